@@ -1,0 +1,44 @@
+#pragma once
+// Options of the certified accountant (Ceres-style options struct: every field has a documented default).
+#include <cstdint>
+#include <string>
+
+namespace noiselearn {
+
+// How a privacy loss that falls between two grid points is moved onto the grid for an UPPER bound.
+enum class PessimisticMethod {
+  kConnectTheDots,  // split the outcome between both neighbours, keeping its A- and B-mass
+                    // (Doroshenko et al. 2022); error O(step^2) per release
+  kRoundUp,         // move it to the upper neighbour; error O(step) per release
+};
+
+// ... and for a LOWER bound.
+enum class OptimisticMethod {
+  kMergeToGrid,  // merge fractions of neighbouring outcomes so that each merged outcome's loss is exactly
+                 // a grid point (a post-processing, hence never more informative); error O(step^2) for
+                 // dense privacy-loss distributions
+  kRoundDown,    // move it to the lower neighbour; error O(step) per release
+};
+
+std::string to_string(PessimisticMethod method);
+std::string to_string(OptimisticMethod method);
+PessimisticMethod parse_pessimistic_method(const std::string& text);
+OptimisticMethod parse_optimistic_method(const std::string& text);
+
+struct AccountantOptions {
+  // Spacing of the privacy-loss grid for a single release (nats). The composition may coarsen it (by
+  // powers of two, one-directionally) when the distribution outgrows max_points.
+  double loss_step = 1e-4;
+  // Probability mass each tail may lose at each truncation (after discretisation and after every
+  // convolution). Upper bounds move it to the infinity mass (so it is paid for in delta), lower bounds drop it.
+  double tail_mass = 1e-15;
+  // Largest number of loss-grid points kept; above it the grid is coarsened by 2.
+  int64_t max_points = int64_t{1} << 20;
+  PessimisticMethod upper_method = PessimisticMethod::kConnectTheDots;
+  OptimisticMethod lower_method = OptimisticMethod::kMergeToGrid;
+
+  // Throws InputError naming the offending field.
+  void validate() const;
+};
+
+}  // namespace noiselearn

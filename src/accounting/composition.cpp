@@ -1,0 +1,91 @@
+#include "accounting/composition.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "accounting/convolution.hpp"
+#include "accounting/loss_discretisation.hpp"
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+// Steps differ by a power of two; returns the integer ratio coarse/fine.
+int64_t step_ratio(double coarse, double fine) {
+  const double ratio = coarse / fine;
+  const double rounded = std::round(ratio);
+  if (rounded < 1.0 || std::abs(ratio - rounded) > 1e-9 * rounded)
+    throw std::logic_error(fmt::format("loss steps {} and {} are not commensurate", coarse, fine));
+  return static_cast<int64_t>(rounded);
+}
+
+void fit_into_max_points(PrivacyLossDistribution& pld, const AccountantOptions& options) {
+  int64_t factor = 1;
+  while (static_cast<int64_t>(pld.masses.size()) / factor + 2 > options.max_points) factor *= 2;
+  if (factor > 1) pld = coarsen(pld, factor, options);
+}
+
+}  // namespace
+
+PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const PrivacyLossDistribution& second,
+                                const AccountantOptions& options) {
+  if (first.bound != second.bound) throw std::logic_error("cannot compose an upper with a lower bound");
+  if (first.loss_step < second.loss_step * (1.0 - 1e-12))
+    return compose(coarsen(first, step_ratio(second.loss_step, first.loss_step), options), second, options);
+  if (second.loss_step < first.loss_step * (1.0 - 1e-12))
+    return compose(first, coarsen(second, step_ratio(first.loss_step, second.loss_step), options), options);
+
+  PrivacyLossDistribution result;
+  result.bound = first.bound;
+  result.loss_step = first.loss_step;
+  result.first_index = first.first_index + second.first_index;
+  result.compositions = first.compositions + second.compositions;
+  const Convolution product = convolve(first.masses, second.masses);
+  result.masses = product.values;
+
+  // An outcome of the composition has infinite loss if either component has: A-probability
+  // omega_1 T_2 + F_1 omega_2 (T = total, F = finite mass; for an upper bound T = 1 and this is
+  // 1 - (1 - omega_1)(1 - omega_2)).
+  const double finite_1 = first.finite_mass(), finite_2 = second.finite_mass();
+  const double total_1 = finite_1 + first.infinity_mass, total_2 = finite_2 + second.infinity_mass;
+  result.infinity_mass = first.infinity_mass * total_2 + finite_1 * second.infinity_mass;
+  // Errors of the factors propagate linearly (l1 norms of sub-probability vectors are <= their totals).
+  result.numerical_error = first.numerical_error * total_2 + second.numerical_error * total_1 +
+                           first.numerical_error * second.numerical_error + product.error_bound;
+  result.truncated_mass = first.truncated_mass + second.truncated_mass;
+
+  truncate_tails(result, options.tail_mass);
+  fit_into_max_points(result, options);
+  return result;
+}
+
+PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int64_t n, const AccountantOptions& options) {
+  if (n < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", n));
+  // Square-and-multiply over the binary digits of n.
+  PrivacyLossDistribution power = single;
+  bool have_result = false;
+  PrivacyLossDistribution result;
+  while (n > 0) {
+    if (n & 1) {
+      result = have_result ? compose(result, power, options) : power;
+      have_result = true;
+    }
+    n >>= 1;
+    if (n > 0) power = compose(power, power, options);
+  }
+  return result;
+}
+
+PrivacyLossDistribution compose_heterogeneous(const std::vector<std::pair<PrivacyLossDistribution, int64_t>>& parts,
+                                              const AccountantOptions& options) {
+  if (parts.empty()) throw InputError("heterogeneous composition needs at least one part");
+  PrivacyLossDistribution result = self_compose(parts.front().first, parts.front().second, options);
+  for (size_t i = 1; i < parts.size(); ++i)
+    result = compose(result, self_compose(parts[i].first, parts[i].second, options), options);
+  return result;
+}
+
+}  // namespace noiselearn

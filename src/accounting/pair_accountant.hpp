@@ -1,0 +1,69 @@
+#pragma once
+// The certified accountant for a family of dominating pairs: rigorous upper and lower bounds on
+// delta(eps) and eps(delta) after n compositions, both directions.
+//
+// Single shift (Thm 15 applies, or the user said so): both directions A||B and B||A are discretised and
+// composed separately and the guarantee is their maximum (the direction of a neighbouring pair is the same in
+// every release). A pair that is its own mirror image (b_i == a_{N-1-i} bit for bit, e.g. a symmetric table
+// shifted) has identical directions, and only one is computed.
+//
+// Every shift (tables that are not symmetric-monotone): the upper bound composes the profile envelope of all
+// shifts and, for additive noise, both signs (profile_envelope.hpp), which is valid when every release has its
+// own query difference in [-s, s]. The lower bound is the worst of the same-shift compositions of the pairs that
+// attain the envelope most often (each such scenario can happen, so each is a valid lower bound).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "accounting/accountant_options.hpp"
+#include "accounting/privacy_loss_distribution.hpp"
+#include "core/dominating_pair.hpp"
+
+namespace noiselearn {
+
+// The PLDs of the two directions of one scenario. second_to_first is empty when it is identical to
+// first_to_second.
+struct DirectionalPLDs {
+  std::string name;
+  PrivacyLossDistribution first_to_second;                 // A||B
+  std::optional<PrivacyLossDistribution> second_to_first;  // B||A
+  const PrivacyLossDistribution& direction(bool reverse) const {
+    return reverse && second_to_first ? *second_to_first : first_to_second;
+  }
+};
+
+// Bounds of one pair family before or after composition.
+struct PairBounds {
+  std::string pair_description;
+  std::string shift_justification;
+  int64_t compositions = 1;
+  DirectionalPLDs upper;                // one scenario dominating all
+  std::vector<DirectionalPLDs> lower;   // worst of these is the lower bound
+  double single_release_infinity_mass_first = 0.0;   // omega of A||B for one release (upper bound side)
+  double single_release_infinity_mass_second = 0.0;  // omega of B||A
+
+  double delta_upper(double epsilon) const;
+  double delta_lower(double epsilon) const;
+  double epsilon_upper(double delta) const;  // clamped to >= 0
+  double epsilon_lower(double delta) const;  // clamped to >= 0
+  // "A||B", "B||A", or "A||B = B||A" for mirror pairs: the direction whose upper bound is the larger.
+  std::string dominating_direction_at_epsilon(double epsilon) const;
+  std::string dominating_direction_at_delta(double delta) const;
+};
+
+// Discretises one release of every pair of the family (no composition yet).
+PairBounds single_release_bounds(const PairFamily& family, const AccountantOptions& options);
+
+// n-fold composition of single-release bounds.
+PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options);
+
+// Shorthand: single_release_bounds then compose_bounds.
+PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options);
+
+// Heterogeneous composition of several mechanisms, each with its pair family and its count. The directions
+// are composed consistently (A||B of every part together); the lower bound uses each part's first scenario.
+PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options);
+
+}  // namespace noiselearn

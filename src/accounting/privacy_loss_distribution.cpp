@@ -1,0 +1,115 @@
+#include "accounting/privacy_loss_distribution.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace noiselearn {
+
+std::string to_string(BoundKind bound) { return bound == BoundKind::kUpper ? "upper" : "lower"; }
+
+double PrivacyLossDistribution::finite_mass() const {
+  double sum = 0.0;
+  for (double m : masses) sum += m;
+  return sum;
+}
+
+namespace {
+
+// Floating-point allowances, in the bound's direction (an upper bound must not shrink, a lower bound must not
+// grow): the absolute l1 error bound of the masses, and the relative rounding error of summing N positive
+// terms, each computed with a few roundings (Higham, eq. 3.5: (N - 1) u; here (N + 16) u).
+double allowance(const PrivacyLossDistribution& pld) {
+  return pld.bound == BoundKind::kUpper ? pld.numerical_error : -pld.numerical_error;
+}
+
+double rounding_factor(const PrivacyLossDistribution& pld) {
+  const double relative = static_cast<double>(pld.masses.size() + 16) * std::numeric_limits<double>::epsilon() / 2.0;
+  return pld.bound == BoundKind::kUpper ? 1.0 + relative : 1.0 - relative;
+}
+
+double clamp_probability(double value) { return std::min(1.0, std::max(0.0, value)); }
+
+}  // namespace
+
+double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
+  // Sum of non-negative terms (1 - e^{eps - l}) m, each computed with expm1 to keep precision for l close
+  // to eps.
+  double sum = 0.0;
+  for (size_t i = masses.size(); i-- > 0;) {
+    const double l = loss(i);
+    if (l <= epsilon) break;
+    sum += -std::expm1(epsilon - l) * masses[i];
+  }
+  return clamp_probability((infinity_mass + sum) * rounding_factor(*this) + allowance(*this));
+}
+
+std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vector<double>& epsilons) const {
+  // Walk the grid from the top once. With P_j = sum_{k>j} m_k and G_j = sum_{k>j} m_k e^{l_{j+1} - l_k}
+  // (all terms positive, no cancellation), delta on [l_j, l_{j+1}) is
+  //   sum_{k>j} m_k (1 - e^{eps - l_k}) = P_j - e^{eps - l_{j+1}} G_j,
+  // and at eps = l_j the value is P_j - e^{-step} G_j. To avoid cancellation when delta << P_j we instead
+  // accumulate delta at grid points directly: delta(l_j) = delta(l_{j+1}) + (1 - e^{-step}) G_j.
+  std::vector<size_t> order(epsilons.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return epsilons[a] > epsilons[b]; });
+  std::vector<double> result(epsilons.size(), 0.0);
+  const double one_minus_decay = -std::expm1(-loss_step);
+  const double decay = std::exp(-loss_step);
+
+  // State for the interval [l_j, l_{j+1}) with j = index of the current grid point.
+  int64_t j = static_cast<int64_t>(masses.size()) - 1;  // start above the top: the interval [l_top, inf)
+  double g = 0.0;               // G_j for the current j (masses above j, weighted by e^{l_{j+1} - l_k})
+  double delta_at_next = 0.0;   // finite-part delta at l_{j+1}
+  size_t q = 0;
+  const double factor = rounding_factor(*this), shift = allowance(*this);
+  while (q < order.size()) {
+    const double eps = epsilons[order[q]];
+    if (j >= 0 && eps < loss(static_cast<size_t>(j))) {
+      // Move one grid point down: the mass at j joins the set above.
+      const double mass_j = masses[static_cast<size_t>(j)];
+      const double delta_at_j = delta_at_next + one_minus_decay * g;
+      g = mass_j + decay * g;
+      delta_at_next = delta_at_j;
+      --j;
+      continue;
+    }
+    // eps lies in [l_j, l_{j+1}) (or below the grid if j < 0): delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}}) G_j.
+    const double upper_point = loss(static_cast<size_t>(j + 1));
+    const double value = delta_at_next + (-std::expm1(eps - upper_point)) * g;
+    result[order[q]] = clamp_probability((infinity_mass + value) * factor + shift);
+    ++q;
+  }
+  return result;
+}
+
+double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
+  // What the finite part may contribute: (omega + finite) * factor + allowance <= delta.
+  const double target = (delta - allowance(*this)) / rounding_factor(*this) - infinity_mass;
+  if (target <= 0.0) return std::numeric_limits<double>::infinity();
+  const double one_minus_decay = -std::expm1(-loss_step);
+  const double decay = std::exp(-loss_step);
+  // Descend until the finite-part delta at a grid point exceeds the target; the answer lies in the interval
+  // above that point, where delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}}) G_j is strictly decreasing.
+  double g = 0.0, delta_at_next = 0.0;
+  for (int64_t j = static_cast<int64_t>(masses.size()) - 1; j >= 0; --j) {
+    const double delta_at_j = delta_at_next + one_minus_decay * g;
+    if (delta_at_j > target) {
+      // Solve delta_at_next + (1 - e^{x}) g = target for x = eps - l_{j+1} in (-step, 0].
+      const double upper_point = loss(static_cast<size_t>(j + 1));
+      const double x = std::log1p(-(target - delta_at_next) / g);
+      return upper_point + x;
+    }
+    g = masses[static_cast<size_t>(j)] + decay * g;
+    delta_at_next = delta_at_j;
+  }
+  // Below the grid, delta(eps) = delta(l_0) + (1 - e^{eps - l_0}) G_{-1}, which tends to the finite mass.
+  const double lowest = loss(0);
+  if (g <= 0.0) return -std::numeric_limits<double>::infinity();
+  const double ratio = (target - delta_at_next) / g;
+  if (ratio >= 1.0) return -std::numeric_limits<double>::infinity();
+  return lowest + std::log1p(-ratio);
+}
+
+}  // namespace noiselearn

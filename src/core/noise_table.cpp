@@ -1,0 +1,131 @@
+#include "core/noise_table.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+constexpr double kRoundingSlack = 4.0 * std::numeric_limits<double>::epsilon();
+}
+
+std::string to_string(SupportKind kind) {
+  switch (kind) {
+    case SupportKind::kSymmetric: return "symmetric";
+    case SupportKind::kGeneral: return "general";
+    case SupportKind::kOneSided: return "one-sided";
+  }
+  return "?";
+}
+
+SupportKind parse_support_kind(const std::string& text) {
+  if (text == "symmetric") return SupportKind::kSymmetric;
+  if (text == "general") return SupportKind::kGeneral;
+  if (text == "one-sided") return SupportKind::kOneSided;
+  throw InputError(fmt::format("unknown support kind '{}' (valid: symmetric, general, one-sided)", text));
+}
+
+bool equal_up_to_rounding(double a, double b) {
+  return std::abs(a - b) <= kRoundingSlack * std::max(std::abs(a), std::abs(b));
+}
+
+double compensated_sum(const std::vector<double>& values) {
+  double sum = 0.0, compensation = 0.0;
+  for (double v : values) {
+    const double t = sum + v;
+    if (std::abs(sum) >= std::abs(v))
+      compensation += (sum - t) + v;
+    else
+      compensation += (v - t) + sum;
+    sum = t;
+  }
+  return sum + compensation;
+}
+
+std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vector<double>& probabilities) {
+  try {
+    grid.validate();
+  } catch (const InputError& e) {
+    return TableProblem{std::nullopt, e.what()};
+  }
+  if (static_cast<int64_t>(probabilities.size()) != grid.size)
+    return TableProblem{std::nullopt, fmt::format("grid has {} points but there are {} probabilities", grid.size,
+                                                  probabilities.size())};
+  for (size_t i = 0; i < probabilities.size(); ++i) {
+    const double v = probabilities[i];
+    if (!std::isfinite(v))
+      return TableProblem{static_cast<int64_t>(i), fmt::format("probability {} is not finite", v)};
+    if (v < 0.0) return TableProblem{static_cast<int64_t>(i), fmt::format("probability {:.17g} is negative", v)};
+  }
+  const double total = compensated_sum(probabilities);
+  if (std::abs(total - 1.0) > kTableSumTolerance)
+    return TableProblem{std::nullopt, fmt::format("probabilities sum to {:.17g}, not 1 (tolerance {:g})", total,
+                                                  kTableSumTolerance)};
+  return std::nullopt;
+}
+
+namespace {
+
+bool is_mirrored(const Grid& grid, const std::vector<double>& p) {
+  if (!grid.is_symmetric()) return false;
+  const int64_t n = grid.size;
+  for (int64_t i = 0; i < n / 2; ++i)
+    if (!equal_up_to_rounding(p[static_cast<size_t>(i)], p[static_cast<size_t>(n - 1 - i)])) return false;
+  return true;
+}
+
+bool has_no_mass_below_zero(const Grid& grid, const std::vector<double>& p) {
+  const double below_zero = -kGridRelativeTolerance * grid.step;
+  for (int64_t i = 0; i < grid.size; ++i)
+    if (p[static_cast<size_t>(i)] > 0.0 && grid.x(i) < below_zero) return false;
+  return true;
+}
+
+}  // namespace
+
+SupportKind NoiseTable::infer_support_kind(const Grid& grid, const std::vector<double>& p) {
+  if (is_mirrored(grid, p)) return SupportKind::kSymmetric;
+  if (has_no_mass_below_zero(grid, p)) return SupportKind::kOneSided;
+  return SupportKind::kGeneral;
+}
+
+NoiseTable::NoiseTable(Grid grid, std::vector<double> probabilities, std::optional<SupportKind> kind,
+                       TableProvenance provenance)
+    : grid_(grid), probabilities_(std::move(probabilities)), provenance_(std::move(provenance)) {
+  if (auto problem = find_table_problem(grid_, probabilities_)) {
+    if (problem->index)
+      throw InputError(fmt::format("noise table entry {} (x = {:.17g}): {}", *problem->index,
+                                   grid_.x(*problem->index), problem->message));
+    throw InputError(fmt::format("noise table: {}", problem->message));
+  }
+  if (!kind) {
+    kind_ = infer_support_kind(grid_, probabilities_);
+    return;
+  }
+  // A declared kind must be true of the data; "general" is true of every table.
+  const bool consistent = *kind == SupportKind::kGeneral ||
+                          (*kind == SupportKind::kSymmetric && is_mirrored(grid_, probabilities_)) ||
+                          (*kind == SupportKind::kOneSided && has_no_mass_below_zero(grid_, probabilities_));
+  if (!consistent)
+    throw InputError(fmt::format("noise table is declared {} but its probabilities are {}", to_string(*kind),
+                                 to_string(infer_support_kind(grid_, probabilities_))));
+  kind_ = *kind;
+}
+
+bool NoiseTable::is_symmetric_monotone() const {
+  if (!is_mirrored(grid_, probabilities_)) return false;
+  // Walk from the centre outwards: each step away from 0 must not increase the probability.
+  const int64_t n = grid_.size;
+  const int64_t centre = n / 2;  // symmetric grids have an odd number of points or straddle 0
+  for (int64_t i = centre + 1; i < n; ++i) {
+    const double inner = p(i - 1), outer = p(i);
+    if (outer > inner && !equal_up_to_rounding(outer, inner)) return false;
+  }
+  return true;
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,55 @@
+#pragma once
+// The noise-table file pair (DESIGN.md, "Certificates and files"):
+//   noise.csv   columns x,p, one row per grid point, every double with 17 significant digits so that
+//               reading it back gives the same bits;
+//   noise.json  the metadata next to it (same stem): grid, support kind, provenance, and whatever other
+//               modules add (utility, certificate, ...).
+//
+// A CSV without its JSON is a table written by another tool: its grid and support kind are inferred and
+// checked, and LoadedTable::notes says what was inferred.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/noise_table.hpp"
+
+namespace noiselearn {
+
+// "format" and "version" of noise.json. A reader refuses a newer version rather than half-understand it.
+inline constexpr const char* kNoiseTableFormat = "noiselearn-noise-table";
+inline constexpr int kNoiseTableFormatVersion = 1;
+
+// The metadata path of a table: the CSV path with its extension replaced by ".json"
+// (noise.csv -> noise.json, foo.csv -> foo.json).
+std::filesystem::path metadata_path_for(const std::filesystem::path& csv_path);
+
+// The metadata that describes the table itself:
+//   {"format": "noiselearn-noise-table", "version": 1,
+//    "grid": {"origin": double, "step": double, "size": integer},
+//    "support": "symmetric" | "general" | "one-sided",
+//    "source": string, "parameters": {name: double, ...}, "note": string,
+//    "noiselearn_version": "0.1.0"}
+nlohmann::json table_metadata(const NoiseTable& table);
+
+// Writes csv_path and its metadata file, both atomically. The metadata is `extra` (an object or null)
+// with the keys of table_metadata(table) set from the table: the table is the truth about itself, so a
+// caller may pass back the metadata it read (adding e.g. "certificate") without keeping it in sync.
+// Refuses (InputError, before changing either file) to replace an existing CSV or JSON unless `overwrite`.
+void write_noise_table(const NoiseTable& table, const std::filesystem::path& csv_path, const nlohmann::json& extra,
+                       bool overwrite);
+
+struct LoadedTable {
+  NoiseTable table;
+  nlohmann::json metadata;         // the whole metadata file; an empty object for a bare CSV
+  std::vector<std::string> notes;  // what was inferred rather than read, for the user to see
+};
+
+// Reads and validates a table. With a metadata file, its grid and support kind are authoritative and the
+// CSV must agree with them; without one, the CSV is a bare x,p table whose grid (uniform, strictly
+// increasing x) and support kind are inferred. Every problem is an InputError of one line naming the
+// file and, where there is one, the line: "noise.csv:17: 'abc' is not a number".
+LoadedTable read_noise_table(const std::filesystem::path& csv_path);
+
+}  // namespace noiselearn
