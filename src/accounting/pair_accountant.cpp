@@ -131,8 +131,13 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     }
     for (size_t i : chosen) bounds.lower.push_back(discretise_pair(family.pairs[i], BoundKind::kLower, options));
   }
-  bounds.single_release_infinity_mass_first = bounds.upper.first_to_second.infinity_mass;
-  bounds.single_release_infinity_mass_second = bounds.upper.direction(true).infinity_mass;
+  // Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
+  for (const auto& pair : family.pairs) {
+    bounds.single_release_infinity_mass_first =
+        std::max(bounds.single_release_infinity_mass_first, privacy_loss_atoms(pair.a, pair.b).infinity_mass);
+    bounds.single_release_infinity_mass_second =
+        std::max(bounds.single_release_infinity_mass_second, privacy_loss_atoms(pair.b, pair.a).infinity_mass);
+  }
   return bounds;
 }
 

@@ -41,8 +41,9 @@ struct PairBounds {
   int64_t compositions = 1;
   DirectionalPLDs upper;                // one scenario dominating all
   std::vector<DirectionalPLDs> lower;   // worst of these is the lower bound
-  double single_release_infinity_mass_first = 0.0;   // omega of A||B for one release (upper bound side)
-  double single_release_infinity_mass_second = 0.0;  // omega of B||A
+  // omega of one release: the probability of a distinguishing event (infinite loss), A||B and B||A.
+  double single_release_infinity_mass_first = 0.0;
+  double single_release_infinity_mass_second = 0.0;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

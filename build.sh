@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# noiselearn's one command: installs what is missing (Debian packages), builds (Release, -j2), then
+#   ./build.sh run     runs the main job on its default config
+#   ./build.sh test    runs the whole test suite (what CI runs, via .ci/run)
+#   ./build.sh bench   runs the benchmark executables
+#   ./build.sh build   only builds
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(g++ cmake make libtorch-dev libfmt-dev libspdlog-dev catch2 libyaml-cpp-dev libcli11-dev
+          nlohmann-json3-dev gnuplot-nox)
+BUILD_DIR=${NOISELEARN_BUILD_DIR:-build}
+JOBS=${NOISELEARN_JOBS:-2}
+
+install_missing() {
+  local missing=()
+  for package in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing missing packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+main_job() {
+  # The main job: a certified Gaussian baseline and its certificate (until the learner lands).
+  local out=runs/quickstart
+  mkdir -p "$out"
+  "$BUILD_DIR"/src/cli/noiselearn baseline gaussian --sigma 5 --grid-step 0.01 --range 200 \
+      --out "$out/gaussian.csv" --sensitivity 1 --compositions 10 --force
+  "$BUILD_DIR"/src/cli/noiselearn evaluate "$out/gaussian.csv" --sensitivity 1 --compositions 10 \
+      --delta 1e-6 --epsilon 1 --curve "$out/certificate.csv" --force
+}
+
+command=${1:-run}
+case "$command" in
+  run) install_missing; build; main_job ;;
+  test) install_missing; build; (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS") ;;
+  bench) install_missing; build; for b in "$BUILD_DIR"/tests/benchmarks/bench_*; do "$b"; done ;;
+  build) install_missing; build ;;
+  *) echo "usage: $0 [run|test|bench|build]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,142 @@
+#include "accounting/certificate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+void CertificateRequest::validate() const {
+  if (compositions < 1) throw InputError(fmt::format("compositions {} must be at least 1", compositions));
+  for (double eps : epsilons)
+    if (!std::isfinite(eps) || eps < 0.0) throw InputError(fmt::format("epsilon {} must be finite and >= 0", eps));
+  for (double delta : deltas)
+    if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
+  if (curve_points < 0 || curve_points == 1) throw InputError(fmt::format("curve points {} must be 0 or >= 2", curve_points));
+  if (!(curve_epsilon_max >= 0.0) || !std::isfinite(curve_epsilon_max))
+    throw InputError(fmt::format("curve epsilon max {} must be finite and >= 0", curve_epsilon_max));
+}
+
+namespace {
+
+// The directions of the upper bound, named for the report.
+std::vector<std::pair<std::string, const PrivacyLossDistribution*>> upper_directions(const PairBounds& bounds) {
+  if (!bounds.upper.second_to_first) return {{"A||B = B||A", &bounds.upper.first_to_second}};
+  return {{"A||B", &bounds.upper.first_to_second}, {"B||A", &*bounds.upper.second_to_first}};
+}
+
+double automatic_curve_end(const PairBounds& bounds) {
+  const double at_tiny_delta = bounds.epsilon_upper(1e-12);
+  if (std::isfinite(at_tiny_delta) && at_tiny_delta > 0.0) return at_tiny_delta;
+  double largest_loss = 0.0;
+  for (const auto& [name, pld] : upper_directions(bounds))
+    if (!pld->masses.empty()) largest_loss = std::max(largest_loss, pld->loss(pld->masses.size() - 1));
+  return largest_loss > 0.0 ? largest_loss : 1.0;
+}
+
+std::string format_epsilon(double eps) { return std::isfinite(eps) ? fmt::format("{:.6f}", eps) : "inf"; }
+
+}  // namespace
+
+Certificate make_certificate(const PairBounds& bounds, const CertificateRequest& request, const AccountantOptions& options) {
+  request.validate();
+  Certificate certificate;
+  certificate.compositions = bounds.compositions;
+  certificate.pair_description = bounds.pair_description;
+  certificate.shift_justification = bounds.shift_justification;
+  certificate.infinity_mass_single_release =
+      std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
+  const auto directions = upper_directions(bounds);
+  // 1 - (1 - omega)^n for the larger single-release omega (the composed PLD's infinity mass also holds
+  // truncated tails, which are not distinguishing events).
+  certificate.infinity_mass_composed = -std::expm1(static_cast<double>(bounds.compositions) *
+                                                   std::log1p(-certificate.infinity_mass_single_release));
+  for (const auto& [name, pld] : directions) {
+    auto& d = certificate.discretisation;
+    d.final_loss_step = std::max(d.final_loss_step, pld->loss_step);
+    d.grid_points = std::max<int64_t>(d.grid_points, static_cast<int64_t>(pld->masses.size()));
+    d.truncated_mass_upper = std::max(d.truncated_mass_upper, pld->truncated_mass);
+    d.numerical_error_upper = std::max(d.numerical_error_upper, pld->numerical_error);
+  }
+  for (const auto& scenario : bounds.lower) {
+    certificate.discretisation.numerical_error_lower =
+        std::max({certificate.discretisation.numerical_error_lower, scenario.first_to_second.numerical_error,
+                  scenario.direction(true).numerical_error});
+  }
+  certificate.discretisation.loss_step = options.loss_step;
+  certificate.discretisation.upper_method = to_string(options.upper_method);
+  certificate.discretisation.lower_method = to_string(options.lower_method);
+  certificate.discretisation.tail_mass = options.tail_mass;
+
+  for (double eps : request.epsilons) {
+    DeltaAtEpsilon entry;
+    entry.epsilon = eps;
+    entry.delta_upper = bounds.delta_upper(eps);
+    entry.delta_lower = bounds.delta_lower(eps);
+    for (const auto& [name, pld] : directions) entry.delta_upper_by_direction[name] = pld->delta_for_epsilon(eps);
+    entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
+    certificate.deltas.push_back(entry);
+  }
+  for (double delta : request.deltas) {
+    EpsilonAtDelta entry;
+    entry.delta = delta;
+    entry.epsilon_upper = bounds.epsilon_upper(delta);
+    entry.epsilon_lower = bounds.epsilon_lower(delta);
+    for (const auto& [name, pld] : directions)
+      entry.epsilon_upper_by_direction[name] = std::max(0.0, pld->epsilon_for_delta(delta));
+    entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
+    certificate.epsilons.push_back(entry);
+  }
+  certificate.dominating_direction = !certificate.epsilons.empty() ? certificate.epsilons.front().dominating_direction
+                                     : !certificate.deltas.empty() ? certificate.deltas.front().dominating_direction
+                                                                    : bounds.dominating_direction_at_delta(1e-6);
+
+  if (request.curve_points >= 2) {
+    const double end = request.curve_epsilon_max > 0.0 ? request.curve_epsilon_max : automatic_curve_end(bounds);
+    std::vector<double> grid(static_cast<size_t>(request.curve_points));
+    for (size_t i = 0; i < grid.size(); ++i) grid[i] = end * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
+    // The maximum over directions and scenarios of each curve, evaluated in one pass per PLD.
+    std::vector<double> upper(grid.size(), 0.0), lower(grid.size(), 0.0);
+    for (const auto& [name, pld] : directions) {
+      const auto values = pld->delta_for_epsilons(grid);
+      for (size_t i = 0; i < grid.size(); ++i) upper[i] = std::max(upper[i], values[i]);
+    }
+    for (const auto& scenario : bounds.lower) {
+      for (bool reverse : {false, true}) {
+        if (reverse && !scenario.second_to_first) continue;
+        const auto values = scenario.direction(reverse).delta_for_epsilons(grid);
+        for (size_t i = 0; i < grid.size(); ++i) lower[i] = std::max(lower[i], values[i]);
+      }
+    }
+    for (size_t i = 0; i < grid.size(); ++i) certificate.curve.push_back({grid[i], upper[i], lower[i]});
+  }
+  return certificate;
+}
+
+std::string Certificate::report() const {
+  std::string out;
+  out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
+  out += fmt::format("  pairs checked: {}\n", shift_justification);
+  out += fmt::format("  infinity mass (distinguishing events): {:.6g} per release, {:.6g} after {} compositions\n",
+                     infinity_mass_single_release, infinity_mass_composed, compositions);
+  for (const auto& e : epsilons) {
+    out += fmt::format("  delta = {:<9.3g} epsilon in [{}, {}]   (lower, upper; dominated by {})\n", e.delta,
+                       format_epsilon(e.epsilon_lower), format_epsilon(e.epsilon_upper), e.dominating_direction);
+  }
+  for (const auto& d : deltas) {
+    out += fmt::format("  epsilon = {:<7.4g} delta in [{:.6e}, {:.6e}]   (lower, upper; dominated by {})\n", d.epsilon,
+                       d.delta_lower, d.delta_upper, d.dominating_direction);
+  }
+  const auto& d = discretisation;
+  out += fmt::format(
+      "  discretisation: loss step {:g} (final {:g}, {} points), upper {}, lower {}, tail mass {:g} per "
+      "truncation ({:.3g} moved to infinity), floating-point allowance {:.3g} (upper) / {:.3g} (lower)\n",
+      d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass, d.truncated_mass_upper,
+      d.numerical_error_upper, d.numerical_error_lower);
+  return out;
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,72 @@
+#pragma once
+// A certificate: what noiselearn guarantees about a noise table, from the certified accountant only
+// (never from a training loss). It bundles n, the pair, rigorous upper and lower bounds on delta(eps) and
+// eps(delta) (the maximum over both directions), which direction dominates, and the discretisation used.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "accounting/accountant_options.hpp"
+#include "accounting/pair_accountant.hpp"
+
+namespace noiselearn {
+
+struct CertificateRequest {
+  int64_t compositions = 1;
+  std::vector<double> epsilons;  // report delta at each
+  std::vector<double> deltas;    // report epsilon at each
+  int64_t curve_points = 201;    // points of the delta(eps) curve on [0, curve_epsilon_max]; 0 for none
+  double curve_epsilon_max = 0.0;  // 0: automatic (the upper-bound epsilon at delta = 1e-12, or the largest loss)
+
+  void validate() const;  // throws InputError naming the field
+};
+
+struct DeltaAtEpsilon {
+  double epsilon = 0.0;
+  double delta_upper = 0.0, delta_lower = 0.0;
+  std::map<std::string, double> delta_upper_by_direction;  // "A||B", "B||A" (one entry for mirror pairs)
+  std::string dominating_direction;
+};
+
+struct EpsilonAtDelta {
+  double delta = 0.0;
+  double epsilon_upper = 0.0, epsilon_lower = 0.0;  // +inf when delta is below the infinity mass
+  std::map<std::string, double> epsilon_upper_by_direction;
+  std::string dominating_direction;
+};
+
+struct CurvePoint {
+  double epsilon = 0.0, delta_upper = 0.0, delta_lower = 0.0;
+};
+
+struct DiscretisationSummary {
+  double loss_step = 0.0;        // requested single-release loss step
+  double final_loss_step = 0.0;  // after coarsening during composition (largest over directions)
+  int64_t grid_points = 0;       // points of the composed upper-bound PLD (largest over directions)
+  std::string upper_method, lower_method;
+  double tail_mass = 0.0;              // per truncation
+  double truncated_mass_upper = 0.0;   // moved to the infinity mass in total (largest over directions)
+  double numerical_error_upper = 0.0;  // floating-point allowance added to the upper bound
+  double numerical_error_lower = 0.0;  // ... subtracted from the lower bound
+};
+
+struct Certificate {
+  int64_t compositions = 1;
+  std::string pair_description;
+  std::string shift_justification;
+  double infinity_mass_single_release = 0.0;  // larger of the two directions
+  double infinity_mass_composed = 0.0;        // 1 - (1 - omega)^n
+  std::string dominating_direction;           // at the first query (or at delta = 1e-6 if none)
+  std::vector<DeltaAtEpsilon> deltas;
+  std::vector<EpsilonAtDelta> epsilons;
+  std::vector<CurvePoint> curve;
+  DiscretisationSummary discretisation;
+
+  // A human-readable report, one fact per line.
+  std::string report() const;
+};
+
+Certificate make_certificate(const PairBounds& bounds, const CertificateRequest& request, const AccountantOptions& options);
+
+}  // namespace noiselearn

@@ -1,0 +1,197 @@
+#include "accounting/composition_theorems.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "accounting/grid_minimisation.hpp"
+#include "core/errors.hpp"
+#include "core/log_math.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void check_single_release(double eps0, double delta0, int64_t k) {
+  if (!(std::isfinite(eps0) && eps0 >= 0.0)) {
+    throw InputError(fmt::format("single-release epsilon = {} must be finite and >= 0", eps0));
+  }
+  if (!(delta0 >= 0.0 && delta0 <= 1.0)) {
+    throw InputError(fmt::format("single-release delta = {} must lie in [0, 1]", delta0));
+  }
+  if (k < 1) throw InputError(fmt::format("number of compositions k = {} must be >= 1", k));
+}
+
+void check_total_delta(double delta_total) {
+  if (!(delta_total > 0.0 && delta_total < 1.0)) {
+    throw InputError(fmt::format("total delta = {} must lie in (0, 1)", delta_total));
+  }
+}
+
+// delta' = delta_total - k delta0, or 0 when it is only the rounding of that subtraction (10 * 1e-6 and 1e-5 differ
+// by 1.7e-21 in float64: a "budget" of 1e-21 would give a meaningless eps'). 1e-12 relative is far above the
+// rounding (~1e-16) and far below any deliberate split of a budget.
+double delta_prime_of(double delta0, int64_t k, double delta_total) {
+  const double delta_prime = delta_total - static_cast<double>(k) * delta0;
+  return delta_prime > 1e-12 * delta_total ? delta_prime : 0.0;
+}
+
+// Dwork & Roth, Thm 3.20, or +inf when no delta' > 0 is left.
+double advanced_epsilon_or_infinity(double eps0, double delta0, int64_t k, double delta_total) {
+  const double kd = static_cast<double>(k);
+  const double delta_prime = delta_prime_of(delta0, k, delta_total);
+  if (!(delta_prime > 0.0)) return kInfinity;
+  // e^{eps0} - 1 with expm1: for small eps0 it is ~eps0 and would otherwise lose its leading digits.
+  return std::sqrt(2.0 * kd * -std::log(delta_prime)) * eps0 + kd * eps0 * std::expm1(eps0);
+}
+
+// log delta_rr(eps') = log sum_{l : (k-l) eps0 > eps' + l eps0} C(k,l) (e^{(k-l) eps0} - e^{eps' + l eps0})
+//                      - k log(1 + e^{eps0}),
+// the hockey-stick divergence of the k-fold randomized response with parameter eps0 (the delta0-free part of the
+// Kairouz-Oh-Viswanath dominating pair). Each term is a log_diff_exp, so terms with close exponents keep their
+// precision; the binomials are built by a recurrence (std::lgamma is not thread-safe in glibc).
+double log_randomized_response_delta(double eps0, int64_t k, double epsilon_total) {
+  if (eps0 == 0.0) return kNegativeInfinity;  // P = Q
+  const double kd = static_cast<double>(k);
+  std::vector<double> terms;
+  double log_binomial = 0.0;  // log C(k, 0)
+  for (int64_t l = 0; l <= k; ++l) {
+    const double ld = static_cast<double>(l);
+    const double larger = (kd - ld) * eps0, smaller = epsilon_total + ld * eps0;
+    if (!(larger > smaller)) break;  // the difference decreases in l: every later term is 0
+    terms.push_back(log_binomial + log_diff_exp(larger, smaller));
+    log_binomial += std::log(kd - ld) - std::log(ld + 1.0);
+  }
+  // log(1 + e^{eps0}) without overflow for large eps0.
+  const double log_normaliser = eps0 + std::log1p(std::exp(-eps0));
+  return log_sum_exp(terms) - kd * log_normaliser;
+}
+
+// Kairouz-Oh-Viswanath delta at eps' (header), or the floor 1 - (1 - delta0)^k for eps' -> inf.
+// 1 - (1 - delta0)^k (1 - delta_rr) = -expm1(k log1p(-delta0) + log1p(-delta_rr)): both factors can be within
+// 1e-15 of 1, where a direct product would lose every digit of delta.
+double optimal_delta_unchecked(double eps0, double delta0, int64_t k, double epsilon_total) {
+  const double kd = static_cast<double>(k);
+  const double delta_rr = std::exp(log_randomized_response_delta(eps0, k, epsilon_total));
+  if (delta0 == 1.0 || delta_rr >= 1.0) return 1.0;
+  return -std::expm1(kd * std::log1p(-delta0) + std::log1p(-delta_rr));
+}
+
+double optimal_delta_floor(double delta0, int64_t k) {
+  if (delta0 == 1.0) return 1.0;
+  return -std::expm1(static_cast<double>(k) * std::log1p(-delta0));
+}
+
+// Smallest eps' with delta(eps') <= delta_total, or +inf if even eps' = k eps0 (beyond which delta stays at its
+// floor) does not reach it.
+double optimal_epsilon_or_infinity(double eps0, double delta0, int64_t k, double delta_total) {
+  if (optimal_delta_floor(delta0, k) > delta_total) return kInfinity;
+  if (optimal_delta_unchecked(eps0, delta0, k, 0.0) <= delta_total) return 0.0;
+  // delta(eps') is continuous and strictly decreasing on [0, k eps0] and reaches the floor at k eps0.
+  double lower = 0.0, upper = static_cast<double>(k) * eps0;
+  for (int iteration = 0; iteration < 200 && upper - lower > 1e-12 * upper; ++iteration) {
+    const double middle = 0.5 * (lower + upper);
+    (optimal_delta_unchecked(eps0, delta0, k, middle) <= delta_total ? upper : lower) = middle;
+  }
+  return upper;  // rounded up: delta(upper) <= delta_total holds
+}
+
+using CompositionRule = double (*)(double eps0, double delta0, int64_t k, double delta_total);
+
+CompositionOperatingPoint best_operating_point(const SingleReleaseDeltaCurve& single_release_delta, int64_t k,
+                                               double delta_total, const OperatingPointOptions& options,
+                                               CompositionRule rule) {
+  options.validate();
+  check_single_release(0.0, 0.0, k);
+  check_total_delta(delta_total);
+  auto delta0_of = [&single_release_delta](double eps0) {
+    const double delta0 = single_release_delta(eps0);
+    if (std::isnan(delta0)) {
+      throw std::runtime_error(fmt::format("single-release delta curve is NaN at eps0 = {}", eps0));
+    }
+    return std::min(1.0, std::max(0.0, delta0));
+  };
+  auto composed_epsilon = [&](double eps0) { return rule(eps0, delta0_of(eps0), k, delta_total); };
+
+  std::vector<double> grid{0.0};
+  const double ratio = std::log(options.max_single_epsilon / options.min_single_epsilon);
+  for (int i = 0; i < options.grid_points; ++i) {
+    const double fraction = options.grid_points == 1 ? 0.0 : static_cast<double>(i) / (options.grid_points - 1);
+    grid.push_back(options.min_single_epsilon * std::exp(ratio * fraction));
+  }
+  const GridMinimum best = minimise_on_grid(composed_epsilon, grid, options.refinement_iterations);
+  if (best.value == kInfinity) return {kInfinity, kNaN, kNaN};
+  return {best.value, best.argument, delta0_of(best.argument)};
+}
+
+}  // namespace
+
+ApproximateDp basic_composition(double eps0, double delta0, int64_t k) {
+  check_single_release(eps0, delta0, k);
+  const double kd = static_cast<double>(k);
+  return {kd * eps0, std::min(1.0, kd * delta0)};
+}
+
+double advanced_composition_epsilon(double eps0, double delta0, int64_t k, double delta_total) {
+  check_single_release(eps0, delta0, k);
+  check_total_delta(delta_total);
+  if (!(delta_prime_of(delta0, k, delta_total) > 0.0)) {
+    throw InputError(fmt::format("advanced composition: total delta {} leaves no delta' > 0 after k delta0 = {} * {}",
+                                 delta_total, k, delta0));
+  }
+  return advanced_epsilon_or_infinity(eps0, delta0, k, delta_total);
+}
+
+double optimal_homogeneous_composition_delta(double eps0, double delta0, int64_t k, double epsilon_total) {
+  check_single_release(eps0, delta0, k);
+  if (!(epsilon_total >= 0.0) || std::isnan(epsilon_total)) {
+    throw InputError(fmt::format("composed epsilon = {} must be >= 0", epsilon_total));
+  }
+  return optimal_delta_unchecked(eps0, delta0, k, epsilon_total);
+}
+
+double optimal_homogeneous_composition_epsilon(double eps0, double delta0, int64_t k, double delta_total) {
+  check_single_release(eps0, delta0, k);
+  check_total_delta(delta_total);
+  const double floor = optimal_delta_floor(delta0, k);
+  if (floor > delta_total) {
+    throw InputError(fmt::format(
+        "optimal composition: total delta {} is below 1 - (1 - delta0)^k = {}, which no epsilon can remove",
+        delta_total, floor));
+  }
+  return optimal_epsilon_or_infinity(eps0, delta0, k, delta_total);
+}
+
+void OperatingPointOptions::validate() const {
+  if (!(min_single_epsilon > 0.0 && std::isfinite(min_single_epsilon))) {
+    throw InputError(fmt::format("min_single_epsilon = {} must be finite and > 0", min_single_epsilon));
+  }
+  if (!(max_single_epsilon > min_single_epsilon && std::isfinite(max_single_epsilon))) {
+    throw InputError(fmt::format("max_single_epsilon = {} must be finite and > min_single_epsilon = {}",
+                                 max_single_epsilon, min_single_epsilon));
+  }
+  if (grid_points < 2) throw InputError(fmt::format("grid_points = {} must be >= 2", grid_points));
+  if (refinement_iterations < 0) {
+    throw InputError(fmt::format("refinement_iterations = {} must be >= 0", refinement_iterations));
+  }
+}
+
+CompositionOperatingPoint best_advanced_composition(const SingleReleaseDeltaCurve& single_release_delta, int64_t k,
+                                                    double delta_total, const OperatingPointOptions& options) {
+  return best_operating_point(single_release_delta, k, delta_total, options, advanced_epsilon_or_infinity);
+}
+
+CompositionOperatingPoint best_optimal_homogeneous_composition(const SingleReleaseDeltaCurve& single_release_delta,
+                                                               int64_t k, double delta_total,
+                                                               const OperatingPointOptions& options) {
+  return best_operating_point(single_release_delta, k, delta_total, options, optimal_epsilon_or_infinity);
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,58 @@
+#pragma once
+// Pieces shared by the noiselearn subcommands: option groups that mirror the library's option structs
+// (names as in the config keys), and how a table argument is loaded and reported.
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "accounting/accountant_options.hpp"
+#include "accounting/certificate.hpp"
+#include "core/dominating_pair.hpp"
+#include "io/table_files.hpp"
+
+namespace noiselearn::cli {
+
+// --pair, --sensitivity, --sampling-rate, --shifts
+struct PairOptions {
+  std::string kind = "additive";
+  double sensitivity = 1.0;
+  double sampling_rate = 1.0;
+  std::string shifts = "auto";
+  CLI::Option* sensitivity_option = nullptr;
+
+  void add_to(CLI::App& app, bool sensitivity_required);
+  PairSpecification specification() const;  // validates, throws InputError
+};
+
+// --loss-step, --tail-mass, --max-points, --upper-method, --lower-method
+struct AccountantCliOptions {
+  AccountantOptions values;
+  std::string upper_method = "connect-the-dots";
+  std::string lower_method = "merge-to-grid";
+
+  void add_to(CLI::App& app);
+  AccountantOptions options() const;  // validates, throws InputError
+};
+
+// --compositions, --epsilon, --delta, --curve-points, --curve-epsilon-max
+struct CertificateCliOptions {
+  CertificateRequest request;
+  std::vector<double> default_deltas{1e-3, 1e-6, 1e-9};
+
+  // with_epsilon_queries: baseline uses --epsilon for the staircase parameter, so it has --delta only.
+  void add_to(CLI::App& app, bool with_epsilon_queries = true);
+  CertificateRequest resolved() const;  // default deltas if no query was given; validates
+};
+
+// Reads a table (ours or a bare CSV) and logs what was inferred.
+LoadedTable load_table(const std::filesystem::path& path);
+
+// "out.csv" stays; anything else is a directory that receives noise.csv (and noise.json beside it).
+std::filesystem::path table_output_path(const std::filesystem::path& out);
+
+// A finite, positive number; throws InputError naming the option.
+void require_positive(double value, const std::string& option);
+
+}  // namespace noiselearn::cli

@@ -1,0 +1,17 @@
+#pragma once
+// A subcommand: its CLI11 app (options bound to state the command owns) and what it does when selected.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace noiselearn::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<void()> run;
+};
+
+Command make_baseline_command(CLI::App& parent);
+Command make_evaluate_command(CLI::App& parent);
+
+}  // namespace noiselearn::cli

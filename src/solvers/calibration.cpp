@@ -1,0 +1,118 @@
+#include "solvers/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <optional>
+
+#include "accounting/pair_accountant.hpp"
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+BaselineParameters with_value(BaselineParameters parameters, const std::string& name, double value) {
+  if (name == "sigma") parameters.sigma = value;
+  if (name == "scale") parameters.scale = value;
+  if (name == "range") parameters.range = value;
+  return parameters;
+}
+
+// Scales worth trying on a grid: from one step (noise the grid can barely resolve) to the grid's half-width.
+std::pair<double, double> scale_bracket(const Grid& grid) {
+  return {grid.step, std::max(std::abs(grid.origin), std::abs(grid.last()))};
+}
+
+// For "range" (uniform) only whole numbers of steps are valid: snap.
+double admissible(const std::string& name, const Grid& grid, double value) {
+  if (name != "range") return value;
+  return std::max(1.0, std::round(value / grid.step)) * grid.step;
+}
+
+}  // namespace
+
+std::string calibrated_parameter(const std::string& family) {
+  if (family == "gaussian" || family == "truncated-gaussian" || family == "discrete-gaussian") return "sigma";
+  if (family == "laplace" || family == "truncated-laplace" || family == "discrete-laplace") return "scale";
+  if (family == "uniform") return "range";
+  baseline_description(family);  // throws for unknown names
+  throw InputError(fmt::format("baseline {} has no scale to calibrate", family));
+}
+
+Calibration calibrate_to_utility(const std::string& family, const Grid& grid, BaselineParameters parameters,
+                                 UtilityKind kind, double target) {
+  if (!(target > 0.0) || !std::isfinite(target))
+    throw InputError(fmt::format("target {} utility {} must be positive and finite", to_string(kind), target));
+  const std::string name = calibrated_parameter(family);
+  auto [low, high] = scale_bracket(grid);
+  int evaluations = 0;
+  auto evaluate = [&](double value) {
+    ++evaluations;
+    NoiseTable table = make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
+    const double u = utility(table, kind);
+    return std::pair{u, std::move(table)};
+  };
+  const double u_low = evaluate(low).first, u_high = evaluate(high).first;
+  if (target < u_low || target > u_high)
+    throw InputError(fmt::format("target {} utility {:g} is out of reach for {} on this grid: {} from {:g} to {:g} "
+                                 "gives utilities {:.6g} to {:.6g}",
+                                 to_string(kind), target, family, name, low, high, u_low, u_high));
+  // Bisection in log scale: utility is non-decreasing in the scale.
+  for (int i = 0; i < 200 && high / low - 1.0 > 1e-12; ++i) {
+    const double middle = std::sqrt(low * high);
+    (evaluate(middle).first < target ? low : high) = middle;
+  }
+  auto [achieved, table] = evaluate(high);
+  return Calibration{admissible(name, grid, high), std::move(table), achieved, evaluations};
+}
+
+Calibration calibrate_to_delta(const std::string& family, const Grid& grid, BaselineParameters parameters,
+                               const DeltaTarget& target) {
+  if (!(target.delta > 0.0 && target.delta < 1.0)) throw InputError(fmt::format("target delta {} must be in (0, 1)", target.delta));
+  if (!(target.epsilon >= 0.0) || !std::isfinite(target.epsilon))
+    throw InputError(fmt::format("target epsilon {} must be finite and >= 0", target.epsilon));
+  const std::string name = calibrated_parameter(family);
+  const auto [low, high] = scale_bracket(grid);
+  int evaluations = 0;
+  std::optional<std::pair<double, NoiseTable>> best;  // smallest delta seen, for the error message
+  double best_delta = 2.0;
+  auto certified_delta = [&](double value) {
+    ++evaluations;
+    NoiseTable table = make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
+    const PairBounds bounds = account(make_pair_family(table, target.pair), target.compositions, target.accountant);
+    const double delta = bounds.delta_upper(target.epsilon);
+    if (delta < best_delta) {
+      best_delta = delta;
+      best.emplace(value, table);
+    }
+    return std::pair{delta, std::move(table)};
+  };
+  // Log-spaced scan for the first scale meeting the target.
+  constexpr int kScan = 24;
+  double previous = low;
+  std::optional<double> first_feasible;
+  for (int i = 0; i <= kScan; ++i) {
+    const double value = low * std::pow(high / low, static_cast<double>(i) / kScan);
+    if (certified_delta(value).first <= target.delta) {
+      first_feasible = value;
+      break;
+    }
+    previous = value;
+  }
+  if (!first_feasible)
+    throw InputError(fmt::format("no {} of {} on this grid reaches certified delta {:g} at epsilon {:g} after {} "
+                                 "compositions; the smallest delta found is {:.6g} at {} = {:.6g}",
+                                 name, family, target.delta, target.epsilon, target.compositions, best_delta, name,
+                                 best ? best->first : low));
+  double infeasible = previous, feasible = *first_feasible;
+  if (feasible == low) infeasible = low;  // already the least noise the grid resolves
+  while (feasible / infeasible - 1.0 > 1e-6) {
+    const double middle = std::sqrt(infeasible * feasible);
+    (certified_delta(middle).first <= target.delta ? feasible : infeasible) = middle;
+  }
+  auto [achieved, table] = certified_delta(feasible);
+  return Calibration{admissible(name, grid, feasible), std::move(table), achieved, evaluations};
+}
+
+}  // namespace noiselearn
