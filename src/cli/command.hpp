@@ -13,5 +13,8 @@ struct Command {
 
 Command make_baseline_command(CLI::App& parent);
 Command make_evaluate_command(CLI::App& parent);
+Command make_compare_command(CLI::App& parent);
+Command make_train_command(CLI::App& parent);
+Command make_plot_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli

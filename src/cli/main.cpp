@@ -33,8 +33,11 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "LibTorch threads (default: all cores)")->capture_default_str();
   app.add_flag("--quiet,-q", quiet, "Only warnings and errors on stderr");
   app.add_flag("--verbose,-v", verbose, "Debug messages on stderr");
-  std::vector<noiselearn::cli::Command> commands{noiselearn::cli::make_baseline_command(app),
-                                                 noiselearn::cli::make_evaluate_command(app)};
+  std::vector<noiselearn::cli::Command> commands{noiselearn::cli::make_train_command(app),
+                                                 noiselearn::cli::make_baseline_command(app),
+                                                 noiselearn::cli::make_evaluate_command(app),
+                                                 noiselearn::cli::make_compare_command(app),
+                                                 noiselearn::cli::make_plot_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,41 @@
+#pragma once
+// Dominating pairs as differentiable tensors (the training-side twin of core/dominating_pair.hpp).
+//
+// Pairs are built from log p (so that tiny probabilities keep their relative precision) on the extended
+// support: A = p padded with k cells after, B = p shifted by k cells (padded before). -inf marks a zero
+// probability. Losses consume one direction at a time: first || second.
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace noiselearn {
+
+// One direction of a pair: the privacy loss of an outcome is log_first - log_second, distributed by first.
+struct LogPair {
+  torch::Tensor log_first;
+  torch::Tensor log_second;
+};
+
+struct DifferentiablePair {
+  torch::Tensor log_a;  // output distribution on D0
+  torch::Tensor log_b;  // on D1
+  LogPair forward() const { return {log_a, log_b}; }   // A || B
+  LogPair backward() const { return {log_b, log_a}; }  // B || A
+};
+
+// A = p, B = p shifted up by k cells (Sommer et al., section 3.2: I_0 = p, I_1 = p shifted by the sensitivity).
+DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells);
+
+// A = p, B = (1 - q) p + q shift_k(p) (Sommer et al., eq. 5), computed with logaddexp.
+DifferentiablePair subsampled_pair(const torch::Tensor& log_p, int64_t shift_cells, double sampling_rate);
+
+// Masks of a direction (no gradient): outcomes that occur under `first` with a finite loss, and the
+// distinguishing events (first > 0, second = 0).
+torch::Tensor finite_loss_mask(const LogPair& pair);
+torch::Tensor infinite_loss_mask(const LogPair& pair);
+
+// The privacy losses log_first - log_second where finite_loss_mask, 0 elsewhere, with gradients that are
+// finite everywhere (no -inf - -inf in the graph).
+torch::Tensor safe_privacy_losses(const LogPair& pair);
+
+}  // namespace noiselearn

@@ -1,0 +1,149 @@
+#include "losses/soft_pld_loss.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+// A differentiable PLD on the grid {(first + i) step}: masses (tensor) and infinity mass (scalar tensor).
+struct SoftPld {
+  torch::Tensor masses;
+  int64_t first = 0;
+  torch::Tensor infinity_mass;
+};
+
+// Smallest size >= n with only factors 2, 3, 5 (fast FFT sizes).
+int64_t smooth_size(int64_t n) {
+  int64_t best = std::numeric_limits<int64_t>::max();
+  for (int64_t a = 1; a < 2 * n + 2; a *= 2)
+    for (int64_t b = a; b < 2 * n + 2; b *= 3)
+      for (int64_t c = b; c < 2 * n + 2; c *= 5)
+        if (c >= n) best = std::min(best, c);
+  return best;
+}
+
+torch::Tensor convolve(const torch::Tensor& x, const torch::Tensor& y) {
+  const int64_t length = x.size(0) + y.size(0) - 1;
+  if (x.size(0) * y.size(0) <= 65536) {
+    // Short: direct, via conv1d (flip for a true convolution).
+    return torch::conv1d(x.view({1, 1, -1}), y.flip(0).view({1, 1, -1}), {}, 1, y.size(0) - 1).view({-1});
+  }
+  const int64_t size = smooth_size(length);
+  const torch::Tensor fx = torch::fft::rfft(x, size);
+  const torch::Tensor fy = x.is_same(y) ? fx : torch::fft::rfft(y, size);
+  return torch::fft::irfft(fx * fy, size).narrow(0, 0, length);
+}
+
+// Cut tails of at most tail_mass per side (the cut points carry no gradient); the top tail joins the infinity
+// mass, the bottom tail joins the lowest kept point.
+void truncate(SoftPld& pld, double tail_mass) {
+  int64_t low = 0, high = pld.masses.size(0);
+  {
+    torch::NoGradGuard guard;
+    const torch::Tensor m = pld.masses.detach().to(torch::kCPU).contiguous();
+    const double* data = m.data_ptr<double>();
+    double low_tail = 0.0, high_tail = 0.0;
+    while (low + 1 < high && low_tail + std::max(data[low], 0.0) <= tail_mass) low_tail += std::max(data[low++], 0.0);
+    while (high - 1 > low && high_tail + std::max(data[high - 1], 0.0) <= tail_mass)
+      high_tail += std::max(data[--high], 0.0);
+  }
+  if (low == 0 && high == pld.masses.size(0)) return;
+  torch::Tensor kept = pld.masses.narrow(0, low, high - low);
+  if (low > 0) {
+    const torch::Tensor bottom = pld.masses.narrow(0, 0, low).sum();
+    kept = torch::cat({(kept.narrow(0, 0, 1) + bottom), kept.narrow(0, 1, kept.size(0) - 1)});
+  }
+  if (high < pld.masses.size(0)) pld.infinity_mass = pld.infinity_mass + pld.masses.narrow(0, high, pld.masses.size(0) - high).sum();
+  pld.masses = kept;
+  pld.first += low;
+}
+
+SoftPld compose(const SoftPld& x, const SoftPld& y, double tail_mass) {
+  SoftPld out;
+  out.masses = torch::clamp_min(convolve(x.masses, y.masses), 0.0);
+  out.first = x.first + y.first;
+  // Infinite if either component is: omega_x T_y + F_x omega_y.
+  const torch::Tensor finite_x = x.masses.sum(), finite_y = y.masses.sum();
+  out.infinity_mass = x.infinity_mass * (finite_y + y.infinity_mass) + finite_x * y.infinity_mass;
+  truncate(out, tail_mass);
+  return out;
+}
+
+}  // namespace
+
+void SoftPldLossOptions::validate() const {
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
+  if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
+  if (!(loss_step > 0.0 && loss_step <= 1.0)) throw InputError(fmt::format("loss.soft_pld_loss_step {} must be in (0, 1]", loss_step));
+  if (!(tail_mass >= 0.0 && tail_mass < 1e-3)) throw InputError(fmt::format("loss.soft_pld_tail_mass {} must be in [0, 1e-3)", tail_mass));
+  if (max_points < 1024) throw InputError(fmt::format("loss.soft_pld_max_points {} must be at least 1024", max_points));
+}
+
+SoftPldLoss::SoftPldLoss(SoftPldLossOptions options) : options_(options) { options_.validate(); }
+
+torch::Tensor SoftPldLoss::direction_delta(const LogPair& pair, int direction) {
+  const auto tensor_options = pair.log_first.options();
+  const torch::Tensor finite = finite_loss_mask(pair), infinite = infinite_loss_mask(pair);
+  const torch::Tensor losses = safe_privacy_losses(pair);
+  const double minus_infinity = -std::numeric_limits<double>::infinity();
+  const torch::Tensor masses = torch::exp(torch::where(finite, pair.log_first, torch::full_like(pair.log_first, minus_infinity)));
+  const torch::Tensor omega = torch::exp(torch::where(infinite, pair.log_first, torch::full_like(pair.log_first, minus_infinity))).sum();
+
+  // Keep the outcomes with positive mass; their loss range (without the negligible tails) sets the grid.
+  const torch::Tensor index = torch::nonzero(finite).view({-1});
+  if (index.numel() == 0) {
+    return -torch::expm1(static_cast<double>(options_.compositions) * torch::log1p(-torch::clamp_max(omega, 1.0 - 1e-16)));
+  }
+  const torch::Tensor l = losses.index_select(0, index), a = masses.index_select(0, index);
+  double step = options_.loss_step;
+  double lowest = 0.0, highest = 0.0;
+  {
+    torch::NoGradGuard guard;
+    const torch::Tensor l_cpu = l.detach().to(torch::kCPU);
+    lowest = l_cpu.min().item<double>();
+    highest = l_cpu.max().item<double>();
+    while ((highest - lowest) / step + 3.0 > static_cast<double>(options_.max_points)) step *= 2.0;
+    if (step != options_.loss_step) {
+      static bool warned = false;
+      if (!warned) spdlog::warn("soft PLD loss: single-release losses span [{:.3g}, {:.3g}]; loss step raised to {:g}", lowest, highest, step);
+      warned = true;
+    }
+  }
+  const torch::Tensor position = l / step;
+  const torch::Tensor cell = torch::floor(position).detach();
+  const torch::Tensor fraction = position - cell;
+  const int64_t first = static_cast<int64_t>(std::floor(lowest / step)) - 1;
+  const int64_t size = static_cast<int64_t>(std::floor(highest / step)) - first + 3;
+  const torch::Tensor slot = (cell - static_cast<double>(first)).to(torch::kLong);
+  torch::Tensor pmf = torch::zeros({size}, tensor_options);
+  pmf = pmf.scatter_add(0, slot, a * (1.0 - fraction)).scatter_add(0, slot + 1, a * fraction);
+
+  SoftPld single{pmf, first, omega};
+  truncate(single, options_.tail_mass);
+  // Square-and-multiply over the bits of n.
+  int64_t n = options_.compositions;
+  SoftPld power = single, result;
+  bool have = false;
+  while (n > 0) {
+    if (n & 1) {
+      result = have ? compose(result, power, options_.tail_mass) : power;
+      have = true;
+    }
+    n >>= 1;
+    if (n > 0) power = compose(power, power, options_.tail_mass);
+  }
+  // delta(eps) = omega_n + sum_{l > eps} (1 - e^{eps - l}) pmf(l).
+  const torch::Tensor grid_losses = (torch::arange(result.masses.size(0), tensor_options) + static_cast<double>(result.first)) * step;
+  const torch::Tensor weight = torch::clamp_min(-torch::expm1(options_.epsilon - grid_losses), 0.0);
+  (void)direction;
+  return result.infinity_mass + (weight * result.masses).sum();
+}
+
+}  // namespace noiselearn

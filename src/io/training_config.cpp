@@ -1,0 +1,304 @@
+#include "io/training_config.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "core/errors.hpp"
+#include "io/atomic_file.hpp"
+
+namespace noiselearn {
+
+using C = TrainingConfig;
+
+const std::vector<C::Key>& C::schema() {
+  static const std::vector<Key> keys = {
+      {"grid.range", &C::grid_range, "x units", "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
+      {"grid.step", &C::grid_step, "x units", "grid step h; the sensitivity must be a whole number of steps"},
+      {"model.kind", &C::model_kind, "", "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits"},
+      {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack"},
+      {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
+      {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
+      {"model.init", &C::model_init, "",
+       "paper (sigmoid stack: A = 10, B ~ U[0,1), F equidistant), uniform, truncated-gaussian (model.init_sigma), "
+       "table (model.init_table); logit models start exactly at the given table"},
+      {"model.init_table", &C::model_init_table, "path", "noise table (CSV) to start from when model.init = table"},
+      {"model.init_sigma", &C::model_init_sigma, "x units", "sigma of the truncated Gaussian start (model.init = truncated-gaussian)"},
+      {"pair.kind", &C::pair_kind, "", "additive (p vs p shifted by the sensitivity) or subsampled (DP-SGD mixture, eq. 5)"},
+      {"pair.sensitivity", &C::pair_sensitivity, "x units", "query sensitivity s (clipping norm C for subsampled)"},
+      {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
+      {"loss.kind", &C::loss_kind, "",
+       "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp"},
+      {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
+      {"loss.compositions", &C::loss_compositions, "", "n, number of compositions"},
+      {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
+      {"loss.moments_lambda_sq", &C::loss_moments_lambda_sq, "", "moments accountant: initial lambda_sq (lambda = lambda_sq^2 + 1e-4)"},
+      {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h"},
+      {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
+      {"loss.soft_pld_loss_step", &C::loss_soft_pld_loss_step, "nats", "soft PLD: loss grid step"},
+      {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
+      {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
+      {"optimiser.epochs", &C::optimiser_epochs, "epochs", "number of Adam steps"},
+      {"optimiser.learning_rate", &C::optimiser_learning_rate, "", "initial Adam learning rate"},
+      {"optimiser.learning_rate_decay", &C::optimiser_learning_rate_decay, "per epoch", "exponential learning-rate decay factor"},
+      {"optimiser.seed", &C::optimiser_seed, "", "random seed (runs are reproducible bit for bit on the same machine and threads)"},
+      {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
+      {"schedule.utility_weight_halving_epochs", &C::schedule_utility_weight_halving_epochs, "epochs", "gamma of eq. (3)"},
+      {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
+      {"schedule.utility_weight_decay", &C::schedule_utility_weight_decay, "", "decay the utility weight (eq. 3) or keep w_start"},
+      {"target.mode", &C::target_mode, "",
+       "none; delta (least utility loss whose certified delta <= target.delta); utility (least certified delta whose "
+       "utility <= target.utility)"},
+      {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
+      {"target.utility", &C::target_utility, "utility units", "target utility budget"},
+      {"target.trials", &C::target_trials, "", "training runs of the utility-weight search"},
+      {"target.trial_epochs", &C::target_trial_epochs, "epochs", "epochs per trial (0 = optimiser.epochs)"},
+      {"certification.epsilons", &C::certification_epsilons, "nats", "report delta at these epsilons (default: loss.epsilon)"},
+      {"certification.deltas", &C::certification_deltas, "", "report epsilon at these deltas"},
+      {"certification.loss_step", &C::certification_loss_step, "nats", "accountant: single-release loss grid step"},
+      {"certification.tail_mass", &C::certification_tail_mass, "", "accountant: tail mass per truncation"},
+      {"certification.max_points", &C::certification_max_points, "", "accountant: largest loss grid"},
+      {"certification.shifts", &C::certification_shifts, "", "auto, single or all (which query differences are certified)"},
+      {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
+       "certify the truncated Gaussian at the same utility and at the same certified delta"},
+      {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)"},
+      {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs"},
+      {"output.checkpoint_every", &C::output_checkpoint_every, "epochs", "checkpoint every N epochs (0: only at the end)"},
+      {"output.plots", &C::output_plots, "", "write PNG plots with gnuplot at the end"},
+  };
+  return keys;
+}
+
+namespace {
+
+std::string section_of(const std::string& name) { return name.substr(0, name.find('.')); }
+
+std::string valid_keys(const std::string& section) {
+  std::vector<std::string> names;
+  for (const auto& key : C::schema())
+    if (section.empty() || section_of(key.name) == section) names.push_back(key.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string valid_sections() {
+  std::vector<std::string> sections;
+  for (const auto& key : C::schema())
+    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end()) sections.push_back(section_of(key.name));
+  return fmt::format("{}", fmt::join(sections, ", "));
+}
+
+const C::Key* find_key(const std::string& name) {
+  for (const auto& key : C::schema())
+    if (key.name == name) return &key;
+  return nullptr;
+}
+
+void assign(C& config, const C::Key& key, const YAML::Node& node, const std::string& where) {
+  auto fail = [&](const std::string& expected) {
+    std::string text = node.IsScalar() ? node.Scalar() : (node.IsSequence() ? "a list" : "a map");
+    throw InputError(fmt::format("{}: {} must be {} (got '{}')", where, key.name, expected, text));
+  };
+  std::visit(
+      [&](auto member) {
+        using T = std::decay_t<decltype(config.*member)>;
+        try {
+          if constexpr (std::is_same_v<T, std::vector<double>>) {
+            if (node.IsScalar()) {
+              config.*member = {node.as<double>()};
+            } else if (node.IsSequence()) {
+              std::vector<double> values;
+              for (const auto& item : node) values.push_back(item.as<double>());
+              config.*member = values;
+            } else {
+              fail("a number or a list of numbers");
+            }
+          } else {
+            if (!node.IsScalar()) fail("a single value");
+            if constexpr (std::is_same_v<T, bool>) {
+              config.*member = node.as<bool>();
+            } else if constexpr (std::is_same_v<T, int64_t>) {
+              const double value = node.as<double>();
+              if (value != std::floor(value) || std::abs(value) > 9e15) fail("a whole number");
+              config.*member = static_cast<int64_t>(value);
+            } else {
+              config.*member = node.as<T>();
+            }
+          }
+        } catch (const YAML::Exception&) {
+          if constexpr (std::is_same_v<T, bool>) fail("true or false");
+          else if constexpr (std::is_same_v<T, std::string>) fail("a string");
+          else fail("a number");
+        }
+      },
+      key.field);
+}
+
+void apply_override(C& config, const std::string& assignment) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string::npos)
+    throw InputError(fmt::format("--set '{}' must look like section.key=value", assignment));
+  const std::string name = assignment.substr(0, equals), value = assignment.substr(equals + 1);
+  const C::Key* key = find_key(name);
+  if (!key) {
+    const std::string section = section_of(name);
+    throw InputError(valid_keys(section).empty()
+                         ? fmt::format("--set: unknown key '{}' (valid sections: {})", name, valid_sections())
+                         : fmt::format("--set: unknown key '{}' (valid: {})", name, valid_keys(section)));
+  }
+  YAML::Node node;
+  try {
+    node = YAML::Load(value);
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("--set {}: '{}' is not a valid value", name, value));
+  }
+  if (node.IsNull()) node = YAML::Node(value);
+  assign(config, *key, node, "--set");
+}
+
+void require(bool condition, const std::string& key, const std::string& message) {
+  if (!condition) throw InputError(fmt::format("{} {}", key, message));
+}
+
+void require_one_of(const std::string& value, const std::string& key, std::initializer_list<const char*> valid) {
+  for (const char* v : valid)
+    if (value == v) return;
+  std::vector<std::string> names(valid.begin(), valid.end());
+  throw InputError(fmt::format("{} = '{}' is not valid (valid: {})", key, value, fmt::join(names, ", ")));
+}
+
+bool positive(double v) { return v > 0.0 && std::isfinite(v); }
+
+}  // namespace
+
+TrainingConfig TrainingConfig::parse(const std::string& yaml_text, const std::string& source,
+                                     const std::vector<std::string>& overrides) {
+  TrainingConfig config;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError(fmt::format("{}:{}: invalid YAML: {}", source, e.mark.line + 1, e.msg));
+  }
+  if (!root.IsNull() && !root.IsMap()) throw InputError(fmt::format("{}: the config must be a map of sections ({})", source, valid_sections()));
+  if (root.IsMap()) {
+    for (const auto& section : root) {
+      const std::string section_name = section.first.as<std::string>();
+      const std::string where = fmt::format("{}:{}", source, section.first.Mark().line + 1);
+      if (valid_keys(section_name).empty())
+        throw InputError(fmt::format("{}: unknown section '{}' (valid: {})", where, section_name, valid_sections()));
+      if (!section.second.IsMap())
+        throw InputError(fmt::format("{}: section '{}' must be a map of keys (valid: {})", where, section_name, valid_keys(section_name)));
+      for (const auto& entry : section.second) {
+        const std::string name = section_name + "." + entry.first.as<std::string>();
+        const std::string entry_where = fmt::format("{}:{}", source, entry.first.Mark().line + 1);
+        const Key* key = find_key(name);
+        if (!key) throw InputError(fmt::format("{}: unknown key '{}' (valid: {})", entry_where, name, valid_keys(section_name)));
+        assign(config, *key, entry.second, entry_where);
+      }
+    }
+  }
+  for (const auto& assignment : overrides) apply_override(config, assignment);
+  config.validate();
+  return config;
+}
+
+TrainingConfig TrainingConfig::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
+  return parse(read_file(path), path.string(), overrides);
+}
+
+void TrainingConfig::validate() const {
+  require(positive(grid_range), "grid.range", "must be positive");
+  require(positive(grid_step), "grid.step", "must be positive");
+  require(grid_range / grid_step <= 5e6, "grid.range", "/ grid.step must be at most 5e6 points per side");
+  require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits"});
+  require(model_sigmoids >= 1, "model.sigmoids", "must be at least 1");
+  require(positive(model_slope), "model.slope", "must be positive");
+  require_one_of(model_init, "model.init", {"paper", "uniform", "truncated-gaussian", "table"});
+  require(model_init != "table" || !model_init_table.empty(), "model.init_table", "must name a table when model.init = table");
+  require(model_init != "truncated-gaussian" || positive(model_init_sigma), "model.init_sigma",
+          "must be positive when model.init = truncated-gaussian");
+  require_one_of(pair_kind, "pair.kind", {"additive", "subsampled"});
+  require(positive(pair_sensitivity), "pair.sensitivity", "must be positive");
+  require(pair_sampling_rate > 0.0 && pair_sampling_rate <= 1.0, "pair.sampling_rate", "must be in (0, 1]");
+  require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp"});
+  require(loss_epsilon >= 0.0 && std::isfinite(loss_epsilon), "loss.epsilon", "must be finite and >= 0");
+  require(loss_compositions >= 1, "loss.compositions", "must be at least 1");
+  require_one_of(loss_directions, "loss.directions", {"sum", "max"});
+  require(std::isfinite(loss_moments_lambda_sq), "loss.moments_lambda_sq", "must be finite");
+  require(loss_buckets >= 2, "loss.buckets", "must be at least 2");
+  require(loss_bucket_factor == 0.0 || (loss_bucket_factor > 1.0 && std::isfinite(loss_bucket_factor)), "loss.bucket_factor",
+          "must be 0 (automatic) or > 1");
+  require(loss_soft_pld_loss_step > 0.0 && loss_soft_pld_loss_step <= 1.0, "loss.soft_pld_loss_step", "must be in (0, 1]");
+  require_one_of(utility_kind, "utility.kind", {"l1", "l2", "second-moment", "tail-probability"});
+  require(utility_tail_threshold >= 0.0 && std::isfinite(utility_tail_threshold), "utility.tail_threshold", "must be >= 0");
+  require(optimiser_epochs >= 0, "optimiser.epochs", "must be >= 0");
+  require(positive(optimiser_learning_rate), "optimiser.learning_rate", "must be positive");
+  require(optimiser_learning_rate_decay > 0.0 && optimiser_learning_rate_decay <= 1.0, "optimiser.learning_rate_decay", "must be in (0, 1]");
+  require(optimiser_seed >= 0, "optimiser.seed", "must be >= 0");
+  require(schedule_utility_weight_start >= 0.0 && std::isfinite(schedule_utility_weight_start), "schedule.utility_weight_start", "must be >= 0");
+  require(positive(schedule_utility_weight_halving_epochs), "schedule.utility_weight_halving_epochs", "must be positive");
+  require(schedule_utility_weight_min >= 0.0 && std::isfinite(schedule_utility_weight_min), "schedule.utility_weight_min", "must be >= 0");
+  require_one_of(target_mode, "target.mode", {"none", "delta", "utility"});
+  require(target_delta > 0.0 && target_delta < 1.0, "target.delta", "must be in (0, 1)");
+  require(target_mode != "utility" || positive(target_utility), "target.utility", "must be positive when target.mode = utility");
+  require(target_trials >= 1, "target.trials", "must be at least 1");
+  require(target_trial_epochs >= 0, "target.trial_epochs", "must be >= 0");
+  for (double e : certification_epsilons) require(e >= 0.0 && std::isfinite(e), "certification.epsilons", "must be finite and >= 0");
+  for (double d : certification_deltas) require(d > 0.0 && d < 1.0, "certification.deltas", "must be in (0, 1)");
+  require(certification_loss_step > 0.0 && certification_loss_step <= 1.0, "certification.loss_step", "must be in (0, 1]");
+  require(certification_tail_mass >= 0.0 && certification_tail_mass < 1e-3, "certification.tail_mass", "must be in [0, 1e-3)");
+  require(certification_max_points >= 1024, "certification.max_points", "must be at least 1024");
+  require_one_of(certification_shifts, "certification.shifts", {"auto", "single", "all"});
+  require(output_log_every >= 0, "output.log_every", "must be >= 0");
+  require(output_history_every >= 1, "output.history_every", "must be at least 1");
+  require(output_checkpoint_every >= 0, "output.checkpoint_every", "must be >= 0");
+}
+
+std::string TrainingConfig::value_of(const Key& key) const {
+  return std::visit(
+      [&](auto member) -> std::string {
+        using T = std::decay_t<decltype(this->*member)>;
+        const auto& value = this->*member;
+        if constexpr (std::is_same_v<T, std::vector<double>>) {
+          std::vector<std::string> items;
+          for (double v : value) items.push_back(fmt::format("{:.17g}", v));
+          return fmt::format("[{}]", fmt::join(items, ", "));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return value ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return value.empty() ? "\"\"" : value;
+        } else if constexpr (std::is_same_v<T, double>) {
+          return fmt::format("{:.17g}", value);
+        } else {
+          return fmt::format("{}", value);
+        }
+      },
+      key.field);
+}
+
+std::string TrainingConfig::to_yaml() const {
+  std::string out = "# noiselearn training configuration, resolved (every key with its value)\n";
+  std::string section;
+  for (const auto& key : schema()) {
+    if (section_of(key.name) != section) {
+      section = section_of(key.name);
+      out += section + ":\n";
+    }
+    out += fmt::format("  {}: {}\n", key.name.substr(key.name.find('.') + 1), value_of(key));
+  }
+  return out;
+}
+
+std::string TrainingConfig::markdown_reference() {
+  const TrainingConfig defaults;
+  std::string out = "| key | default | unit | meaning |\n|---|---|---|---|\n";
+  for (const auto& key : schema())
+    out += fmt::format("| `{}` | `{}` | {} | {} |\n", key.name, defaults.value_of(key), key.unit, key.description);
+  return out;
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,96 @@
+#pragma once
+// The training configuration (YAML): every option of grid, model, pair, loss, utility, optimiser,
+// schedules, target, certification and output. One schema table (schema()) is the single source of truth:
+// it drives parsing, validation messages, `--set key=value`, the resolved config.yaml and the README.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace noiselearn {
+
+struct TrainingConfig {
+  // grid: a symmetric grid [-range, range]
+  double grid_range = 5.0;
+  double grid_step = 0.01;
+  // model
+  std::string model_kind = "sigmoid-stack";
+  int64_t model_sigmoids = 10000;
+  double model_slope = 500.0;
+  bool model_symmetric = true;
+  std::string model_init = "paper";
+  std::string model_init_table;
+  double model_init_sigma = 0.0;
+  // pair
+  std::string pair_kind = "additive";
+  double pair_sensitivity = 1.0;
+  double pair_sampling_rate = 1.0;
+  // loss
+  std::string loss_kind = "soft-pld";
+  double loss_epsilon = 0.3;
+  int64_t loss_compositions = 1;
+  std::string loss_directions = "sum";
+  double loss_moments_lambda_sq = 1.0;
+  int64_t loss_buckets = 1000;
+  double loss_bucket_factor = 0.0;
+  double loss_soft_pld_loss_step = 1e-3;
+  // utility
+  std::string utility_kind = "l1";
+  double utility_tail_threshold = 1.0;
+  // optimiser
+  int64_t optimiser_epochs = 15000;
+  double optimiser_learning_rate = 1e-3;
+  double optimiser_learning_rate_decay = 0.99995;
+  int64_t optimiser_seed = 1;
+  // schedule (Sommer et al., eq. 3)
+  double schedule_utility_weight_start = 0.5;
+  double schedule_utility_weight_halving_epochs = 2500.0;
+  double schedule_utility_weight_min = 1e-7;
+  bool schedule_utility_weight_decay = true;
+  // target mode
+  std::string target_mode = "none";
+  double target_delta = 1e-6;
+  double target_utility = 0.0;
+  int64_t target_trials = 8;
+  int64_t target_trial_epochs = 0;
+  // certification
+  std::vector<double> certification_epsilons;
+  std::vector<double> certification_deltas{1e-3, 1e-6, 1e-9};
+  double certification_loss_step = 1e-4;
+  double certification_tail_mass = 1e-15;
+  int64_t certification_max_points = int64_t{1} << 20;
+  std::string certification_shifts = "auto";
+  bool certification_compare_gaussian = true;
+  // output
+  int64_t output_log_every = 500;
+  int64_t output_history_every = 10;
+  int64_t output_checkpoint_every = 1000;
+  bool output_plots = true;
+
+  using Field = std::variant<double TrainingConfig::*, int64_t TrainingConfig::*, bool TrainingConfig::*,
+                             std::string TrainingConfig::*, std::vector<double> TrainingConfig::*>;
+  struct Key {
+    std::string name;         // "section.key"
+    Field field;
+    std::string unit;         // "x units", "nats", "epochs", "" ...
+    std::string description;  // one line, including the valid values
+  };
+  static const std::vector<Key>& schema();
+
+  // Reads a YAML file, applies `overrides` ("section.key=value", YAML scalars or [lists]) and validates.
+  // Unknown, mistyped or out-of-range keys are an InputError naming the key (and the file) and listing what
+  // is valid.
+  static TrainingConfig load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
+  static TrainingConfig parse(const std::string& yaml_text, const std::string& source,
+                              const std::vector<std::string>& overrides = {});
+
+  void validate() const;        // ranges and enumerations; InputError naming the key
+  std::string to_yaml() const;  // every key with its value (the resolved config)
+  std::string value_of(const Key& key) const;
+
+  // The README table: key, default, unit, description (Markdown).
+  static std::string markdown_reference();
+};
+
+}  // namespace noiselearn

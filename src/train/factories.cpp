@@ -1,0 +1,87 @@
+#include "train/factories.hpp"
+
+#include <fmt/format.h>
+
+#include "core/baselines.hpp"
+#include "core/errors.hpp"
+#include "losses/moments_accountant_loss.hpp"
+#include "losses/privacy_buckets_loss.hpp"
+#include "losses/soft_pld_loss.hpp"
+#include "models/free_logits.hpp"
+#include "models/monotone_logits.hpp"
+#include "models/sigmoid_stack.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+// The table a logit model starts from, or nullopt for the model's own default.
+std::optional<NoiseTable> starting_table(const Grid& grid, const ModelSpecification& s) {
+  if (s.init == "truncated-gaussian") {
+    if (!(s.init_sigma > 0.0)) throw InputError("model.init_sigma must be positive when model.init = truncated-gaussian");
+    return truncated_gaussian_table(grid, s.init_sigma, std::max(std::abs(grid.origin), std::abs(grid.last())));
+  }
+  if (s.init == "table") {
+    if (!s.init_table) throw InputError("model.init = table needs model.init_table");
+    const Grid& g = s.init_table->grid();
+    if (g.size != grid.size || std::abs(g.origin - grid.origin) > 1e-9 * grid.step || std::abs(g.step - grid.step) > 1e-9 * grid.step)
+      throw InputError(fmt::format("model.init_table is on a different grid ({}) than the model ({})", describe(g), describe(grid)));
+    return NoiseTable(grid, s.init_table->probabilities(), std::nullopt, s.init_table->provenance());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecification& s) {
+  if (s.kind == "sigmoid-stack") {
+    if (s.init != "paper")
+      throw InputError(fmt::format("model.init = {} is for the logit models; the sigmoid stack starts as the paper "
+                                   "(model.init = paper)", s.init));
+    SigmoidStackOptions options;
+    options.sigmoids = s.sigmoids;
+    options.slope = s.slope;
+    return std::make_shared<SigmoidStack>(grid, options);
+  }
+  if (s.kind == "free-logits") {
+    FreeLogitsOptions options;
+    options.symmetric = s.symmetric;
+    if (auto table = starting_table(grid, s)) return FreeLogits::from_table(*table, options);
+    return std::make_shared<FreeLogits>(grid, options);
+  }
+  if (s.kind == "monotone-logits") {
+    if (auto table = starting_table(grid, s)) return MonotoneLogits::from_table(*table);
+    return std::make_shared<MonotoneLogits>(grid, MonotoneLogitsOptions{});
+  }
+  throw InputError(fmt::format("unknown model.kind '{}' (valid: sigmoid-stack, free-logits, monotone-logits)", s.kind));
+}
+
+std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
+  if (s.kind == "soft-pld") {
+    SoftPldLossOptions options;
+    options.epsilon = s.epsilon;
+    options.compositions = s.compositions;
+    options.loss_step = s.soft_pld_loss_step;
+    return std::make_shared<SoftPldLoss>(options);
+  }
+  if (s.kind == "moments-accountant") {
+    MomentsAccountantLossOptions options;
+    options.epsilon = s.epsilon;
+    options.compositions = s.compositions;
+    options.initial_lambda_sq = s.moments_lambda_sq;
+    return std::make_shared<MomentsAccountantLoss>(options);
+  }
+  if (s.kind == "privacy-buckets-adp" || s.kind == "privacy-buckets-pdp") {
+    PrivacyBucketsOptions options;
+    options.epsilon = s.epsilon;
+    options.compositions = s.compositions;
+    options.buckets = s.buckets;
+    options.factor = s.bucket_factor;
+    options.kind = s.kind == "privacy-buckets-adp" ? PrivacyBucketsOptions::Kind::kAdp : PrivacyBucketsOptions::Kind::kPdp;
+    return std::make_shared<PrivacyBucketsLoss>(options);
+  }
+  throw InputError(fmt::format("unknown loss.kind '{}' (valid: soft-pld, moments-accountant, privacy-buckets-adp, "
+                               "privacy-buckets-pdp)", s.kind));
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,39 @@
+#pragma once
+// Building a model and a privacy loss from their specifications (the config's model.* and loss.* keys).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/noise_table.hpp"
+#include "losses/privacy_loss.hpp"
+#include "models/noise_model.hpp"
+
+namespace noiselearn {
+
+struct ModelSpecification {
+  std::string kind = "sigmoid-stack";  // sigmoid-stack, free-logits, monotone-logits
+  int64_t sigmoids = 10000;
+  double slope = 500.0;
+  bool symmetric = true;               // free-logits
+  std::string init = "paper";          // paper, uniform, truncated-gaussian, table
+  double init_sigma = 0.0;             // truncated-gaussian start
+  std::optional<NoiseTable> init_table;  // table start (must be on the model's grid)
+};
+
+// Throws InputError for an unknown kind or an initialisation the model cannot take (the sigmoid stack starts
+// as the paper; the logit models start from any table on their grid).
+std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecification& specification);
+
+struct LossSpecification {
+  std::string kind = "soft-pld";  // soft-pld, moments-accountant, privacy-buckets-adp, privacy-buckets-pdp
+  double epsilon = 0.3;
+  int64_t compositions = 1;
+  double moments_lambda_sq = 1.0;
+  int64_t buckets = 1000;
+  double bucket_factor = 0.0;
+  double soft_pld_loss_step = 1e-3;
+};
+
+std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& specification);
+
+}  // namespace noiselearn

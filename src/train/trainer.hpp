@@ -1,0 +1,89 @@
+#pragma once
+// The training loop of Sommer et al. (eq. 1-3): minimise  privacy surrogate + w_t * utility  with Adam, an
+// exponentially decaying learning rate and (optionally) a decaying utility weight.
+//
+// Guards: a NaN or infinity in the loss, its parts, or any gradient stops the run with a message naming the
+// epoch and the quantity, and the model is restored to the last good parameters. Checkpoints (model, loss
+// parameters, Adam state, epoch, history) every `checkpoint_every` epochs and at the end; a run can resume
+// from one. With the same seed, options and thread count, a run is reproducible bit for bit.
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dominating_pair.hpp"
+#include "losses/privacy_loss.hpp"
+#include "losses/utility_loss.hpp"
+#include "models/noise_model.hpp"
+#include "train/schedules.hpp"
+
+namespace noiselearn {
+
+// The dominating pair the surrogate is evaluated on (Sommer et al., section 3.2 and eq. 5).
+struct TrainingPair {
+  PairKind kind = PairKind::kAdditive;
+  int64_t shift_cells = 1;
+  double sampling_rate = 1.0;
+  DifferentiablePair build(const torch::Tensor& log_p) const;
+};
+
+struct TrainingOptions {
+  int64_t epochs = 15000;
+  LearningRateSchedule learning_rate;
+  UtilityWeightSchedule utility_weight;
+  DirectionCombination directions = DirectionCombination::kSum;
+  UtilityLossOptions utility;
+  TrainingPair pair;
+  int64_t log_every = 500;         // progress line every N epochs (0: never)
+  int64_t history_every = 10;      // history record every N epochs (and the last epoch)
+  int64_t checkpoint_every = 0;    // checkpoint every N epochs (0: only at the end, if a path is set)
+  std::filesystem::path checkpoint_path;  // empty: no checkpoints
+  // Return the parameters of the epoch with the best final objective, privacy + w_end * utility (w_end the
+  // utility weight of the last epoch, so that epochs are compared on one scale), rather than the last ones.
+  // A run that starts from a baseline then never ends worse than it by that objective.
+  bool keep_best = true;
+  void validate() const;
+};
+
+struct EpochRecord {
+  int64_t epoch = 0;
+  double loss = 0.0, privacy = 0.0, utility = 0.0, utility_weight = 0.0, learning_rate = 0.0, seconds = 0.0;
+};
+
+struct TrainingSummary {
+  int64_t first_epoch = 0;
+  int64_t best_epoch = -1;      // the epoch whose parameters were kept (keep_best), -1 if the last
+  double best_objective = 0.0;  // privacy + w_end * utility there
+  int64_t epochs_run = 0;
+  bool stopped_early = false;
+  std::string stop_reason;  // e.g. "NaN in the privacy surrogate at epoch 812"
+  double seconds = 0.0;
+  std::vector<EpochRecord> history;  // every logged epoch (and the last one)
+};
+
+class Trainer {
+ public:
+  Trainer(std::shared_ptr<NoiseModel> model, std::shared_ptr<PrivacyLoss> loss, TrainingOptions options);
+
+  // Runs epochs [start_epoch, options.epochs). Returns when done or stopped by a guard.
+  TrainingSummary run();
+
+  // Loads a checkpoint written by this trainer (same model and loss kinds); run() then continues after its
+  // epoch. Throws InputError if the file is missing or does not match.
+  void resume(const std::filesystem::path& checkpoint);
+
+  void save_checkpoint(const std::filesystem::path& path, int64_t next_epoch) const;
+
+  int64_t next_epoch() const { return next_epoch_; }
+  const std::vector<EpochRecord>& history() const { return history_; }
+
+ private:
+  std::shared_ptr<NoiseModel> model_;
+  std::shared_ptr<PrivacyLoss> loss_;
+  TrainingOptions options_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+  int64_t next_epoch_ = 0;
+  std::vector<EpochRecord> history_;
+};
+
+}  // namespace noiselearn
