@@ -31,13 +31,9 @@ build() {
 }
 
 main_job() {
-  # The main job: a certified Gaussian baseline and its certificate (until the learner lands).
-  local out=runs/quickstart
-  mkdir -p "$out"
-  "$BUILD_DIR"/src/cli/noiselearn baseline gaussian --sigma 5 --grid-step 0.01 --range 200 \
-      --out "$out/gaussian.csv" --sensitivity 1 --compositions 10 --force
-  "$BUILD_DIR"/src/cli/noiselearn evaluate "$out/gaussian.csv" --sensitivity 1 --compositions 10 \
-      --delta 1e-6 --epsilon 1 --curve "$out/certificate.csv" --force
+  # The main job: learn, certify, compare and plot the quickstart configuration into runs/quickstart
+  # (replaced on every run; it holds only what this command wrote).
+  "$BUILD_DIR"/src/cli/noiselearn train configs/quickstart.yaml --out runs/quickstart --force
 }
 
 command=${1:-run}

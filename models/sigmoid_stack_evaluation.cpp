@@ -95,23 +95,23 @@ torch::Tensor sigmoid_stack_log_profile_fast(const Grid& half, const torch::Tens
   const torch::Tensor prefix = torch::cat({torch::zeros({1}, weights.options()), weights.cumsum(0)});
   torch::Tensor linear_part = A.square() + prefix.index_select(0, lo);
 
-  // Window: the exact sigmoids, gathered into [H, W]; slots beyond a point's own run read a padding centre
-  // of weight 0, whose exponent the clamp keeps finite. W is the widest window (one host synchronisation);
-  // adversarial layouts (all centres within T/C) make W = K, which costs as much as the direct evaluation
-  // but stays exact.
-  const int64_t width = (hi - lo).max().item<int64_t>();
-  if (width > 0) {
-    const torch::Tensor index = lo.unsqueeze(1) + torch::arange(width, lo.options());
-    const torch::Tensor gathered = torch::where(index < hi.unsqueeze(1), index, torch::full_like(index, K)).flatten();
-    const torch::Tensor window_centres =
-        torch::cat({centres, torch::zeros({1}, centres.options())}).index_select(0, gathered).view({H, width});
-    const torch::Tensor window_weights =
-        torch::cat({weights, torch::zeros({1}, weights.options())}).index_select(0, gathered).view({H, width});
+  // Window: the exact sigmoids, evaluated for the (point, centre) pairs of every point's own run only,
+  // flattened into one ragged list (no padding to the widest run: training clusters centres, and a padded
+  // [H, W] gather would grow with the densest cluster for every point). Adversarial layouts (all centres
+  // within T/C of each other) still make the list H K long, as costly as the direct evaluation, and exact.
+  const torch::Tensor counts = hi - lo;
+  const int64_t pairs = counts.sum().item<int64_t>();  // one host synchronisation
+  if (pairs > 0) {
+    const torch::Tensor rows = torch::repeat_interleave(torch::arange(H, lo.options()), counts);
+    const torch::Tensor starts = counts.cumsum(0) - counts;
+    const torch::Tensor columns = lo.index_select(0, rows) + (torch::arange(pairs, lo.options()) - starts.index_select(0, rows));
     // σ(z) = 1 / (1 + e^{-z}) spelt out: its derivative is then formed as σ² e^{-z}, a product of accurate
     // factors, where torch::sigmoid's backward forms σ (1 - σ) and loses 1 - σ(25) ≈ 1.4e-11 to cancellation
     // (relative error 1e-5 in dσ/dF).
-    const torch::Tensor exponent = (slope * (window_centres - x.unsqueeze(1))).clamp_max(kSigmoidSaturation + 1.0);
-    linear_part = linear_part + (window_weights * (exponent.exp() + 1.0).reciprocal()).sum(1);
+    const torch::Tensor exponent =
+        (slope * (centres.index_select(0, columns) - x.index_select(0, rows))).clamp_max(kSigmoidSaturation + 1.0);
+    const torch::Tensor terms = weights.index_select(0, columns) * (exponent.exp() + 1.0).reciprocal();
+    linear_part = linear_part.index_add(0, rows, terms);
   }
 
   // Tail run from centre k = hi: σ(z) = e^z, Σ_j B_j² e^{C (x - F_j)} = e^{C (x - a_k) + G_k}. Index K (empty

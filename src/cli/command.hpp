@@ -16,5 +16,6 @@ Command make_evaluate_command(CLI::App& parent);
 Command make_compare_command(CLI::App& parent);
 Command make_train_command(CLI::App& parent);
 Command make_plot_command(CLI::App& parent);
+Command make_config_keys_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli

@@ -95,7 +95,7 @@ void run_train(const TrainOptions& options) {
   } else {
     prepare_run_directory(directory, options.force);
   }
-  const Grid grid = Grid::symmetric(config.grid_range, config.grid_step);
+  const Grid grid = config.grid();
   torch::manual_seed(static_cast<uint64_t>(config.optimiser_seed));
 
   ModelSpecification model_spec;

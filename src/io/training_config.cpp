@@ -18,7 +18,10 @@ using C = TrainingConfig;
 const std::vector<C::Key>& C::schema() {
   static const std::vector<Key> keys = {
       {"grid.range", &C::grid_range, "x units", "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
-      {"grid.step", &C::grid_step, "x units", "grid step h; the sensitivity must be a whole number of steps"},
+      {"grid.step", &C::grid_step, "x units",
+       "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
+      {"grid.points", &C::grid_points, "",
+       "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
       {"model.kind", &C::model_kind, "", "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits"},
       {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
@@ -212,8 +215,10 @@ TrainingConfig TrainingConfig::load(const std::filesystem::path& path, const std
 
 void TrainingConfig::validate() const {
   require(positive(grid_range), "grid.range", "must be positive");
-  require(positive(grid_step), "grid.step", "must be positive");
-  require(grid_range / grid_step <= 5e6, "grid.range", "/ grid.step must be at most 5e6 points per side");
+  require(grid_step >= 0.0 && std::isfinite(grid_step), "grid.step", "must be positive (or 0: derived from grid.points)");
+  require(grid_points == 0 || (grid_points >= 3 && grid_points % 2 == 1 && grid_points <= 10000001), "grid.points",
+          "must be 0 or an odd number from 3 to 10,000,001");
+  grid();  // consistency of range, step and points
   require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits"});
   require(model_sigmoids >= 1, "model.sigmoids", "must be at least 1");
   require(positive(model_slope), "model.slope", "must be positive");
@@ -256,6 +261,19 @@ void TrainingConfig::validate() const {
   require(output_log_every >= 0, "output.log_every", "must be >= 0");
   require(output_history_every >= 1, "output.history_every", "must be at least 1");
   require(output_checkpoint_every >= 0, "output.checkpoint_every", "must be >= 0");
+}
+
+Grid TrainingConfig::grid() const {
+  if (grid_step > 0.0) {
+    const Grid g = Grid::symmetric(grid_range, grid_step);
+    if (grid_points != 0 && grid_points != g.size)
+      throw InputError(fmt::format("grid.points {} disagrees with grid.range {:g} / grid.step {:g} ({} points); set one of them to 0",
+                                   grid_points, grid_range, grid_step, g.size));
+    if (g.size > 10000001) throw InputError(fmt::format("grid.range / grid.step gives {} points (at most 10,000,001)", g.size));
+    return g;
+  }
+  const int64_t points = grid_points > 0 ? grid_points : 60001;
+  return Grid::symmetric(grid_range, 2.0 * grid_range / static_cast<double>(points - 1));
 }
 
 std::string TrainingConfig::value_of(const Key& key) const {

@@ -8,12 +8,15 @@
 #include <variant>
 #include <vector>
 
+#include "core/grid.hpp"
+
 namespace noiselearn {
 
 struct TrainingConfig {
   // grid: a symmetric grid [-range, range]
   double grid_range = 5.0;
-  double grid_step = 0.01;
+  double grid_step = 0.0;     // 0: derived from grid_points
+  int64_t grid_points = 0;    // 0: derived from grid_step; both 0: 60,001 (Sommer et al.'s E = 60,000 scale)
   // model
   std::string model_kind = "sigmoid-stack";
   int64_t model_sigmoids = 10000;
@@ -88,6 +91,9 @@ struct TrainingConfig {
   void validate() const;        // ranges and enumerations; InputError naming the key
   std::string to_yaml() const;  // every key with its value (the resolved config)
   std::string value_of(const Key& key) const;
+
+  // The symmetric grid these keys describe (InputError naming the keys if they disagree).
+  Grid grid() const;
 
   // The README table: key, default, unit, description (Markdown).
   static std::string markdown_reference();

@@ -19,9 +19,10 @@ BaselineParameters with_value(BaselineParameters parameters, const std::string& 
   return parameters;
 }
 
-// Scales worth trying on a grid: from one step (noise the grid can barely resolve) to the grid's half-width.
-std::pair<double, double> scale_bracket(const Grid& grid) {
-  return {grid.step, std::max(std::abs(grid.origin), std::abs(grid.last()))};
+// Scales worth trying on a grid: from one step (noise the grid can barely resolve) to `widths` times the
+// grid's half-width (a truncated family approaches the uniform table as its scale grows).
+std::pair<double, double> scale_bracket(const Grid& grid, double widths) {
+  return {grid.step, widths * std::max(std::abs(grid.origin), std::abs(grid.last()))};
 }
 
 // For "range" (uniform) only whole numbers of steps are valid: snap.
@@ -45,7 +46,7 @@ Calibration calibrate_to_utility(const std::string& family, const Grid& grid, Ba
   if (!(target > 0.0) || !std::isfinite(target))
     throw InputError(fmt::format("target {} utility {} must be positive and finite", to_string(kind), target));
   const std::string name = calibrated_parameter(family);
-  auto [low, high] = scale_bracket(grid);
+  auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 1000.0);
   int evaluations = 0;
   auto evaluate = [&](double value) {
     ++evaluations;
@@ -73,7 +74,7 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   if (!(target.epsilon >= 0.0) || !std::isfinite(target.epsilon))
     throw InputError(fmt::format("target epsilon {} must be finite and >= 0", target.epsilon));
   const std::string name = calibrated_parameter(family);
-  const auto [low, high] = scale_bracket(grid);
+  const auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 4.0);
   int evaluations = 0;
   std::optional<std::pair<double, NoiseTable>> best;  // smallest delta seen, for the error message
   double best_delta = 2.0;

@@ -135,6 +135,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
   at::set_num_threads(threads);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
   std::printf("bench_accountant (%d threads)\n\n", threads);
   benchmark_convolution();
   benchmark_sixty_thousand();

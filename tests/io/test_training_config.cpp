@@ -11,6 +11,8 @@ TEST_CASE("an empty config gives the documented defaults", "[config]") {
   CHECK(config.model_kind == "sigmoid-stack");
   CHECK(config.model_sigmoids == 10000);
   CHECK(config.loss_epsilon == 0.3);
+  CHECK(config.grid().size == 60001);  // the paper's scale
+  CHECK(config.grid().step == Approx(1.0 / 6000.0));
   CHECK(config.optimiser_learning_rate_decay == 0.99995);
   CHECK(config.certification_deltas == std::vector<double>{1e-3, 1e-6, 1e-9});
 }
@@ -42,12 +44,14 @@ TEST_CASE("unknown, mistyped and out-of-range keys are errors naming the key", "
     std::string message;
   };
   for (const Case& c : {
-           Case{"grid:\n  rnage: 5\n", {}, "c.yaml:2: unknown key 'grid.rnage' (valid: grid.range, grid.step)"},
+           Case{"grid:\n  rnage: 5\n", {}, "c.yaml:2: unknown key 'grid.rnage' (valid: grid.range, grid.step, grid.points)"},
            Case{"grids:\n  range: 5\n", {}, "unknown section 'grids'"},
            Case{"grid:\n  range: five\n", {}, "c.yaml:2: grid.range must be a number (got 'five')"},
            Case{"loss:\n  compositions: 2.5\n", {}, "loss.compositions must be a whole number"},
            Case{"loss:\n  kind: adp\n", {}, "loss.kind = 'adp' is not valid (valid: soft-pld, moments-accountant"},
            Case{"grid:\n  step: -1\n", {}, "grid.step must be positive"},
+           Case{"grid:\n  step: 0.1\n  points: 11\n", {}, "grid.points 11 disagrees with grid.range 5 / grid.step 0.1 (101 points)"},
+           Case{"grid:\n  points: 100\n", {}, "grid.points must be 0 or an odd number"},
            Case{"loss:\n  epsilon: [1, 2]\n", {}, "loss.epsilon must be a single value"},
            Case{"schedule:\n  utility_weight_decay: maybe\n", {}, "must be true or false"},
            Case{"grid: [1, 2\n", {}, "c.yaml:"},
