@@ -162,10 +162,27 @@ json parse_metadata(const fs::path& json_path) {
   }
 }
 
+// FNV-1a (64 bit) of the CSV bytes, stored in the JSON so that a CSV edited after its JSON was written is
+// not read with a certificate that no longer describes it. Not cryptographic: it guards against accidents.
+std::string csv_checksum(std::string_view text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("fnv1a64:{:016x}", hash);
+}
+
 // ---- the two ways of reading ------------------------------------------------------------------------
 
-LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, const fs::path& json_path) {
+LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, const fs::path& json_path,
+                               const std::string& checksum) {
   json metadata = parse_metadata(json_path);
+  const auto stored = metadata.find("csv_checksum");
+  if (stored != metadata.end() && (!stored->is_string() || stored->get<std::string>() != checksum))
+    throw InputError(fmt::format("{} does not describe {} (checksum mismatch: the CSV changed after its JSON was written); "
+                                 "delete {} to read the CSV as a bare table, or regenerate both",
+                                 json_path.string(), csv_label, json_path.string()));
   const MetadataReader reader(metadata, json_path.string());
   reader.check_format();
   const Grid grid = reader.grid();
@@ -277,14 +294,16 @@ void write_noise_table(const NoiseTable& table, const fs::path& csv_path, const 
                    json_path.string(), key, given->dump(), value.dump());
     metadata[key] = value;
   }
-  // Invalid UTF-8 in a user-supplied note must not lose the table: replace it rather than throw.
-  const std::string metadata_text = metadata.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // Invalid UTF-8 in a user-supplied note must not lose the table: replace it rather than throw (dump below).
 
   // Stage both before committing either, so that a refusal or a failure leaves both files as they were.
   // The CSV is committed first: if the process dies between the two renames of a first write, what is
   // left is a bare CSV (read without a certificate), never metadata without its table.
-  StagedFile staged_csv(csv_path, format_table_csv(table), overwrite);
-  StagedFile staged_metadata(json_path, metadata_text, overwrite);
+  const std::string csv_text = format_table_csv(table);
+  metadata["csv_checksum"] = csv_checksum(csv_text);
+  const std::string final_metadata_text = metadata.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  StagedFile staged_csv(csv_path, csv_text, overwrite);
+  StagedFile staged_metadata(json_path, final_metadata_text, overwrite);
   staged_csv.commit();
   staged_metadata.commit();
   spdlog::debug("wrote {} ({} rows) and {}", csv_path.string(), table.size(), json_path.string());
@@ -293,14 +312,15 @@ void write_noise_table(const NoiseTable& table, const fs::path& csv_path, const 
 LoadedTable read_noise_table(const fs::path& csv_path) {
   refuse_metadata_path(csv_path);
   const std::string csv_label = csv_path.string();
-  TableCsvRows rows = parse_table_csv(read_file(csv_path), csv_label);
+  const std::string text = read_file(csv_path);
+  TableCsvRows rows = parse_table_csv(text, csv_label);
   if (rows.size() == 0) throw InputError(fmt::format("{}: no data rows", csv_label));
 
   const fs::path json_path = metadata_path_for(csv_path);
   std::error_code ignored;
   if (fs::status(json_path, ignored).type() == fs::file_type::not_found)
     return read_bare(std::move(rows), csv_label, csv_path);
-  return read_with_metadata(std::move(rows), csv_label, json_path);
+  return read_with_metadata(std::move(rows), csv_label, json_path, csv_checksum(text));
 }
 
 }  // namespace noiselearn

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <unistd.h>
 
 #include "io/scratch_directory.hpp"
 #include "io/table_csv.hpp"
@@ -118,6 +121,7 @@ TEST_CASE("the metadata file holds the table's description merged with the calle
   json expected = table_metadata(table);
   expected["utility"] = extra["utility"];
   expected["certificate"] = extra["certificate"];
+  expected["csv_checksum"] = metadata["csv_checksum"];  // checked in its own test
   CHECK(metadata == expected);  // nothing else was written
 
   // The reader returns the whole file, extra keys included.
@@ -287,6 +291,10 @@ TEST_CASE("metadata that disagrees with the CSV is rejected", "[table_files]") {
   // Mirrored probabilities on [-2, 2]: a valid symmetric table.
   write_noise_table(NoiseTable(Grid{-2.0, 1.0, 5}, {0.0625, 0.25, 0.375, 0.25, 0.0625}), csv, nullptr, false);
   json metadata = json::parse(get_file(json_path));
+  // These cases edit the CSV or the grid on purpose to reach the other checks: drop the checksum, as a JSON
+  // written by another tool (or an older noiselearn) would not have it. The checksum has its own test.
+  metadata.erase("csv_checksum");
+  put_file(json_path, metadata.dump(2));
   const auto rewrite = [&](const json& changed) { put_file(json_path, changed.dump(2)); };
   const auto error = [&] { return input_error_of([&] { read_noise_table(csv); }); };
 
@@ -339,4 +347,19 @@ TEST_CASE("metadata that disagrees with the CSV is rejected", "[table_files]") {
     put_file(csv, "x,p,logp\n-2,0.0625,-2.77\n-1,0.25,-1.39\n0,0.375,-0.98\n1,0.25,-1.39\n2,0.0625,-inf\n");
     CHECK(read_noise_table(csv).table.probabilities() == std::vector<double>{0.0625, 0.25, 0.375, 0.25, 0.0625});
   }
+}
+
+TEST_CASE("a CSV edited after its JSON was written is refused (stale certificate)", "[table-files]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("noiselearn-checksum-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const noiselearn::NoiseTable table(noiselearn::Grid{-1.0, 1.0, 3}, {0.25, 0.5, 0.25});
+  noiselearn::write_noise_table(table, dir / "t.csv", {{"certificate", {{"compositions", 1}}}}, false);
+  CHECK_NOTHROW(noiselearn::read_noise_table(dir / "t.csv"));
+  // Same grid, different probabilities: without the checksum the old certificate would describe it.
+  std::ofstream(dir / "t.csv") << "x,p\n-1,0.5\n0,0.25\n1,0.25\n";
+  CHECK_THROWS_WITH(noiselearn::read_noise_table(dir / "t.csv"), Catch::Contains("checksum mismatch"));
+  std::filesystem::remove(dir / "t.json");
+  CHECK(noiselearn::read_noise_table(dir / "t.csv").table.p(0) == 0.5);  // bare CSV again
+  std::filesystem::remove_all(dir);
 }
