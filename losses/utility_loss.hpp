@@ -4,22 +4,14 @@
 // Pr[|e| > tau]. As in eq. (2), the cost is evaluated at the grid points (the table's outputs).
 #include <torch/torch.h>
 
-#include <string>
 
 #include "core/grid.hpp"
+#include "core/utility.hpp"
 
 namespace noiselearn {
 
-enum class UtilityLossKind { kL1, kL2, kSecondMoment, kTailProbability };
-UtilityLossKind parse_utility_loss_kind(const std::string& text);  // l1, l2, second-moment, tail-probability
-std::string to_string(UtilityLossKind kind);
-
-struct UtilityLossOptions {
-  UtilityLossKind kind = UtilityLossKind::kL1;
-  double tail_threshold = 1.0;  // tau of the tail probability (units of x)
-};
-
-// The utility loss of log p on `grid` (tensor of shape [grid.size]).
-torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilityLossOptions& options);
+// The utility of log p on `grid` (tensor of shape [grid.size]); the differentiable twin of core/utility.hpp's
+// utility(table, specification), equal to it on every table.
+torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& specification);
 
 }  // namespace noiselearn

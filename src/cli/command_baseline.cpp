@@ -69,13 +69,15 @@ void run_baseline(const BaselineOptions& o) {
     if (equals == std::string::npos)
       throw InputError(fmt::format("--target-utility '{}' must look like l1=2.5, l2=3 or second-moment=9", o.target_utility));
     const UtilityKind kind = parse_utility_kind(o.target_utility.substr(0, equals));
+    if (kind == UtilityKind::kTailProbability)
+      throw InputError("--target-utility: calibrate to l1, l2 or second-moment (tail-probability needs a threshold)");
     double value = 0.0;
     try {
       value = std::stod(o.target_utility.substr(equals + 1));
     } catch (const std::exception&) {
       throw InputError(fmt::format("--target-utility '{}': '{}' is not a number", o.target_utility, o.target_utility.substr(equals + 1)));
     }
-    Calibration c = calibrate_to_utility(o.family, grid, parameters, kind, value);
+    Calibration c = calibrate_to_utility(o.family, grid, parameters, UtilitySpecification{kind}, value);
     spdlog::info("calibrated {} = {:.10g} for {} utility {:g} ({} evaluations)", calibrated_parameter(o.family), c.value,
                  to_string(kind), value, c.evaluations);
     extra["calibration"] = {{"parameter", calibrated_parameter(o.family)}, {"value", c.value},

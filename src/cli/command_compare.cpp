@@ -26,6 +26,7 @@ struct CompareOptions {
   double epsilon = 0.3;
   double delta = 1e-6;
   std::string utility = "l1";
+  double tail_threshold = 1.0;
   std::string out;
   bool force = false;
   bool no_gaussian = false;
@@ -41,9 +42,9 @@ void run_compare(const CompareOptions& o) {
   settings.pair = o.pair.specification();
   settings.compositions = o.compositions;
   settings.epsilon = o.epsilon;
-  settings.utility = parse_utility_kind(o.utility);
+  settings.utility = UtilitySpecification{parse_utility_kind(o.utility), o.tail_threshold};
   settings.accountant = o.accountant.options();
-  const std::string u = to_string(settings.utility);
+  const std::string u = to_string(settings.utility.kind);
 
   std::string csv = fmt::format("table,{0},delta_upper,delta_lower,epsilon_upper_at_delta,epsilon_lower_at_delta,"
                                 "gaussian_same_{0}_sigma,gaussian_same_{0}_delta_upper,gaussian_same_delta_sigma,"
@@ -93,7 +94,10 @@ Command make_compare_command(CLI::App& parent) {
   app->add_option("--compositions,-n", o->compositions, "Number of compositions n")->capture_default_str();
   app->add_option("--epsilon", o->epsilon, "Epsilon at which delta is compared")->capture_default_str();
   app->add_option("--delta", o->delta, "Delta at which epsilon is compared")->capture_default_str();
-  app->add_option("--utility", o->utility, "Utility that is matched: l1, l2 or second-moment")->capture_default_str();
+  app->add_option("--utility", o->utility, "Utility that is matched: l1, l2, second-moment or tail-probability")
+      ->capture_default_str();
+  app->add_option("--tail-threshold", o->tail_threshold, "tau of --utility tail-probability = Pr[|e| > tau] (units of x)")
+      ->capture_default_str();
   app->add_option("--out", o->out, "Also write the comparison as CSV");
   app->add_flag("--force", o->force, "Overwrite an existing --out file");
   app->add_flag("--no-gaussian", o->no_gaussian, "Skip the matched truncated Gaussian (faster)");

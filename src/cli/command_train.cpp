@@ -55,10 +55,9 @@ PairSpecification pair_of(const TrainingConfig& c) {
   return p;
 }
 
-// The utility compared with the truncated Gaussian: the training utility when the table utilities have it.
-UtilityKind comparison_utility(const TrainingConfig& c) {
-  if (c.utility_kind == "tail-probability") return UtilityKind::kL1;
-  return parse_utility_kind(c.utility_kind);
+// The training utility: optimised, matched against the truncated Gaussian, and reported.
+UtilitySpecification utility_of(const TrainingConfig& c) {
+  return UtilitySpecification{parse_utility_kind(c.utility_kind), c.utility_tail_threshold};
 }
 
 TrainingOptions training_options_of(const TrainingConfig& c, const Grid& grid, const fs::path& directory) {
@@ -71,8 +70,7 @@ TrainingOptions training_options_of(const TrainingConfig& c, const Grid& grid, c
   o.utility_weight.minimum = c.schedule_utility_weight_min;
   o.utility_weight.decay = c.schedule_utility_weight_decay;
   o.directions = parse_direction_combination(c.loss_directions);
-  o.utility.kind = parse_utility_loss_kind(c.utility_kind);
-  o.utility.tail_threshold = c.utility_tail_threshold;
+  o.utility = utility_of(c);
   o.pair.kind = parse_pair_kind(c.pair_kind);
   o.pair.shift_cells = whole_steps(c.pair_sensitivity, grid.step, fmt::format("pair.sensitivity {:g}", c.pair_sensitivity));
   if (o.pair.shift_cells < 1) throw InputError("pair.sensitivity must be at least one grid step");
@@ -158,7 +156,7 @@ void run_train(const TrainOptions& options) {
       summary.seconds += s.seconds;
       return table_of(*model);
     };
-    const UtilityKind target_utility = comparison_utility(config);
+    const UtilitySpecification target_utility = utility_of(config);
     auto evaluate = [&](const NoiseTable& table) {
       const PairBounds bounds = account(make_pair_family(table, pair), config.loss_compositions, accountant);
       return std::pair{bounds.delta_upper(config.loss_epsilon), utility(table, target_utility)};
@@ -192,7 +190,7 @@ void run_train(const TrainOptions& options) {
     settings.pair = pair;
     settings.compositions = config.loss_compositions;
     settings.epsilon = config.loss_epsilon;
-    settings.utility = comparison_utility(config);
+    settings.utility = utility_of(config);
     settings.accountant = accountant;
     spdlog::info("certifying the truncated Gaussian at the same utility and at the same certified delta");
     comparison = compare_with_truncated_gaussian(table, settings);
@@ -221,7 +219,7 @@ void run_train(const TrainOptions& options) {
   if (comparison) {
     const auto& su = comparison->same_utility;
     const auto& sd = comparison->same_delta;
-    const std::string u = to_string(comparison_utility(config));
+    const std::string u = to_string(utility_of(config).kind);
     std::string csv = fmt::format("table,sigma,{},delta_upper,delta_lower\n", u);
     csv += fmt::format("learned,,{:.17g},{:.17g},{:.17g}\n", comparison->utility, comparison->delta_upper, comparison->delta_lower);
     if (su.found)
@@ -262,7 +260,7 @@ void run_train(const TrainOptions& options) {
       "Trained {} ({} on {}) with {} for {} epochs in {}. The learned table has {} {:.6g} and L2 {:.6g}; after n = {} "
       "compositions its certified delta at epsilon = {:g} is in [{:.6g}, {:.6g}] (lower, upper; {}){}.{}{} Run directory: {}.\n",
       model->model_name(), config.model_kind, describe(grid), loss->loss_name(), summary.epochs_run, seconds_text(summary.seconds),
-      to_string(comparison_utility(config)), utility(table, comparison_utility(config)), l2_utility(table), config.loss_compositions,
+      to_string(utility_of(config).kind), utility(table, utility_of(config)), l2_utility(table), config.loss_compositions,
       first_delta.epsilon, first_delta.delta_lower, first_delta.delta_upper, certificate.shift_justification,
       epsilon_text.empty() ? "" : "; " + epsilon_text, comparison_sentence,
       target_message.empty() ? "" : " " + target_message + ".", directory.string());

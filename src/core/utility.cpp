@@ -48,7 +48,8 @@ UtilityKind parse_utility_kind(const std::string& text) {
   if (text == "l1") return UtilityKind::kL1;
   if (text == "l2") return UtilityKind::kL2;
   if (text == "second-moment") return UtilityKind::kSecondMoment;
-  throw InputError(fmt::format("unknown utility '{}' (valid: l1, l2, second-moment)", text));
+  if (text == "tail-probability") return UtilityKind::kTailProbability;
+  throw InputError(fmt::format("unknown utility '{}' (valid: l1, l2, second-moment, tail-probability)", text));
 }
 
 std::string to_string(UtilityKind kind) {
@@ -56,15 +57,17 @@ std::string to_string(UtilityKind kind) {
     case UtilityKind::kL1: return "l1";
     case UtilityKind::kL2: return "l2";
     case UtilityKind::kSecondMoment: return "second-moment";
+    case UtilityKind::kTailProbability: return "tail-probability";
   }
   return "?";
 }
 
-double utility(const NoiseTable& table, UtilityKind kind) {
-  switch (kind) {
+double utility(const NoiseTable& table, const UtilitySpecification& specification) {
+  switch (specification.kind) {
     case UtilityKind::kL1: return l1_utility(table);
     case UtilityKind::kL2: return l2_utility(table);
     case UtilityKind::kSecondMoment: return second_moment(table);
+    case UtilityKind::kTailProbability: return tail_probability(table, specification.tail_threshold);
   }
   return std::nan("");
 }

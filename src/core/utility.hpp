@@ -21,10 +21,20 @@ double tail_probability(const NoiseTable& table, double tau);
 // max |x_i| over the points with p_i > 0: the worst-case error.
 double max_abs_error(const NoiseTable& table);
 
-enum class UtilityKind { kL1, kL2, kSecondMoment };
-// Parses "l1", "l2", "second-moment"; throws InputError listing the valid names otherwise.
+// The utility a user optimises or matches (the config's utility.kind). Every kind grows with the noise's
+// scale, which calibration relies on.
+enum class UtilityKind { kL1, kL2, kSecondMoment, kTailProbability };
+// Parses "l1", "l2", "second-moment", "tail-probability"; throws InputError listing the valid names otherwise.
 UtilityKind parse_utility_kind(const std::string& text);
 std::string to_string(UtilityKind kind);
-double utility(const NoiseTable& table, UtilityKind kind);
+
+struct UtilitySpecification {
+  // Implicit from a kind, so that utility(table, UtilityKind::kL1) reads naturally.
+  UtilitySpecification(UtilityKind kind_ = UtilityKind::kL1, double tail_threshold_ = 1.0)
+      : kind(kind_), tail_threshold(tail_threshold_) {}
+  UtilityKind kind;
+  double tail_threshold;  // tau of the tail probability (units of x)
+};
+double utility(const NoiseTable& table, const UtilitySpecification& specification);
 
 }  // namespace noiselearn

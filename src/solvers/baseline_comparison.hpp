@@ -32,7 +32,7 @@ struct ComparisonSettings {
   PairSpecification pair;
   int64_t compositions = 1;
   double epsilon = 0.3;
-  UtilityKind utility = UtilityKind::kL1;
+  UtilitySpecification utility;
   AccountantOptions accountant;
 };
 

@@ -42,9 +42,9 @@ std::string calibrated_parameter(const std::string& family) {
 }
 
 Calibration calibrate_to_utility(const std::string& family, const Grid& grid, BaselineParameters parameters,
-                                 UtilityKind kind, double target) {
+                                 const UtilitySpecification& kind, double target) {
   if (!(target > 0.0) || !std::isfinite(target))
-    throw InputError(fmt::format("target {} utility {} must be positive and finite", to_string(kind), target));
+    throw InputError(fmt::format("target {} utility {} must be positive and finite", to_string(kind.kind), target));
   const std::string name = calibrated_parameter(family);
   auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 1000.0);
   int evaluations = 0;
@@ -58,7 +58,7 @@ Calibration calibrate_to_utility(const std::string& family, const Grid& grid, Ba
   if (target < u_low || target > u_high)
     throw InputError(fmt::format("target {} utility {:g} is out of reach for {} on this grid: {} from {:g} to {:g} "
                                  "gives utilities {:.6g} to {:.6g}",
-                                 to_string(kind), target, family, name, low, high, u_low, u_high));
+                                 to_string(kind.kind), target, family, name, low, high, u_low, u_high));
   // Bisection in log scale: utility is non-decreasing in the scale.
   for (int i = 0; i < 200 && high / low - 1.0 > 1e-12; ++i) {
     const double middle = std::sqrt(low * high);

@@ -28,7 +28,7 @@ struct Calibration {
 // target above what the grid allows (a truncated family saturates) or below what the grid can resolve is an
 // InputError that says the reachable range.
 Calibration calibrate_to_utility(const std::string& family, const Grid& grid, BaselineParameters parameters,
-                                 UtilityKind kind, double target);
+                                 const UtilitySpecification& kind, double target);
 
 struct DeltaTarget {
   double epsilon = 1.0;

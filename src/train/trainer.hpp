@@ -32,7 +32,7 @@ struct TrainingOptions {
   LearningRateSchedule learning_rate;
   UtilityWeightSchedule utility_weight;
   DirectionCombination directions = DirectionCombination::kSum;
-  UtilityLossOptions utility;
+  UtilitySpecification utility;
   TrainingPair pair;
   int64_t log_every = 500;         // progress line every N epochs (0: never)
   int64_t history_every = 10;      // history record every N epochs (and the last epoch)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "accounting/convolution.hpp"
+#include "bench_timing.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "core/baselines.hpp"
 #include "core/log_math.hpp"
@@ -22,19 +23,9 @@ using namespace noiselearn;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 template <typename F>
 double best_of(int repetitions, F&& f) {
-  double best = 1e300;
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, seconds_since(start));
-  }
-  return best;
+  return bench::time_of(0, repetitions, f).best;
 }
 
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / M_SQRT2); }
@@ -131,9 +122,7 @@ void benchmark_one_sided() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
+  const int threads = bench::threads_argument(argc, argv, 2);
   at::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
   std::printf("bench_accountant (%d threads)\n\n", threads);

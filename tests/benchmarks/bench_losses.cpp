@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "core/baselines.hpp"
 #include "losses/differentiable_pair.hpp"
 #include "losses/privacy_buckets_loss.hpp"
@@ -23,29 +24,11 @@ using namespace noiselearn;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-struct Timing {
-  double best = 0.0;
-  double median = 0.0;
-};
-
-// Best and median of `repetitions` timings after 5 warm-up runs (a training loop runs in the steady state:
-// thread pool started, the allocator's mmap threshold adapted to the ~0.5 MB tensors). The best is the
-// figure to compare; the median shows the noise of a shared machine.
+// Best and median after 5 warm-up runs: the best is the figure to compare, the median shows the noise of a
+// shared machine.
 template <typename F>
-Timing time_of(int repetitions, F&& f) {
-  for (int w = 0; w < 5; ++w) f();
-  std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(seconds_since(start));
-  }
-  std::sort(times.begin(), times.end());
-  return {times.front(), times[times.size() / 2]};
+bench::Timing time_of(int repetitions, F&& f) {
+  return bench::time_of(5, repetitions, f);
 }
 
 void benchmark_privacy_buckets() {
@@ -71,11 +54,11 @@ void benchmark_privacy_buckets() {
     PrivacyBucketsLoss loss(options);
     torch::Tensor leaf = log_p.clone().requires_grad_(true);
     double delta = 0.0;
-    const Timing forward = time_of(20, [&] {
+    const bench::Timing forward = time_of(20, [&] {
       torch::NoGradGuard no_grad;
       delta = loss.direction_delta(additive_pair(leaf, 60).forward(), 0).item<double>();
     });
-    const Timing both = time_of(20, [&] {
+    const bench::Timing both = time_of(20, [&] {
       leaf.mutable_grad() = torch::Tensor();
       loss.direction_delta(additive_pair(leaf, 60).forward(), 0).backward();
     });
@@ -88,9 +71,7 @@ void benchmark_privacy_buckets() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::atoi(argv[i + 1]);
+  const int threads = bench::threads_argument(argc, argv, 2);
   at::set_num_threads(threads);
   std::printf("bench_losses (%d threads)\n\n", threads);
   benchmark_privacy_buckets();

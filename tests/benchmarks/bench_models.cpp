@@ -16,28 +16,17 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "models/sigmoid_stack.hpp"
 
 using namespace noiselearn;
 
 namespace {
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // Median wall time of `repetitions` runs after one warm-up run.
 template <typename F>
 double median_seconds(int repetitions, F&& f) {
-  f();
-  std::vector<double> times;
-  for (int r = 0; r < repetitions; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    times.push_back(seconds_since(start));
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return bench::time_of(1, repetitions, f).median;
 }
 
 // One training step's worth of work: log p, a scalar loss with every log p in it, and its gradient.
@@ -83,9 +72,7 @@ void report(const char* label, double range, int64_t sigmoids, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 2;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--threads") == 0) threads = std::stoi(argv[i + 1]);
+  const int threads = bench::threads_argument(argc, argv, 2);
   at::set_num_threads(threads);
   std::printf("bench_models: sigmoid stack, %d threads; target <= 10 ms for the fast path at the paper's scale\n",
               threads);

@@ -1,6 +1,8 @@
 // The noiselearn executable as a user meets it: exit codes, one-line errors naming the culprit, outputs.
 #include <catch2/catch.hpp>
 
+#include "cli/run_noiselearn.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -12,67 +14,33 @@
 
 namespace fs = std::filesystem;
 
+using namespace noiselearn::testing;
+
 namespace {
-
-struct Run {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("noiselearn-cli-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-// Runs noiselearn with `arguments` (a shell fragment) in `directory`.
-Run noiselearn(const std::string& arguments, const fs::path& directory) {
-  const fs::path err_file = directory / "stderr.txt";
-  const std::string command = "cd '" + directory.string() + "' && '" + NOISELEARN_BINARY + "' --threads 1 " +
-                              arguments + " 2>'" + err_file.string() + "'";
-  Run run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_file);
-  run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-  return run;
-}
 
 void write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;
-}
-
-// The error lines (not the log lines) of stderr.
-std::string error_line(const Run& run) {
-  const auto at = run.err.find("noiselearn: error: ");
-  return at == std::string::npos ? std::string() : run.err.substr(at);
 }
 
 }  // namespace
 
 TEST_CASE("help exits 0 and lists the commands", "[cli]") {
   const fs::path dir = scratch("help");
-  const Run top = noiselearn("--help", dir);
+  const Run top = run_noiselearn("--help", dir);
   CHECK(top.exit_code == 0);
   CHECK_THAT(top.out, Catch::Contains("baseline") && Catch::Contains("evaluate"));
-  const Run evaluate = noiselearn("evaluate --help", dir);
+  const Run evaluate = run_noiselearn("evaluate --help", dir);
   CHECK(evaluate.exit_code == 0);
   CHECK_THAT(evaluate.out, Catch::Contains("--sensitivity") && Catch::Contains("--loss-step"));
 }
 
 TEST_CASE("baseline then evaluate reproduces Gilani et al.'s Gaussian epsilon, as text and JSON", "[cli]") {
   const fs::path dir = scratch("gaussian");
-  const Run baseline = noiselearn("baseline gaussian --sigma 5 --grid-step 0.01 --range 200 --out g.csv", dir);
+  const Run baseline = run_noiselearn("baseline gaussian --sigma 5 --grid-step 0.01 --range 200 --out g.csv", dir);
   REQUIRE(baseline.exit_code == 0);
   CHECK(fs::exists(dir / "g.csv"));
   CHECK(fs::exists(dir / "g.json"));
-  const Run json = noiselearn("evaluate g.csv --sensitivity 1 -n 10 --delta 1e-6 --epsilon 1 --json --curve c.csv", dir);
+  const Run json = run_noiselearn("evaluate g.csv --sensitivity 1 -n 10 --delta 1e-6 --epsilon 1 --json --curve c.csv", dir);
   REQUIRE(json.exit_code == 0);
   const auto certificate = nlohmann::json::parse(json.out);
   CHECK(certificate["compositions"] == 10);
@@ -95,32 +63,32 @@ TEST_CASE("baseline then evaluate reproduces Gilani et al.'s Gaussian epsilon, a
     ++rows;
   }
   CHECK(rows == 201);
-  const Run text = noiselearn("evaluate g.csv --sensitivity 1 -n 10 --delta 1e-6", dir);
+  const Run text = run_noiselearn("evaluate g.csv --sensitivity 1 -n 10 --delta 1e-6", dir);
   CHECK(text.exit_code == 0);
   CHECK_THAT(text.out, Catch::Contains("epsilon in [2.921"));
 }
 
 TEST_CASE("baseline --compositions stores the same certificate in the table's JSON", "[cli]") {
   const fs::path dir = scratch("certified");
-  REQUIRE(noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 60 --out t.csv --sensitivity 1 -n 4 --delta 1e-5",
+  REQUIRE(run_noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 60 --out t.csv --sensitivity 1 -n 4 --delta 1e-5",
                      dir).exit_code == 0);
   std::ifstream in(dir / "t.json");
   const auto metadata = nlohmann::json::parse(in);
   REQUIRE(metadata.contains("certificate"));
   REQUIRE(metadata.contains("utility"));
   CHECK(metadata["utility"]["l1"].get<double>() == Approx(2.0).epsilon(1e-3));
-  const Run json = noiselearn("evaluate t.csv --sensitivity 1 -n 4 --delta 1e-5 --json", dir);
+  const Run json = run_noiselearn("evaluate t.csv --sensitivity 1 -n 4 --delta 1e-5 --json", dir);
   REQUIRE(json.exit_code == 0);
   CHECK(nlohmann::json::parse(json.out) == metadata["certificate"]);
 }
 
 TEST_CASE("calibration through the CLI: a target utility and a target certified delta", "[cli]") {
   const fs::path dir = scratch("calibrate");
-  REQUIRE(noiselearn("baseline truncated-gaussian --target-utility l2=2 --truncation 5 --grid-step 0.01 --range 6 --out u.csv",
+  REQUIRE(run_noiselearn("baseline truncated-gaussian --target-utility l2=2 --truncation 5 --grid-step 0.01 --range 6 --out u.csv",
                      dir).exit_code == 0);
   std::ifstream u(dir / "u.json");
   CHECK(nlohmann::json::parse(u)["utility"]["l2"].get<double>() == Approx(2.0).epsilon(1e-8));
-  const Run delta = noiselearn(
+  const Run delta = run_noiselearn(
       "baseline gaussian --target-delta 1e-6 --target-epsilon 1 --sensitivity 1 -n 4 --grid-step 0.02 --range 100 --out d.csv", dir);
   REQUIRE(delta.exit_code == 0);
   std::ifstream d(dir / "d.json");
@@ -130,7 +98,7 @@ TEST_CASE("calibration through the CLI: a target utility and a target certified 
 
 TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][errors]") {
   const fs::path dir = scratch("errors");
-  REQUIRE(noiselearn("baseline gaussian --sigma 1 --grid-step 0.01 --range 10 --out g.csv", dir).exit_code == 0);
+  REQUIRE(run_noiselearn("baseline gaussian --sigma 1 --grid-step 0.01 --range 10 --out g.csv", dir).exit_code == 0);
   write(dir / "sum.csv", "x,p\n0,0.5\n1,0.6\n");
   write(dir / "nan.csv", "x,p\n0,0.5\n1,nan\n");
   write(dir / "negative.csv", "x,p\n0,1.5\n1,-0.5\n");
@@ -166,7 +134,7 @@ TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][er
            Case{"baseline truncated-gaussian --target-utility l2=50 --grid-step 0.1 --range 10 --out h.csv", "out of reach"},
            Case{"--threads 0 evaluate g.csv --sensitivity 1", "--threads"},
        }) {
-    const Run run = noiselearn(c.arguments, dir);
+    const Run run = run_noiselearn(c.arguments, dir);
     INFO(c.arguments << "\nstderr: " << run.err);
     CHECK(run.exit_code == 2);
     const std::string line = error_line(run);

@@ -1,6 +1,8 @@
 // noiselearn train / compare / plot as a user meets them.
 #include <catch2/catch.hpp>
 
+#include "cli/run_noiselearn.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -13,36 +15,9 @@
 
 namespace fs = std::filesystem;
 
+using namespace noiselearn::testing;
+
 namespace {
-
-struct Run {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("noiselearn-train-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-Run noiselearn(const std::string& arguments, const fs::path& directory) {
-  const fs::path err_file = directory / "stderr.txt";
-  const std::string command = "cd '" + directory.string() + "' && '" + NOISELEARN_BINARY + "' --threads 1 " + arguments +
-                              " 2>'" + err_file.string() + "'";
-  Run run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_file);
-  run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-  return run;
-}
 
 const char* kTinyConfig = R"(grid:
   range: 4
@@ -61,17 +36,12 @@ output:
   checkpoint_every: 10
 )";
 
-std::string error_line(const Run& run) {
-  const auto at = run.err.find("noiselearn: error: ");
-  return at == std::string::npos ? std::string() : run.err.substr(at);
-}
-
 }  // namespace
 
 TEST_CASE("train writes the whole run directory, certified", "[cli][train]") {
   const fs::path dir = scratch("run");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
-  const Run run = noiselearn("train tiny.yaml --out run", dir);
+  const Run run = run_noiselearn("train tiny.yaml --out run", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   for (const char* file : {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "history.csv", "comparison.csv",
@@ -86,7 +56,7 @@ TEST_CASE("train writes the whole run directory, certified", "[cli][train]") {
   CHECK(lower <= upper);
   CHECK_THAT(run.out, Catch::Contains("Trained sigmoid-stack"));
   // The resolved config reproduces the run: the same table bit for bit.
-  const Run again = noiselearn("train run/config.yaml --out again", dir);
+  const Run again = run_noiselearn("train run/config.yaml --out again", dir);
   REQUIRE(again.exit_code == 0);
   std::ifstream a(dir / "run" / "noise.csv"), b(dir / "again" / "noise.csv");
   const std::string ta((std::istreambuf_iterator<char>(a)), {}), tb((std::istreambuf_iterator<char>(b)), {});
@@ -96,18 +66,18 @@ TEST_CASE("train writes the whole run directory, certified", "[cli][train]") {
 TEST_CASE("train refuses a non-empty run directory, --force overwrites, --resume continues", "[cli][train]") {
   const fs::path dir = scratch("resume");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
-  REQUIRE(noiselearn("train tiny.yaml --out run", dir).exit_code == 0);
-  const Run refused = noiselearn("train tiny.yaml --out run", dir);
+  REQUIRE(run_noiselearn("train tiny.yaml --out run", dir).exit_code == 0);
+  const Run refused = run_noiselearn("train tiny.yaml --out run", dir);
   CHECK(refused.exit_code == 2);
   CHECK_THAT(error_line(refused), Catch::Contains("run is not empty"));
-  const Run resumed = noiselearn("train tiny.yaml --out run --resume --set optimiser.epochs=50", dir);
+  const Run resumed = run_noiselearn("train tiny.yaml --out run --resume --set optimiser.epochs=50", dir);
   INFO(resumed.err);
   REQUIRE(resumed.exit_code == 0);
   CHECK_THAT(resumed.err, Catch::Contains("resuming from") && Catch::Contains("at epoch 30"));
   std::ifstream metadata_file(dir / "run" / "noise.json");
   CHECK(nlohmann::json::parse(metadata_file)["training"]["epochs_run"] == 20);
-  CHECK(noiselearn("train tiny.yaml --out run --force", dir).exit_code == 0);
-  CHECK(noiselearn("train tiny.yaml --out fresh --resume", dir).exit_code == 2);
+  CHECK(run_noiselearn("train tiny.yaml --out run --force", dir).exit_code == 0);
+  CHECK(run_noiselearn("train tiny.yaml --out fresh --resume", dir).exit_code == 2);
 }
 
 TEST_CASE("bad configs: one-line error naming the key, exit code 2", "[cli][train][errors]") {
@@ -129,7 +99,7 @@ TEST_CASE("bad configs: one-line error naming the key, exit code 2", "[cli][trai
                         Case{"train tiny.yaml --set model.init=uniform", "model.init = uniform is for the logit models"},
                         Case{"train tiny.yaml --set pair.sensitivity=0.05", "pair.sensitivity 0.05 is not a whole number of grid steps"},
                         Case{"plot .", "has no noise.csv"}}) {
-    const Run run = noiselearn(c.arguments, dir);
+    const Run run = run_noiselearn(c.arguments, dir);
     INFO(c.arguments << "\n" << run.err);
     CHECK(run.exit_code == 2);
     const std::string line = error_line(run);
@@ -140,9 +110,9 @@ TEST_CASE("bad configs: one-line error naming the key, exit code 2", "[cli][trai
 
 TEST_CASE("compare prints tables side by side with the matched truncated Gaussian", "[cli]") {
   const fs::path dir = scratch("compare");
-  REQUIRE(noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 30 --out a.csv", dir).exit_code == 0);
-  REQUIRE(noiselearn("baseline truncated-gaussian --sigma 2 --truncation 10 --grid-step 0.05 --range 30 --out b.csv", dir).exit_code == 0);
-  const Run run = noiselearn("compare a.csv b.csv --sensitivity 1 -n 4 --epsilon 1 --out c.csv", dir);
+  REQUIRE(run_noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 30 --out a.csv", dir).exit_code == 0);
+  REQUIRE(run_noiselearn("baseline truncated-gaussian --sigma 2 --truncation 10 --grid-step 0.05 --range 30 --out b.csv", dir).exit_code == 0);
+  const Run run = run_noiselearn("compare a.csv b.csv --sensitivity 1 -n 4 --epsilon 1 --out c.csv", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.out, Catch::Contains("a.csv") && Catch::Contains("b.csv"));
