@@ -145,3 +145,23 @@ TEST_CASE("starting from the truncated Gaussian, keep-best never ends worse by t
   CHECK(objective(table_of(*model)) <= objective(start) * (1 + 1e-12));
   (void)summary;
 }
+
+TEST_CASE("training on the DP-SGD subsampled mixture pair (eq. 5) lowers its surrogate", "[trainer]") {
+  auto model = small_model(5);
+  TrainingOptions options = small_options(40);
+  options.pair.kind = PairKind::kSubsampledMixture;
+  options.pair.sampling_rate = 0.1;
+  options.directions = DirectionCombination::kMax;
+  Trainer trainer(model, small_loss(), options);
+  const TrainingSummary summary = trainer.run();
+  REQUIRE_FALSE(summary.stopped_early);
+  CHECK(summary.history.back().privacy < summary.history.front().privacy);
+  // Both directions of the mixture differ (no mirror symmetry): the surrogate is their maximum.
+  auto loss = small_loss();
+  const torch::Tensor log_p = model->log_probabilities().detach();
+  const DifferentiablePair pair = options.pair.build(log_p);
+  const double forward = loss->direction_delta(pair.forward(), 0).item<double>();
+  const double backward = loss->direction_delta(pair.backward(), 1).item<double>();
+  CHECK(forward != backward);
+  CHECK(loss->delta(pair, DirectionCombination::kMax).item<double>() == std::max(forward, backward));
+}
