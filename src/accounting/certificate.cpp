@@ -60,11 +60,14 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
     d.grid_points = std::max<int64_t>(d.grid_points, static_cast<int64_t>(pld->masses.size()));
     d.truncated_mass_upper = std::max(d.truncated_mass_upper, pld->truncated_mass);
     d.numerical_error_upper = std::max(d.numerical_error_upper, pld->numerical_error);
+    d.relative_error_upper = std::max(d.relative_error_upper, pld->relative_error);
   }
   for (const auto& scenario : bounds.lower) {
-    certificate.discretisation.numerical_error_lower =
-        std::max({certificate.discretisation.numerical_error_lower, scenario.first_to_second.numerical_error,
-                  scenario.direction(true).numerical_error});
+    auto& d = certificate.discretisation;
+    d.numerical_error_lower =
+        std::max({d.numerical_error_lower, scenario.first_to_second.numerical_error, scenario.direction(true).numerical_error});
+    d.relative_error_lower =
+        std::max({d.relative_error_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
   }
   certificate.discretisation.loss_step = options.loss_step;
   certificate.discretisation.upper_method = to_string(options.upper_method);
@@ -133,9 +136,10 @@ std::string Certificate::report() const {
   const auto& d = discretisation;
   out += fmt::format(
       "  discretisation: loss step {:g} (final {:g}, {} points), upper {}, lower {}, tail mass {:g} per "
-      "truncation ({:.3g} moved to infinity), floating-point allowance {:.3g} (upper) / {:.3g} (lower)\n",
+      "truncation ({:.3g} moved to infinity), floating-point allowance {:.3g} + {:.2g} relative (upper) / {:.3g} + "
+      "{:.2g} relative (lower)\n",
       d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass, d.truncated_mass_upper,
-      d.numerical_error_upper, d.numerical_error_lower);
+      d.numerical_error_upper, d.relative_error_upper, d.numerical_error_lower, d.relative_error_lower);
   return out;
 }
 

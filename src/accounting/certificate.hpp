@@ -47,8 +47,10 @@ struct DiscretisationSummary {
   std::string upper_method, lower_method;
   double tail_mass = 0.0;              // per truncation
   double truncated_mass_upper = 0.0;   // moved to the infinity mass in total (largest over directions)
-  double numerical_error_upper = 0.0;  // floating-point allowance added to the upper bound
+  double numerical_error_upper = 0.0;  // floating-point allowance added to the upper bound (absolute)
   double numerical_error_lower = 0.0;  // ... subtracted from the lower bound
+  double relative_error_upper = 0.0;   // relative floating-point allowance of the upper bound
+  double relative_error_lower = 0.0;   // ... of the lower bound
 };
 
 struct Certificate {

@@ -52,9 +52,14 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
   const double finite_1 = first.finite_mass(), finite_2 = second.finite_mass();
   const double total_1 = finite_1 + first.infinity_mass, total_2 = finite_2 + second.infinity_mass;
   result.infinity_mass = first.infinity_mass * total_2 + finite_1 * second.infinity_mass;
-  // Errors of the factors propagate linearly (l1 norms of sub-probability vectors are <= their totals).
-  result.numerical_error = first.numerical_error * total_2 + second.numerical_error * total_1 +
-                           first.numerical_error * second.numerical_error + product.error_bound;
+  // Errors of the factors (x_hat = x (1 + theta) + e): the relative parts multiply, the absolute parts
+  // propagate linearly (e * y_hat and x (1 + theta) * f, whose l1 norms are bounded by the computed totals),
+  // then the convolution adds its own (relative for direct summation, which also scales the absolute part;
+  // absolute for the FFT).
+  result.relative_error = (1.0 + first.relative_error) * (1.0 + second.relative_error) * (1.0 + product.relative_error) - 1.0;
+  result.numerical_error = (first.numerical_error * total_2 + second.numerical_error * (total_1 + first.numerical_error)) *
+                               (1.0 + product.relative_error) +
+                           product.error_bound;
   result.truncated_mass = first.truncated_mass + second.truncated_mass;
 
   truncate_tails(result, options.tail_mass);

@@ -53,11 +53,10 @@ Convolution convolve_direct(const std::vector<double>& x, const std::vector<doub
     double* out = result.values.data() + i;
     for (size_t j : support_y) out[j] += xi * y[j];
   }
-  // Each output is a sum of at most m = min(nnz x, nnz y) non-negative products, so its error is at most
-  // gamma_m times its value (Higham, eq. 3.5); summed over outputs: gamma_m ||x||_1 ||y||_1.
-  const double m = static_cast<double>(std::min(nonzero_x, support_y.size()));
-  const double gamma = m * kUnitRoundoff / (1.0 - m * kUnitRoundoff);
-  result.error_bound = gamma * norm1(x) * norm1(y);
+  // Each output is a sum of at most m = min(nnz x, nnz y) non-negative products (one rounding each), so its
+  // relative error is at most gamma_{m+1} (Higham, eq. 3.5).
+  const double m = static_cast<double>(std::min(nonzero_x, support_y.size())) + 1.0;
+  result.relative_error = m * kUnitRoundoff / (1.0 - m * kUnitRoundoff);
   return result;
 }
 
@@ -76,7 +75,7 @@ Convolution convolve_fft(const std::vector<double>& x, const std::vector<double>
   result.values.resize(static_cast<size_t>(length));
   std::memcpy(result.values.data(), z.data_ptr<double>(), sizeof(double) * static_cast<size_t>(length));
   // Rounding noise can make true zeros slightly negative; clamping moves every entry towards the exact
-  // (non-negative) value, so the error bound below still holds.
+  // (non-negative) value, so the error bound below still holds. (No relative part: FFT error is absolute.)
   for (double& v : result.values) v = std::max(v, 0.0);
   const double kappa = 10.0 * kUnitRoundoff * std::ceil(std::log2(static_cast<double>(size)));
   const double l2_error = (2.0 * kappa + 3.0 * kUnitRoundoff) * (norm2(x) * norm1(y) + norm1(x) * norm2(y));
@@ -92,7 +91,7 @@ Convolution convolve(const std::vector<double>& x, const std::vector<double>& y)
   };
   const double length = static_cast<double>(x.size() + y.size());
   const double fft_work = 30.0 * length * std::log2(std::max(length, 2.0));
-  if (nonzeros(x) * nonzeros(y) <= std::max(fft_work, 1e5)) return convolve_direct(x, y);
+  if (nonzeros(x) * nonzeros(y) <= std::max(fft_work, 3e7)) return convolve_direct(x, y);
   return convolve_fft(x, y);
 }
 

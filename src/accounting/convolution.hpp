@@ -6,13 +6,16 @@
 
 namespace noiselearn {
 
+// values = exact (1 + theta) + e, |theta_i| <= relative_error, ||e||_1 <= error_bound.
 struct Convolution {
-  std::vector<double> values;  // length x.size() + y.size() - 1, negative rounding noise clamped to 0
-  double error_bound = 0.0;    // bound on || values - exact ||_1
+  std::vector<double> values;   // length x.size() + y.size() - 1, negative rounding noise clamped to 0
+  double error_bound = 0.0;     // absolute, in the l1 norm (FFT)
+  double relative_error = 0.0;  // entrywise relative (direct summation of non-negative terms)
 };
 
 // O(N M) direct summation (over the non-zero entries). The reference every faster method is tested against.
-// Error bound gamma_m ||x||_1 ||y||_1, m = min(non-zeros of x, non-zeros of y) terms per output.
+// Each output is a sum of at most m = min(non-zeros of x, non-zeros of y) non-negative products: relative
+// error gamma_{m+1} entrywise (inputs must be non-negative).
 Convolution convolve_direct(const std::vector<double>& x, const std::vector<double>& y);
 
 // Real-to-complex FFT of a size with no wrap-around (>= N + M - 1), pointwise product, inverse FFT (LibTorch,
@@ -21,7 +24,8 @@ Convolution convolve_direct(const std::vector<double>& x, const std::vector<doub
 //   || z_hat - z ||_2 <= (2 kappa + 3u) (||x||_2 ||y||_1 + ||x||_1 ||y||_2),  || . ||_1 <= sqrt(L) || . ||_2.
 Convolution convolve_fft(const std::vector<double>& x, const std::vector<double>& y);
 
-// Direct when the non-zero products are few (sparse or short inputs), FFT otherwise.
+// Direct when the non-zero products are few (sparse or short inputs, up to ~3e7 products: its error is
+// relative, which stays harmless however often the result is composed again), FFT otherwise.
 Convolution convolve(const std::vector<double>& x, const std::vector<double>& y);
 
 }  // namespace noiselearn

@@ -267,7 +267,8 @@ PrivacyLossDistribution coarsen(const PrivacyLossDistribution& pld, int64_t fact
   }
   PrivacyLossDistribution result = from_buckets(buckets, pld.bound, options);
   result.infinity_mass = pld.infinity_mass;
-  result.numerical_error += pld.numerical_error;
+  result.numerical_error += pld.numerical_error;  // masses are combined linearly: both parts carry over
+  result.relative_error = pld.relative_error;
   result.truncated_mass = pld.truncated_mass;
   result.compositions = pld.compositions;
   return result;

@@ -18,8 +18,10 @@ double PrivacyLossDistribution::finite_mass() const {
 namespace {
 
 // Floating-point allowances, in the bound's direction (an upper bound must not shrink, a lower bound must not
-// grow): the absolute l1 error bound of the masses, and the relative rounding error of summing N positive
-// terms, each computed with a few roundings (Higham, eq. 3.5: (N - 1) u; here (N + 16) u).
+// grow). A computed sum S over masses m_hat = m (1 + theta) + e bounds the exact sum T by
+//   (S - ||e||) / (1 + rho) <= T <= (S + ||e||) / (1 - rho),
+// and S itself, a sum of N positive terms each computed with a few roundings, is within (N + 16) u of its
+// exact value (Higham, eq. 3.5). So: delta = (S * rounding_factor + allowance) / relative_divisor.
 double allowance(const PrivacyLossDistribution& pld) {
   return pld.bound == BoundKind::kUpper ? pld.numerical_error : -pld.numerical_error;
 }
@@ -27,6 +29,10 @@ double allowance(const PrivacyLossDistribution& pld) {
 double rounding_factor(const PrivacyLossDistribution& pld) {
   const double relative = static_cast<double>(pld.masses.size() + 16) * std::numeric_limits<double>::epsilon() / 2.0;
   return pld.bound == BoundKind::kUpper ? 1.0 + relative : 1.0 - relative;
+}
+
+double relative_divisor(const PrivacyLossDistribution& pld) {
+  return pld.bound == BoundKind::kUpper ? 1.0 - pld.relative_error : 1.0 + pld.relative_error;
 }
 
 double clamp_probability(double value) { return std::min(1.0, std::max(0.0, value)); }
@@ -42,7 +48,7 @@ double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
     if (l <= epsilon) break;
     sum += -std::expm1(epsilon - l) * masses[i];
   }
-  return clamp_probability((infinity_mass + sum) * rounding_factor(*this) + allowance(*this));
+  return clamp_probability(((infinity_mass + sum) * rounding_factor(*this) + allowance(*this)) / relative_divisor(*this));
 }
 
 std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vector<double>& epsilons) const {
@@ -63,7 +69,7 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
   double g = 0.0;               // G_j for the current j (masses above j, weighted by e^{l_{j+1} - l_k})
   double delta_at_next = 0.0;   // finite-part delta at l_{j+1}
   size_t q = 0;
-  const double factor = rounding_factor(*this), shift = allowance(*this);
+  const double factor = rounding_factor(*this), shift = allowance(*this), divisor = relative_divisor(*this);
   while (q < order.size()) {
     const double eps = epsilons[order[q]];
     if (j >= 0 && eps < loss(static_cast<size_t>(j))) {
@@ -78,15 +84,15 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
     // eps lies in [l_j, l_{j+1}) (or below the grid if j < 0): delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}}) G_j.
     const double upper_point = loss(static_cast<size_t>(j + 1));
     const double value = delta_at_next + (-std::expm1(eps - upper_point)) * g;
-    result[order[q]] = clamp_probability((infinity_mass + value) * factor + shift);
+    result[order[q]] = clamp_probability(((infinity_mass + value) * factor + shift) / divisor);
     ++q;
   }
   return result;
 }
 
 double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
-  // What the finite part may contribute: (omega + finite) * factor + allowance <= delta.
-  const double target = (delta - allowance(*this)) / rounding_factor(*this) - infinity_mass;
+  // What the finite part may contribute: ((omega + finite) * factor + allowance) / divisor <= delta.
+  const double target = (delta * relative_divisor(*this) - allowance(*this)) / rounding_factor(*this) - infinity_mass;
   if (target <= 0.0) return std::numeric_limits<double>::infinity();
   const double one_minus_decay = -std::expm1(-loss_step);
   const double decay = std::exp(-loss_step);

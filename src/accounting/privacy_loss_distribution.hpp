@@ -32,7 +32,12 @@ struct PrivacyLossDistribution {
   std::vector<double> masses;    // finite part
   double infinity_mass = 0.0;    // A-probability of an infinite loss
   // Bookkeeping that the certificate reports; both enter the delta queries so the bounds stay rigorous.
-  double numerical_error = 0.0;  // l1 bound on floating-point error in `masses` (FFT rounding)
+  // Floating-point error of the masses (and the infinity mass) against the exact discretised distribution,
+  // in two parts: computed = exact (1 + theta) + e with |theta_i| <= relative_error entrywise and
+  // ||e||_1 <= numerical_error. Direct summation of non-negative terms errs relatively (harmless under
+  // composition: relative errors multiply); the FFT errs absolutely (bounded in l1).
+  double numerical_error = 0.0;
+  double relative_error = 0.0;
   double truncated_mass = 0.0;   // tail mass moved to +inf (upper bound) or dropped (lower bound)
   int64_t compositions = 1;
 
@@ -40,9 +45,10 @@ struct PrivacyLossDistribution {
   int64_t last_index() const { return first_index + static_cast<int64_t>(masses.size()) - 1; }
   double finite_mass() const;
 
-  // delta(eps) of this PLD, including the floating-point allowances in the bound's direction (added for an
-  // upper bound, subtracted for a lower bound): numerical_error, and a relative (N + 16) u for the rounding
-  // of the sum itself. Clamped to [0, 1].
+  // delta(eps) of this PLD, including the floating-point allowances in the bound's direction (upper:
+  // (computed + numerical_error) / (1 - relative_error); lower: (computed - numerical_error) / (1 +
+  // relative_error)), where `computed` carries a relative (N + 16) u for the rounding of the sum itself.
+  // Clamped to [0, 1].
   double delta_for_epsilon(double epsilon) const;
   // The same for many epsilons at once (any order): one pass over the masses.
   std::vector<double> delta_for_epsilons(const std::vector<double>& epsilons) const;

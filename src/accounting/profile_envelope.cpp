@@ -44,6 +44,7 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   env.infinity_mass = max_infinity;
   for (const auto& pld : inputs) {
     env.numerical_error = std::max(env.numerical_error, pld.numerical_error);
+    env.relative_error = std::max(env.relative_error, pld.relative_error);
     env.truncated_mass = std::max(env.truncated_mass, pld.truncated_mass);
   }
   if (low > high) return result;  // only infinite losses

@@ -50,7 +50,9 @@ nlohmann::json certificate_json(const Certificate& c) {
                            {"tail_mass", d.tail_mass},
                            {"truncated_mass_upper", d.truncated_mass_upper},
                            {"numerical_error_upper", d.numerical_error_upper},
-                           {"numerical_error_lower", d.numerical_error_lower}};
+                           {"numerical_error_lower", d.numerical_error_lower},
+                           {"relative_error_upper", d.relative_error_upper},
+                           {"relative_error_lower", d.relative_error_lower}};
   return out;
 }
 
