@@ -10,7 +10,7 @@
 //   baseline.csv/.json     the truncated Gaussian with the same utility
 //   checkpoint.pt          model, loss and optimiser state (for --resume)
 //   summary.txt            the one-paragraph summary
-//   table.png, certificate.png, history.png, plots.gp   plots (plot.hpp)
+//   table.png, certificate.png, history.png, plots.gp   plots (plots.hpp)
 #include <filesystem>
 #include <string>
 #include <vector>
