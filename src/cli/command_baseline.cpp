@@ -9,7 +9,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
-#include "core/baselines.hpp"
+#include "core/baseline_factory.hpp"
 #include "core/errors.hpp"
 #include "core/utility.hpp"
 #include "io/certificate_files.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "accounting/accountant_options.hpp"
-#include "core/baselines.hpp"
+#include "core/baseline_factory.hpp"
 #include "core/dominating_pair.hpp"
 #include "core/utility.hpp"
 

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/baseline_factory.hpp"
 #include "core/baselines.hpp"
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
