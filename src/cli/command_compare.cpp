@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -51,7 +52,9 @@ void run_compare(const CompareOptions& o) {
                                 "gaussian_same_delta_{0}\n",
                                 u);
   std::cout << fmt::format("certified at epsilon = {:g}, n = {}, delta = {:g}; utility {}\n", o.epsilon, o.compositions, o.delta, u);
-  std::cout << fmt::format("{:<28} {:>10} {:>26} {:>22} | {:>22} {:>22}\n", "table", u, "delta [lower, upper]",
+  std::size_t name_width = 5;  // the table column fits the longest path
+  for (const auto& path : o.tables) name_width = std::max(name_width, path.size());
+  std::cout << fmt::format("{:<{}} {:>10} {:>26} {:>22} | {:>22} {:>22}\n", "table", name_width, u, "delta [lower, upper]",
                            "epsilon [lower, upper]", "trunc. Gaussian same " + u, "same delta: sigma, " + u);
   for (const auto& path : o.tables) {
     const LoadedTable loaded = load_table(path);
@@ -67,7 +70,7 @@ void run_compare(const CompareOptions& o) {
     const auto& sd = comparison.same_delta;
     const std::string same_utility = su.found ? fmt::format("s {:.4g}: d {:.4g}", su.sigma, su.delta_upper) : "-";
     const std::string same_delta = sd.found ? fmt::format("s {:.4g}: {} {:.4g}", sd.sigma, u, sd.utility) : "-";
-    std::cout << fmt::format("{:<28} {:>10.6g} [{:>11.5g}, {:>11.5g}] [{:>9}, {:>9}] | {:>22} {:>22}\n", path, utility_value,
+    std::cout << fmt::format("{:<{}} {:>10.6g} [{:>11.5g}, {:>11.5g}] [{:>9}, {:>9}] | {:>22} {:>22}\n", path, name_width, utility_value,
                              bounds.delta_lower(o.epsilon), bounds.delta_upper(o.epsilon),
                              number(bounds.epsilon_lower(o.delta)), number(bounds.epsilon_upper(o.delta)), same_utility, same_delta);
     if (!su.found && !su.note.empty()) spdlog::info("{}: truncated Gaussian at the same utility: {}", path, su.note);

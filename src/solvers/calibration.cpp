@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "accounting/pair_accountant.hpp"
 #include "core/errors.hpp"
@@ -91,15 +93,44 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   };
   // Log-spaced scan for the first scale meeting the target.
   constexpr int kScan = 24;
+  auto scan_point = [&](int i) { return low * std::pow(high / low, static_cast<double>(i) / kScan); };
   double previous = low;
   std::optional<double> first_feasible;
+  std::vector<double> scanned;
   for (int i = 0; i <= kScan; ++i) {
-    const double value = low * std::pow(high / low, static_cast<double>(i) / kScan);
-    if (certified_delta(value).first <= target.delta) {
+    const double value = scan_point(i);
+    const double delta = certified_delta(value).first;
+    scanned.push_back(delta);
+    if (delta <= target.delta) {
       first_feasible = value;
       break;
     }
     previous = value;
+  }
+  // A truncated family's delta(scale) is U-shaped: too little noise leaks through the privacy loss, too much
+  // piles mass at the truncation edge, which the shifted table cannot cover. Its dip can fall between two scan
+  // points, so before declaring the target out of reach, refine around the scan's least delta by golden-section
+  // search in log scale (unimodality is what makes this valid; a feasible point found on the way ends it).
+  if (!first_feasible) {
+    const auto least = static_cast<int>(std::min_element(scanned.begin(), scanned.end()) - scanned.begin());
+    double a = std::log(scan_point(std::max(least - 1, 0))), b = std::log(scan_point(std::min(least + 1, kScan)));
+    previous = std::exp(a);  // infeasible: a scan point left of the dip (or the least scale)
+    const double g = (std::sqrt(5.0) - 1.0) / 2.0;
+    double c = b - g * (b - a), d = a + g * (b - a);
+    double delta_c = certified_delta(std::exp(c)).first, delta_d = certified_delta(std::exp(d)).first;
+    for (int i = 0; i < 60 && !first_feasible && b - a > 1e-9; ++i) {
+      if (delta_c <= target.delta) first_feasible = std::exp(c);
+      else if (delta_d <= target.delta) first_feasible = std::exp(d);
+      else if (delta_c < delta_d) {
+        b = d, d = c, delta_d = delta_c;
+        c = b - g * (b - a);
+        delta_c = certified_delta(std::exp(c)).first;
+      } else {
+        a = c, c = d, delta_c = delta_d;
+        d = a + g * (b - a);
+        delta_d = certified_delta(std::exp(d)).first;
+      }
+    }
   }
   if (!first_feasible)
     throw InputError(fmt::format("no {} of {} on this grid reaches certified delta {:g} at epsilon {:g} after {} "
