@@ -256,9 +256,14 @@ std::string summary_paragraph(const TrainingSetup& s, const Learned& learned, co
   const TrainingConfig& c = s.config;
   const auto& first_delta = certificate.deltas.front();
   std::string epsilon_text;
-  for (const auto& e : certificate.epsilons)
-    epsilon_text += fmt::format("{}epsilon({:g}) <= {}", epsilon_text.empty() ? "" : ", ", e.delta,
-                                std::isfinite(e.epsilon_upper) ? fmt::format("{:.4f}", e.epsilon_upper) : "inf");
+  for (const auto& e : certificate.epsilons) {
+    epsilon_text += epsilon_text.empty() ? "" : ", ";
+    if (std::isfinite(e.epsilon_upper))
+      epsilon_text += fmt::format("epsilon({:g}) <= {:.4f}", e.delta, e.epsilon_upper);
+    else  // no epsilon reaches this delta: the distinguishing events alone (or the upper bound's tail) exceed it
+      epsilon_text += fmt::format("no epsilon certifies delta = {:g} (distinguishing events alone: {:.3g})", e.delta,
+                                  certificate.infinity_mass_composed);
+  }
   return fmt::format(
       "Trained {} on {} with {} for {} epochs in {}. The learned table has {} {:.6g} and L2 {:.6g}; after n = {} "
       "compositions its certified delta at epsilon = {:g} is in [{:.6g}, {:.6g}] (lower, upper; {}){}.{}{} Run directory: {}.\n",

@@ -283,14 +283,14 @@ std::string TrainingConfig::value_of(const Key& key) const {
         const auto& value = this->*member;
         if constexpr (std::is_same_v<T, std::vector<double>>) {
           std::vector<std::string> items;
-          for (double v : value) items.push_back(fmt::format("{:.17g}", v));
+          for (double v : value) items.push_back(fmt::format("{}", v));  // shortest text that reads back exactly
           return fmt::format("[{}]", fmt::join(items, ", "));
         } else if constexpr (std::is_same_v<T, bool>) {
           return value ? "true" : "false";
         } else if constexpr (std::is_same_v<T, std::string>) {
           return value.empty() ? "\"\"" : value;
         } else if constexpr (std::is_same_v<T, double>) {
-          return fmt::format("{:.17g}", value);
+          return fmt::format("{}", value);  // shortest text that reads back exactly
         } else {
           return fmt::format("{}", value);
         }

@@ -63,6 +63,25 @@ TEST_CASE("train writes the whole run directory, certified", "[cli][train]") {
   CHECK(ta == tb);
 }
 
+TEST_CASE("train says when no epsilon certifies a requested delta (distinguishing events exceed it)", "[cli][train]") {
+  // A table truncated to [-4, 4] with sensitivity 1 has distinguishing events: composed, their mass omega_n is a
+  // floor under delta(epsilon) for every epsilon, so a requested delta below it has no epsilon; above it, one exists.
+  const fs::path dir = scratch("run-floor");
+  std::ofstream(dir / "tiny.yaml") << kTinyConfig;
+  const Run run = run_noiselearn("train tiny.yaml --out run --set certification.deltas=[1e-300,0.5]", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  std::ifstream metadata_file(dir / "run" / "noise.json");
+  const auto metadata = nlohmann::json::parse(metadata_file);
+  const double omega = metadata["certificate"]["infinity_mass"]["composed"];
+  REQUIRE(omega > 1e-300);
+  REQUIRE(omega < 0.5);
+  CHECK(metadata["certificate"]["epsilon_at_delta"][0]["epsilon_upper"].is_null());
+  CHECK(metadata["certificate"]["epsilon_at_delta"][1]["epsilon_upper"].is_number());
+  CHECK_THAT(run.out, Catch::Contains("no epsilon certifies delta = 1e-300 (distinguishing events alone: "));
+  CHECK_THAT(run.out, Catch::Contains("epsilon(0.5) <= "));
+}
+
 TEST_CASE("train refuses a non-empty run directory, --force overwrites, --resume continues", "[cli][train]") {
   const fs::path dir = scratch("resume");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
