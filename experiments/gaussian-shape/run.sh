@@ -11,7 +11,7 @@ RES=results
 mkdir -p "$RES/runs"
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 t_all=$(date +%s)
-{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } > "$RES/provenance.txt"
+{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } >> "$RES/provenance.txt"
 
 # Truncated Gaussian of the middle privacy level of utility-vs-delta (mu = 0.2: sigma = sqrt(128) / 0.2) and the
 # truncated Laplace with the same L2 (a deliberately non-Gaussian start for the logit model).
@@ -44,7 +44,7 @@ run soft-pld-monotone-from-gaussian --set loss.kind=soft-pld --set model.kind=mo
   --set model.init_sigma=$SIGMA --set schedule.utility_weight_decay=false \
   --set schedule.utility_weight_start="$W" --set optimiser.learning_rate=0.003 --set optimiser.learning_rate_decay=0.9995
 
-python3 summary.py "$RES" > "$RES/kl.csv"
+THREADS=$THREADS python3 summary.py "$RES" > "$RES/kl.csv"
 column -s, -t < "$RES/kl.csv"
 gnuplot -e "results='$RES'" plot.gp
 echo "finished: $(date -u); binary: $(md5sum "$BIN")" >> "$RES/provenance.txt"

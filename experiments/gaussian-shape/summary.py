@@ -25,3 +25,28 @@ for name in sorted(seconds):
     start = "paper" if "sigmoid" in name else ("truncated Laplace" if "laplace" in name else "truncated Gaussian")
     print(f"{name},{meta['loss']['kind']},{meta['model']},{start},{meta['utility']['l2']:.8g},{cert['delta_upper']:.8g},"
           f"{cert['delta_lower']:.8g},{float(tg['sigma']):.8g},{float(tg['delta_upper']):.8g},{kl},{seconds[name]}")
+
+# For scale: the (untrained) truncated Laplace start against the truncated Gaussian with its L2.
+binary = os.path.join(here, "../../build/src/cli/noiselearn")
+threads = os.environ.get("THREADS", "2")
+start = os.path.join(res, "laplace-start.csv")
+l2 = json.load(open(start[:-4] + ".json"))["utility"]["l2"]
+gauss = os.path.join(res, "laplace-start-gaussian.csv")
+subprocess.run([binary, "--quiet", "--threads", threads, "baseline", "truncated-gaussian", "--target-utility", f"l2={l2!r}",
+                "--grid-step", "0.16666666666666667", "--range", "500", "--out", gauss, "--force"], check=True,
+               capture_output=True)
+
+
+def certified(table):
+    out = subprocess.run([binary, "--quiet", "--threads", threads, "evaluate", table, "--sensitivity", "1", "-n", "128",
+                          "--epsilon", "0.3", "--json"], check=True, capture_output=True, text=True).stdout
+    d = json.loads(out)["delta_at_epsilon"][0]
+    return d["delta_upper"], d["delta_lower"]
+
+
+du, dl = certified(start)
+gu, _ = certified(gauss)
+sigma = json.load(open(gauss[:-4] + ".json"))["calibration"]["value"]
+kl = subprocess.run([sys.executable, os.path.join(here, "kl.py"), start, gauss], check=True, capture_output=True,
+                    text=True).stdout.strip()
+print(f"laplace-start (untrained),,,truncated Laplace,{l2:.8g},{du:.8g},{dl:.8g},{sigma:.8g},{gu:.8g},{kl},0")

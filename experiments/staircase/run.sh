@@ -12,7 +12,7 @@ RES=results
 mkdir -p "$RES/runs" "$RES/curves"
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 t_all=$(date +%s)
-{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } > "$RES/provenance.txt"
+{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } >> "$RES/provenance.txt"
 
 # 1. The analytic staircase (L1-optimal gamma = 1/(1 + e^(eps/2))), truncated to [-5, 5] and renormalised, on
 #    the same grid, certified (its delta is its distinguishing-event mass at the outermost stair).

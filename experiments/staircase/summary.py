@@ -14,7 +14,7 @@ print("table,l1,delta_upper,delta_lower,infinity_mass,delta_rel_diff_to_staircas
       "tg_same_l1_delta_upper")
 for r in rows:
     path = r["table"]
-    name = "staircase (analytic, truncated)" if path.endswith("staircase.csv") else os.path.basename(os.path.dirname(path))
+    name = "staircase-analytic-truncated" if path.endswith("staircase.csv") else os.path.basename(os.path.dirname(path))
     meta = json.load(open(path[:-4] + ".json"))
     omega = meta["certificate"]["infinity_mass"]["single_release"]
     du, dl, u = float(r["delta_upper"]), float(r["delta_lower"]), float(r["l1"])

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Utility vs certified delta under composition (Sommer et al., section 4.3, Figs 3 and 9), reduced for 2 cores.
-# Usage: ./run.sh            (all: n in 1..128, L1 and L2, three methods x three weights; ~45-60 min on 2 cores)
+# Usage: ./run.sh            (all: n in 1..128, L1 and L2, 4 methods x 3 weights = 192 trainings; ~50 min on 2 cores)
 #        NS="1 128" UTILITIES=l2 ./run.sh   (a subset; finished runs are skipped, so the script can be resumed)
 # Writes results/runs/<utility>/n<n>/<run>/ (bulky, git-ignored), results/utility-vs-delta-<utility>.csv,
-# results/gaussian-curve-<utility>.csv and results/utility-vs-delta-<utility>.png.
+# results/gaussian-curve-<utility>.csv, results/same-delta-<utility>.csv, results/summary-<utility>.md and results/utility-vs-delta-<utility>.png.
 set -euo pipefail
 cd "$(dirname "$0")"
 BIN=../../build/src/cli/noiselearn
@@ -27,7 +27,7 @@ mkdir -p "$RES/runs"
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 now() { date +%s.%N; }
 start_all=$(now)
-{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } > "$RES/provenance.txt"
+{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } >> "$RES/provenance.txt"
 
 train() {  # train NAME CONFIG ROWARGS(loss model n utility weight) -- --set ...
   local dir=$1 config=$2 loss=$3 model=$4 n=$5 u=$6 w=$7; shift 8
@@ -93,7 +93,10 @@ for u in $UTILITIES; do
   echo "loss,model,n,utility_kind,utility_weight,final_utility_weight,utility,delta_upper,delta_lower,tg_sigma,tg_delta_upper,tg_delta_lower,ratio_to_tg,note,train_seconds" > "$out"
   cat "$RES"/runs/"$u"/n*/*/row.csv 2>/dev/null | sort -t, -k3,3n -k1,1 -k2,2 -k7,7g >> "$out" || true
   gnuplot -e "utility='$u'; results='$RES'" plot.gp
-  log "wrote $out and $RES/utility-vs-delta-$u.png"
+  # The paper's "horizontal line" convention for learned points beyond the Gaussian's least-delta utility.
+  python3 samedelta.py "$RES" "$u"
+  python3 summary.py "$RES" "$u" > "$RES/summary-$u.md"
+  log "wrote $out, $RES/same-delta-$u.csv and $RES/utility-vs-delta-$u.png"
 done
 echo "finished: $(date -u); binary: $(md5sum "$BIN")" >> "$RES/provenance.txt"
 log "done in $(echo "($(now) - $start_all) / 60" | bc -l | xargs printf '%.1f') min"
