@@ -78,7 +78,7 @@ torch::Tensor sigmoid_stack_log_profile_direct(const Grid& half, const torch::Te
 
 torch::Tensor sigmoid_stack_log_profile_fast(const Grid& half, const torch::Tensor& A, const torch::Tensor& B,
                                              const torch::Tensor& F, double slope) {
-  const int64_t H = half.size, K = F.size(0);
+  const int64_t H = half.size;
   const torch::Tensor x = grid_points(half, F.options());
   torch::Tensor centres, order;
   std::tie(centres, order) = F.sort();
