@@ -50,10 +50,9 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
   certificate.infinity_mass_single_release =
       std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
   const auto directions = upper_directions(bounds);
-  // 1 - (1 - omega)^n for the larger single-release omega (the composed PLD's infinity mass also holds
-  // truncated tails, which are not distinguishing events).
-  certificate.infinity_mass_composed = -std::expm1(static_cast<double>(bounds.compositions) *
-                                                   std::log1p(-certificate.infinity_mass_single_release));
+  // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):
+  // 1 - prod (1 - omega_i)^{n_i} of the worse direction.
+  certificate.infinity_mass_composed = std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second);
   for (const auto& [name, pld] : directions) {
     auto& d = certificate.discretisation;
     d.final_loss_step = std::max(d.final_loss_step, pld->loss_step);

@@ -138,12 +138,32 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     bounds.single_release_infinity_mass_second =
         std::max(bounds.single_release_infinity_mass_second, privacy_loss_atoms(pair.b, pair.a).infinity_mass);
   }
+  bounds.composed_infinity_mass_first = bounds.single_release_infinity_mass_first;
+  bounds.composed_infinity_mass_second = bounds.single_release_infinity_mass_second;
   return bounds;
 }
+
+namespace {
+
+// The per-release omega of each direction as the composition sees it: an upper bound without a separate B||A
+// (a mirror pair, or the envelope of both signs) lets every release take the worse of the two.
+std::pair<double, double> composition_omegas(const PairBounds& single) {
+  const double first = single.single_release_infinity_mass_first, second = single.single_release_infinity_mass_second;
+  if (single.upper.second_to_first) return {first, second};
+  return {std::max(first, second), std::max(first, second)};
+}
+
+// log(1 - omega)^n, kept in log space so that a tiny omega composed many times is not lost.
+double log_survival(double omega, int64_t n) { return static_cast<double>(n) * std::log1p(-omega); }
+
+}  // namespace
 
 PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options) {
   PairBounds result = single;
   result.compositions = n;
+  const auto [first, second] = composition_omegas(single);
+  result.composed_infinity_mass_first = -std::expm1(log_survival(first, n));
+  result.composed_infinity_mass_second = -std::expm1(log_survival(second, n));
   result.upper = compose_directions(single.upper, n, options);
   result.lower.clear();
   for (const auto& scenario : single.lower) result.lower.push_back(compose_directions(scenario, n, options));
@@ -174,6 +194,17 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   auto upper_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.upper; };
   auto lower_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.lower.front(); };
   result.compositions = total;
+  double log_survival_first = 0.0, log_survival_second = 0.0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto [first, second] = composition_omegas(singles[i]);
+    log_survival_first += log_survival(first, parts[i].second);
+    log_survival_second += log_survival(second, parts[i].second);
+    // "Per release" of a heterogeneous composition: the worst part.
+    result.single_release_infinity_mass_first = std::max(result.single_release_infinity_mass_first, first);
+    result.single_release_infinity_mass_second = std::max(result.single_release_infinity_mass_second, second);
+  }
+  result.composed_infinity_mass_first = -std::expm1(log_survival_first);
+  result.composed_infinity_mass_second = -std::expm1(log_survival_second);
   result.upper.name = "heterogeneous composition";
   result.upper.first_to_second = compose_side(upper_of, false);
   DirectionalPLDs lower;
@@ -187,7 +218,10 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   std::vector<std::string> names;
   for (size_t i = 0; i < parts.size(); ++i) names.push_back(fmt::format("{} x{}", singles[i].pair_description, parts[i].second));
   result.pair_description = fmt::format("{}", fmt::join(names, " + "));
-  result.shift_justification = "per part";
+  std::vector<std::string> justifications;
+  for (size_t i = 0; i < parts.size(); ++i)
+    justifications.push_back(fmt::format("part {}: {}", i + 1, singles[i].shift_justification));
+  result.shift_justification = fmt::format("{}", fmt::join(justifications, "; "));
   return result;
 }
 

@@ -44,6 +44,10 @@ struct PairBounds {
   // omega of one release: the probability of a distinguishing event (infinite loss), A||B and B||A.
   double single_release_infinity_mass_first = 0.0;
   double single_release_infinity_mass_second = 0.0;
+  // omega after the composition, A||B and B||A: 1 - prod_i (1 - omega_i)^{n_i} over the releases (for a family
+  // whose upper bound covers both signs in one envelope, each release may take the worse direction).
+  double composed_infinity_mass_first = 0.0;
+  double composed_infinity_mass_second = 0.0;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

@@ -5,11 +5,15 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "accounting/comparison.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "core/errors.hpp"
 #include "core/utility.hpp"
 #include "io/certificate_files.hpp"
 
@@ -26,7 +30,26 @@ struct EvaluateOptions {
   bool json = false;
   bool force = false;
   bool compare = false;
+  std::vector<std::string> with;  // TABLE:N, composed together with the main table (heterogeneous composition)
 };
+
+// "TABLE:N" -> (TABLE, N); the count follows the last colon so that paths may contain colons.
+std::pair<std::string, int64_t> parse_part(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw InputError(fmt::format("--with {}: expected TABLE:N (a table and its number of releases)", text));
+  const std::string count = text.substr(colon + 1);
+  std::size_t used = 0;
+  int64_t n = 0;
+  try {
+    n = std::stoll(count, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != count.size() || n < 1)
+    throw InputError(fmt::format("--with {}: the number of releases '{}' must be a whole number >= 1", text, count));
+  return {text.substr(0, colon), n};
+}
 
 void run_evaluate(const EvaluateOptions& o) {
   const LoadedTable loaded = load_table(o.table);
@@ -35,9 +58,26 @@ void run_evaluate(const EvaluateOptions& o) {
   const AccountantOptions accountant = o.accountant.options();
   const CertificateRequest request = o.certificate.resolved();
   const PairFamily family = make_pair_family(table, specification);
-  spdlog::info("accounting {} composition(s) of {} ({})", request.compositions, family.pairs.back().description,
-               family.justification);
-  const PairBounds bounds = account(family, request.compositions, accountant);
+  if (o.compare && !o.with.empty())
+    throw InputError("--compare accounts one table; it cannot be combined with --with");
+  // Heterogeneous composition: every part has its own table and count; pair options are shared.
+  std::vector<std::pair<PairFamily, int64_t>> parts{{family, request.compositions}};
+  std::vector<std::pair<std::string, LoadedTable>> others;
+  for (const auto& text : o.with) {
+    auto [path, count] = parse_part(text);
+    others.emplace_back(path, load_table(path));
+    parts.emplace_back(make_pair_family(others.back().second.table, specification), count);
+  }
+  PairBounds bounds;
+  if (parts.size() == 1) {
+    spdlog::info("accounting {} composition(s) of {} ({})", request.compositions, family.pairs.back().description,
+                 family.justification);
+    bounds = account(family, request.compositions, accountant);
+  } else {
+    for (const auto& [part, count] : parts)
+      spdlog::info("part: {} composition(s) of {} ({})", count, part.pairs.back().description, part.justification);
+    bounds = account_heterogeneous(parts, accountant);
+  }
   const Certificate certificate = make_certificate(bounds, request, accountant);
   if (!o.curve.empty()) {
     write_certificate_curve(certificate, o.curve, o.force);
@@ -53,6 +93,11 @@ void run_evaluate(const EvaluateOptions& o) {
   }
   std::cout << fmt::format("table: {} ({}, {}; L1 {:.6g}, L2 {:.6g})\n", o.table, describe(table.grid()),
                            to_string(table.support_kind()), l1_utility(table), l2_utility(table));
+  for (size_t i = 0; i < others.size(); ++i) {
+    const NoiseTable& other = others[i].second.table;
+    std::cout << fmt::format("with:  {} x {} ({}, {}; L1 {:.6g}, L2 {:.6g})\n", others[i].first, parts[i + 1].second,
+                             describe(other.grid()), to_string(other.support_kind()), l1_utility(other), l2_utility(other));
+  }
   std::cout << certificate.report();
   if (comparisons) std::cout << comparisons->report();
 }
@@ -70,6 +115,9 @@ Command make_evaluate_command(CLI::App& parent) {
   app->add_option("--curve", options->curve, "Write the delta(epsilon) curve (epsilon,delta_upper,delta_lower) to this CSV");
   app->add_flag("--json", options->json, "Print the certificate as one JSON object (the fields stored in noise.json)");
   app->add_flag("--force", options->force, "Overwrite an existing --curve file");
+  app->add_option("--with", options->with,
+                  "Also compose N releases of another table (TABLE:N, repeatable; same sensitivity and pair): "
+                  "heterogeneous composition, certified together");
   app->add_flag("--compare", options->compare,
                 "Also print other accountants' bounds (moments accountant, RDP, advanced/optimal composition)");
   return Command{app, [options] { run_evaluate(*options); }};

@@ -302,3 +302,38 @@ TEST_CASE("heterogeneous composition of two Gaussians equals one Gaussian with t
     CHECK(bounds.epsilon_upper(delta) == Approx(analytic).margin(1e-3));
   }
 }
+
+TEST_CASE("heterogeneous composition of truncated tables: distinguishing events compose as 1 - prod (1 - omega_i)^n_i",
+          "[accountant][closed-form]") {
+  // Two Gaussians truncated to different ranges have different single-release omegas (closed form as above);
+  // composed, no outcome sequence is distinguishing unless one of its releases is, so the composed mass is
+  // 1 - (1 - omega_1)^{n_1} (1 - omega_2)^{n_2}, and delta at a large epsilon equals it.
+  const double h = 0.01, s = 1.0;
+  auto omega_of = [&](double sigma, double r) {
+    return (normal_cdf((-r + s - h / 2) / sigma) - normal_cdf((-r - h / 2) / sigma)) /
+           (normal_cdf((r + h / 2) / sigma) - normal_cdf((-r - h / 2) / sigma));
+  };
+  const NoiseTable t1 = truncated_gaussian_table(Grid::symmetric(4.0, h), 1.0, 3.0);
+  const NoiseTable t2 = truncated_gaussian_table(Grid::symmetric(4.0, h), 1.5, 4.0);
+  const double omega1 = omega_of(1.0, 3.0), omega2 = omega_of(1.5, 4.0);
+  REQUIRE(omega1 != Approx(omega2));
+  PairSpecification specification;
+  const PairBounds bounds =
+      account_heterogeneous({{make_pair_family(t1, specification), 3}, {make_pair_family(t2, specification), 7}}, {});
+  const double expected = -std::expm1(3.0 * std::log1p(-omega1) + 7.0 * std::log1p(-omega2));
+  CHECK(bounds.compositions == 10);
+  CHECK(std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second) ==
+        Approx(expected).epsilon(1e-10));
+  CHECK(bounds.delta_upper(1e3) == Approx(expected).epsilon(1e-9));
+  CHECK(bounds.delta_lower(1e3) == Approx(expected).epsilon(1e-9));
+  // The same table split into parts is the homogeneous composition, infinity mass included.
+  const PairBounds split =
+      account_heterogeneous({{make_pair_family(t1, specification), 4}, {make_pair_family(t1, specification), 6}}, {});
+  const PairBounds whole = account_table(t1, s, 10);
+  CHECK(split.composed_infinity_mass_first == Approx(whole.composed_infinity_mass_first).epsilon(1e-12));
+  CHECK(whole.composed_infinity_mass_first == Approx(-std::expm1(10.0 * std::log1p(-omega1))).epsilon(1e-10));
+  for (double eps : {0.0, 0.5, 1.0, 2.0}) {
+    CHECK(split.delta_upper(eps) == Approx(whole.delta_upper(eps)).epsilon(1e-6));
+    CHECK(split.delta_lower(eps) <= whole.delta_upper(eps));
+  }
+}

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -96,6 +97,32 @@ TEST_CASE("calibration through the CLI: a target utility and a target certified 
   CHECK(metadata["certificate"]["delta_at_epsilon"][0]["delta_upper"].get<double>() <= 1e-6);
 }
 
+TEST_CASE("evaluate --with certifies a heterogeneous composition: Gaussians compose to the combined mu", "[cli]") {
+  // 10 releases with sigma 5 and 30 with sigma 8 (sensitivity 1): mu^2 = 10/25 + 30/64, and the analytic
+  // delta(1) of the Gaussian mechanism with that mu must lie in the printed bracket (up to the grid's rounding
+  // loss, far below the 1e-6 relative slack used here).
+  const fs::path dir = scratch("heterogeneous");
+  REQUIRE(run_noiselearn("baseline gaussian --sigma 5 --grid-step 0.01 --range 200 --out g5.csv", dir).exit_code == 0);
+  REQUIRE(run_noiselearn("baseline gaussian --sigma 8 --grid-step 0.01 --range 200 --out g8.csv", dir).exit_code == 0);
+  const Run run = run_noiselearn("evaluate g5.csv --sensitivity 1 -n 10 --with g8.csv:30 --epsilon 1 --json", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto certificate = nlohmann::json::parse(run.out);
+  CHECK(certificate["compositions"] == 40);
+  const double mu = std::sqrt(10.0 / 25.0 + 30.0 / 64.0);
+  auto Phi = [](double x) { return 0.5 * std::erfc(-x / M_SQRT2); };
+  const double analytic = Phi(-1.0 / mu + mu / 2) - std::exp(1.0) * Phi(-1.0 / mu - mu / 2);
+  const auto& at = certificate["delta_at_epsilon"][0];
+  CHECK(at["delta_lower"].get<double>() <= analytic * (1 + 1e-6));
+  CHECK(at["delta_upper"].get<double>() >= analytic * (1 - 1e-6));
+  CHECK(at["delta_upper"].get<double>() - at["delta_lower"].get<double>() < 1e-6);
+  // Order does not matter: the same parts the other way round give the same bounds.
+  const Run swapped = run_noiselearn("evaluate g8.csv --sensitivity 1 -n 30 --with g5.csv:10 --epsilon 1 --json", dir);
+  REQUIRE(swapped.exit_code == 0);
+  const auto other = nlohmann::json::parse(swapped.out)["delta_at_epsilon"][0];
+  CHECK(other["delta_upper"].get<double>() == Approx(at["delta_upper"].get<double>()).epsilon(1e-9));
+}
+
 TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][errors]") {
   const fs::path dir = scratch("errors");
   REQUIRE(run_noiselearn("baseline gaussian --sigma 1 --grid-step 0.01 --range 10 --out g.csv", dir).exit_code == 0);
@@ -133,6 +160,11 @@ TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][er
            Case{"baseline gaussian --target-utility l3=2 --grid-step 0.1 --range 10 --out h.csv", "l3"},
            Case{"baseline truncated-gaussian --target-utility l2=50 --grid-step 0.1 --range 10 --out h.csv", "out of reach"},
            Case{"--threads 0 evaluate g.csv --sensitivity 1", "--threads"},
+           Case{"evaluate g.csv --sensitivity 1 --with g.csv", "--with g.csv: expected TABLE:N"},
+           Case{"evaluate g.csv --sensitivity 1 --with g.csv:0", "--with g.csv:0: the number of releases '0'"},
+           Case{"evaluate g.csv --sensitivity 1 --with g.csv:2x", "'2x'"},
+           Case{"evaluate g.csv --sensitivity 1 --with missing.csv:3", "missing.csv"},
+           Case{"evaluate g.csv --sensitivity 1 --with g.csv:3 --compare", "--compare"},
        }) {
     const Run run = run_noiselearn(c.arguments, dir);
     INFO(c.arguments << "\nstderr: " << run.err);
