@@ -130,17 +130,26 @@ double log_delta_at_order(RdpConversion conversion, double alpha, double compose
   return kNaN;
 }
 
+namespace {
+
+// Minimises bound(alpha, n rho(alpha)) over the order grid (values from rho_on_grid) and refines between orders.
+template <typename Bound>
+GridMinimum minimise_over_orders(const RdpCurve& rho, const std::vector<double>& rho_on_grid, int64_t n,
+                                 const RdpOrderOptions& options, Bound bound) {
+  const double compositions = static_cast<double>(n);
+  std::vector<double> values(options.orders.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = bound(options.orders[i], compositions * rho_on_grid[i]);
+  return minimise_on_grid([&](double alpha) { return bound(alpha, compositions * rho(alpha)); }, options.orders, values,
+                          options.refinement_iterations);
+}
+
+}  // namespace
+
 RdpEpsilon best_epsilon(const RdpCurve& rho, const std::vector<double>& rho_on_grid, int64_t n, double delta,
                         RdpConversion conversion, const RdpOrderOptions& options) {
-  const double compositions = static_cast<double>(n);
-  auto epsilon_of_order = [&](double alpha) {
-    return epsilon_at_order(conversion, alpha, compositions * rho(alpha), delta);
-  };
-  std::vector<double> values(options.orders.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = epsilon_at_order(conversion, options.orders[i], compositions * rho_on_grid[i], delta);
-  }
-  const GridMinimum best = minimise_on_grid(epsilon_of_order, options.orders, values, options.refinement_iterations);
+  const GridMinimum best = minimise_over_orders(rho, rho_on_grid, n, options, [&](double alpha, double composed) {
+    return epsilon_at_order(conversion, alpha, composed, delta);
+  });
   if (best.value == kInfinity) return {kInfinity, kNaN};
   // (epsilon < 0, delta)-DP implies (0, delta)-DP.
   return {std::max(0.0, best.value), best.argument};
@@ -148,16 +157,10 @@ RdpEpsilon best_epsilon(const RdpCurve& rho, const std::vector<double>& rho_on_g
 
 RdpDelta best_delta(const RdpCurve& rho, const std::vector<double>& rho_on_grid, int64_t n, double epsilon,
                     RdpConversion conversion, const RdpOrderOptions& options) {
-  const double compositions = static_cast<double>(n);
-  auto log_delta_of_order = [&](double alpha) {
-    return log_delta_at_order(conversion, alpha, compositions * rho(alpha), epsilon);
-  };
-  std::vector<double> values(options.orders.size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = log_delta_at_order(conversion, options.orders[i], compositions * rho_on_grid[i], epsilon);
-  }
   // Minimising log delta rather than delta: the bound spans hundreds of orders of magnitude over the grid.
-  const GridMinimum best = minimise_on_grid(log_delta_of_order, options.orders, values, options.refinement_iterations);
+  const GridMinimum best = minimise_over_orders(rho, rho_on_grid, n, options, [&](double alpha, double composed) {
+    return log_delta_at_order(conversion, alpha, composed, epsilon);
+  });
   if (!(best.value < 0.0)) return {1.0, kNaN};  // no order gives anything better than the trivial delta = 1
   return {std::exp(best.value), best.argument};
 }

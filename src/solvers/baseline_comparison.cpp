@@ -18,7 +18,11 @@ BaselineParameters whole_grid(const Grid& grid) {
   return parameters;
 }
 
-void certify(BaselineMatch& match, const ComparisonSettings& settings) {
+// A calibrated truncated Gaussian becomes the match: its scale, table, certified delta and utility.
+void adopt(BaselineMatch& match, Calibration calibration, const ComparisonSettings& settings) {
+  match.found = true;
+  match.sigma = calibration.value;
+  match.table = std::move(calibration.table);
   const PairBounds bounds = account(make_pair_family(*match.table, settings.pair), settings.compositions, settings.accountant);
   match.delta_upper = bounds.delta_upper(settings.epsilon);
   match.delta_lower = bounds.delta_lower(settings.epsilon);
@@ -37,11 +41,8 @@ BaselineComparison compare_with_truncated_gaussian(const NoiseTable& table, cons
   out.delta_lower = bounds.delta_lower(settings.epsilon);
 
   try {
-    Calibration c = calibrate_to_utility("truncated-gaussian", grid, whole_grid(grid), settings.utility, out.utility);
-    out.same_utility.found = true;
-    out.same_utility.sigma = c.value;
-    out.same_utility.table = std::move(c.table);
-    certify(out.same_utility, settings);
+    adopt(out.same_utility, calibrate_to_utility("truncated-gaussian", grid, whole_grid(grid), settings.utility, out.utility),
+          settings);
   } catch (const InputError& e) {
     out.same_utility.note = e.what();
   }
@@ -52,11 +53,7 @@ BaselineComparison compare_with_truncated_gaussian(const NoiseTable& table, cons
     target.compositions = settings.compositions;
     target.pair = settings.pair;
     target.accountant = settings.accountant;
-    Calibration c = calibrate_to_delta("truncated-gaussian", grid, whole_grid(grid), target);
-    out.same_delta.found = true;
-    out.same_delta.sigma = c.value;
-    out.same_delta.table = std::move(c.table);
-    certify(out.same_delta, settings);
+    adopt(out.same_delta, calibrate_to_delta("truncated-gaussian", grid, whole_grid(grid), target), settings);
   } catch (const InputError& e) {
     out.same_delta.note = e.what();
   }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "accounting/grid_minimisation.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "core/errors.hpp"
 
@@ -78,18 +79,11 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   const std::string name = calibrated_parameter(family);
   const auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 4.0);
   int evaluations = 0;
-  std::optional<std::pair<double, NoiseTable>> best;  // smallest delta seen, for the error message
-  double best_delta = 2.0;
   auto certified_delta = [&](double value) {
     ++evaluations;
     NoiseTable table = make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
     const PairBounds bounds = account(make_pair_family(table, target.pair), target.compositions, target.accountant);
-    const double delta = bounds.delta_upper(target.epsilon);
-    if (delta < best_delta) {
-      best_delta = delta;
-      best.emplace(value, table);
-    }
-    return std::pair{delta, std::move(table)};
+    return std::pair{bounds.delta_upper(target.epsilon), std::move(table)};
   };
   // Log-spaced scan for the first scale meeting the target.
   constexpr int kScan = 24;
@@ -109,34 +103,26 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   }
   // A truncated family's delta(scale) is U-shaped: too little noise leaks through the privacy loss, too much
   // piles mass at the truncation edge, which the shifted table cannot cover. Its dip can fall between two scan
-  // points, so before declaring the target out of reach, refine around the scan's least delta by golden-section
-  // search in log scale (unimodality is what makes this valid; a feasible point found on the way ends it).
+  // points, so before declaring the target out of reach, refine around the scan's least delta (golden section
+  // in log scale; unimodality is what makes it find the dip).
+  GridMinimum dip{std::log(low), scanned.front()};
   if (!first_feasible) {
-    const auto least = static_cast<int>(std::min_element(scanned.begin(), scanned.end()) - scanned.begin());
-    double a = std::log(scan_point(std::max(least - 1, 0))), b = std::log(scan_point(std::min(least + 1, kScan)));
-    previous = std::exp(a);  // infeasible: a scan point left of the dip (or the least scale)
-    const double g = (std::sqrt(5.0) - 1.0) / 2.0;
-    double c = b - g * (b - a), d = a + g * (b - a);
-    double delta_c = certified_delta(std::exp(c)).first, delta_d = certified_delta(std::exp(d)).first;
-    for (int i = 0; i < 60 && !first_feasible && b - a > 1e-9; ++i) {
-      if (delta_c <= target.delta) first_feasible = std::exp(c);
-      else if (delta_d <= target.delta) first_feasible = std::exp(d);
-      else if (delta_c < delta_d) {
-        b = d, d = c, delta_d = delta_c;
-        c = b - g * (b - a);
-        delta_c = certified_delta(std::exp(c)).first;
-      } else {
-        a = c, c = d, delta_c = delta_d;
-        d = a + g * (b - a);
-        delta_d = certified_delta(std::exp(d)).first;
-      }
+    std::vector<double> log_scales;
+    for (int i = 0; i <= kScan; ++i) log_scales.push_back(std::log(scan_point(i)));
+    dip = minimise_on_grid([&](double log_scale) { return certified_delta(std::exp(log_scale)).first; },
+                                             log_scales, scanned, /*refinement_iterations=*/40);
+    if (dip.value <= target.delta) {
+      first_feasible = std::exp(dip.argument);
+      // Infeasible and left of the dip: the scan point before the least one (the least scale if none).
+      const auto least = std::min_element(scanned.begin(), scanned.end()) - scanned.begin();
+      previous = scan_point(static_cast<int>(std::max<std::ptrdiff_t>(least - 1, 0)));
     }
   }
   if (!first_feasible)
     throw InputError(fmt::format("no {} of {} on this grid reaches certified delta {:g} at epsilon {:g} after {} "
                                  "compositions; the smallest delta found is {:.6g} at {} = {:.6g}",
-                                 name, family, target.delta, target.epsilon, target.compositions, best_delta, name,
-                                 best ? best->first : low));
+                                 name, family, target.delta, target.epsilon, target.compositions, dip.value, name,
+                                 std::exp(dip.argument)));
   double infeasible = previous, feasible = *first_feasible;
   if (feasible == low) infeasible = low;  // already the least noise the grid resolves
   while (feasible / infeasible - 1.0 > 1e-6) {
