@@ -47,6 +47,7 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
   certificate.compositions = bounds.compositions;
   certificate.pair_description = bounds.pair_description;
   certificate.shift_justification = bounds.shift_justification;
+  certificate.neighbours = bounds.neighbours;
   certificate.infinity_mass_single_release =
       std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
   const auto directions = upper_directions(bounds);
@@ -121,6 +122,7 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
 std::string Certificate::report() const {
   std::string out;
   out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
+  out += fmt::format("  neighbours covered: {} ({})\n", describe(neighbours), to_string(neighbours));
   out += fmt::format("  pairs checked: {}\n", shift_justification);
   out += fmt::format("  infinity mass (distinguishing events): {:.6g} per release, {:.6g} after {} compositions\n",
                      infinity_mass_single_release, infinity_mass_composed, compositions);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "accounting/composition.hpp"
@@ -78,58 +79,83 @@ std::string PairBounds::dominating_direction_at_delta(double delta) const {
                                                                                                           : "B||A";
 }
 
+namespace {
+
+// Envelope of several single-release upper bounds, or the input itself when there is only one.
+PrivacyLossDistribution envelope_of(const std::vector<PrivacyLossDistribution>& inputs, std::vector<int64_t>& attained,
+                                    const AccountantOptions& options) {
+  if (inputs.size() == 1) {
+    attained.assign(1, 1);
+    return inputs.front();
+  }
+  EnvelopeResult env = profile_envelope(inputs, options);
+  attained = env.points_attained;
+  return env.envelope;
+}
+
+}  // namespace
+
 PairBounds single_release_bounds(const PairFamily& family, const AccountantOptions& options) {
   options.validate();
   if (family.pairs.empty()) throw InputError("no dominating pair to account");
   PairBounds bounds;
   bounds.shift_justification = family.justification;
-  if (family.pairs.size() == 1) {
-    const DominatingPair& pair = family.pairs.front();
-    bounds.pair_description = pair.description;
-    bounds.upper = discretise_pair(pair, BoundKind::kUpper, options);
-    bounds.lower.push_back(discretise_pair(pair, BoundKind::kLower, options));
+  bounds.neighbours = family.neighbours;
+  const bool additive = family.kind == PairKind::kAdditive;
+  const bool any_sequence = family.neighbours == NeighbourRelation::kAnySequence;
+  std::vector<DirectionalPLDs> singles;
+  for (const auto& pair : family.pairs) singles.push_back(discretise_pair(pair, BoundKind::kUpper, options));
+  // forward[i] = A||B of pair i; backward[i] = B||A (identical to forward for a pair that is its own mirror).
+  std::vector<PrivacyLossDistribution> forward, backward;
+  bool all_own_mirror = true;
+  for (const auto& s : singles) {
+    forward.push_back(s.first_to_second);
+    backward.push_back(s.direction(true));
+    all_own_mirror = all_own_mirror && !s.second_to_first;
+  }
+  const size_t count = singles.size();
+  std::vector<int64_t> attained(count, 0);
+  const std::string shifts = family.single_shift ? fmt::format("shift {} cells", family.sensitivity_cells)
+                                                 : fmt::format("shifts 1..{} cells", family.sensitivity_cells);
+  if (additive && any_sequence) {
+    // One envelope over every shift, up and down.
+    std::vector<PrivacyLossDistribution> all = forward;
+    if (!all_own_mirror) all.insert(all.end(), backward.begin(), backward.end());
+    std::vector<int64_t> attained_all;
+    bounds.upper.first_to_second = envelope_of(all, attained_all, options);
+    for (size_t i = 0; i < count; ++i)
+      attained[i] = attained_all[i] + (all_own_mirror ? 0 : attained_all[i + count]);
+    bounds.upper.name = all.size() == 1 ? family.pairs.front().description
+                                        : fmt::format("envelope of {}, up and down", shifts);
   } else {
-    // Envelope over all shifts. For additive noise a release may have either sign of the difference, so the
-    // envelope also covers both directions (shift -j in A||B is shift +j in B||A); for the subsampled mixture
-    // (add/remove neighbours, the direction is fixed) each direction gets its own envelope.
-    const bool additive = family.kind == PairKind::kAdditive;
-    std::vector<DirectionalPLDs> singles;
-    for (const auto& pair : family.pairs) singles.push_back(discretise_pair(pair, BoundKind::kUpper, options));
-    std::vector<PrivacyLossDistribution> forward, backward;
-    for (const auto& s : singles) {
-      forward.push_back(s.first_to_second);
-      backward.push_back(s.direction(true));
-    }
-    std::vector<int64_t> attained(singles.size(), 0);
-    if (additive) {
-      std::vector<PrivacyLossDistribution> all = forward;
-      all.insert(all.end(), backward.begin(), backward.end());
-      EnvelopeResult env = profile_envelope(all, options);
-      bounds.upper.first_to_second = env.envelope;
-      for (size_t i = 0; i < singles.size(); ++i) attained[i] = env.points_attained[i] + env.points_attained[i + singles.size()];
-      bounds.upper.name = fmt::format("envelope of shifts 1..{} cells, both signs", family.sensitivity_cells);
-    } else {
-      EnvelopeResult env_forward = profile_envelope(forward, options);
-      EnvelopeResult env_backward = profile_envelope(backward, options);
-      bounds.upper.first_to_second = env_forward.envelope;
-      bounds.upper.second_to_first = env_backward.envelope;
-      for (size_t i = 0; i < singles.size(); ++i)
-        attained[i] = env_forward.points_attained[i] + env_backward.points_attained[i];
-      bounds.upper.name = fmt::format("envelope of shifts 1..{} cells", family.sensitivity_cells);
-    }
-    bounds.pair_description = fmt::format("{} (every shift 1..{} cells)", family.pairs.back().description,
-                                          family.sensitivity_cells);
-    // Lower bound: the (at most four) pairs that attain the envelope at the most grid points, always
-    // including the maximal shift.
-    std::vector<size_t> order(singles.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return attained[x] > attained[y]; });
-    std::vector<size_t> chosen{singles.size() - 1};
-    for (size_t i : order) {
-      if (chosen.size() >= 4) break;
-      if (attained[i] > 0 && std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
-    }
-    for (size_t i : chosen) bounds.lower.push_back(discretise_pair(family.pairs[i], BoundKind::kLower, options));
+    // Two directions, each enveloped over its pairs (for a mixture, over both signs of the shift).
+    std::vector<int64_t> attained_forward, attained_backward;
+    bounds.upper.first_to_second = envelope_of(forward, attained_forward, options);
+    if (!all_own_mirror) bounds.upper.second_to_first = envelope_of(backward, attained_backward, options);
+    for (size_t i = 0; i < count; ++i)
+      attained[i] = attained_forward[i] + (all_own_mirror ? 0 : attained_backward[i]);
+    bounds.upper.name = count == 1 ? family.pairs.front().description : fmt::format("envelope of {}", shifts);
+  }
+  bounds.pair_description = count == 1 ? family.pairs.front().description
+                                       : fmt::format("{} ({})", family.pairs.back().description,
+                                                     family.single_shift ? "both signs" : "every shift 1.." +
+                                                         std::to_string(family.sensitivity_cells) + " cells");
+  // Lower bound: the (at most four) pairs that attain the envelope at the most grid points, always including
+  // the maximal shift (the last additive pair; for a mixture the last two are the maximal shift's two signs).
+  std::vector<size_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return attained[x] > attained[y]; });
+  const size_t maximal = additive || family.mirror_symmetric ? count - 1 : count - 2;
+  std::vector<size_t> chosen{maximal};
+  for (size_t i : order) {
+    if (chosen.size() >= 4) break;
+    if (attained[i] > 0 && std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
+  }
+  for (size_t i : chosen) bounds.lower.push_back(discretise_pair(family.pairs[i], BoundKind::kLower, options));
+  if (additive && any_sequence && !all_own_mirror) {
+    DirectionalPLDs mixed = bounds.lower.front();
+    if (!mixed.second_to_first) mixed.second_to_first = mixed.first_to_second;
+    bounds.mixed_sign_lower = std::move(mixed);
   }
   // Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
   for (const auto& pair : family.pairs) {
@@ -156,6 +182,32 @@ std::pair<double, double> composition_omegas(const PairBounds& single) {
 // log(1 - omega)^n, kept in log space so that a tiny omega composed many times is not lost.
 double log_survival(double omega, int64_t n) { return static_cast<double>(n) * std::log1p(-omega); }
 
+// Scenarios with a releases shifted up and n - a down (a = n/4, n/2; their mirror images n - a are the second
+// direction): every such sequence can happen under the any-sequence relation, so each is a lower bound.
+std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single, int64_t n, const AccountantOptions& options) {
+  std::vector<DirectionalPLDs> scenarios;
+  const PrivacyLossDistribution& up = single.first_to_second;
+  const PrivacyLossDistribution& down = *single.second_to_first;
+  std::map<std::pair<bool, int64_t>, PrivacyLossDistribution> powers;
+  auto power = [&](bool is_up, int64_t count) -> const PrivacyLossDistribution& {
+    auto key = std::make_pair(is_up, count);
+    auto found = powers.find(key);
+    if (found == powers.end()) found = powers.emplace(key, self_compose(is_up ? up : down, count, options)).first;
+    return found->second;
+  };
+  std::vector<int64_t> splits;
+  for (int64_t a : {n / 4, n / 2})
+    if (a >= 1 && a <= n - 1 && std::find(splits.begin(), splits.end(), a) == splits.end()) splits.push_back(a);
+  for (int64_t a : splits) {
+    DirectionalPLDs scenario;
+    scenario.name = fmt::format("{} releases up, {} down", a, n - a);
+    scenario.first_to_second = compose(power(true, a), power(false, n - a), options);
+    scenario.second_to_first = compose(power(true, n - a), power(false, a), options);
+    scenarios.push_back(std::move(scenario));
+  }
+  return scenarios;
+}
+
 }  // namespace
 
 PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options) {
@@ -167,6 +219,10 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   result.upper = compose_directions(single.upper, n, options);
   result.lower.clear();
   for (const auto& scenario : single.lower) result.lower.push_back(compose_directions(scenario, n, options));
+  if (single.mixed_sign_lower) {
+    for (auto& scenario : mixed_sign_scenarios(*single.mixed_sign_lower, n, options)) result.lower.push_back(std::move(scenario));
+    result.mixed_sign_lower.reset();
+  }
   return result;
 }
 
@@ -181,6 +237,8 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   std::vector<PairBounds> singles;
   int64_t total = 0;
   for (const auto& [family, count] : parts) {
+    if (family.neighbours != parts.front().first.neighbours)
+      throw InputError("heterogeneous composition: every part must use the same neighbour relation");
     if (count < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", count));
     singles.push_back(single_release_bounds(family, options));
     all_mirror = all_mirror && !singles.back().upper.second_to_first && !singles.back().lower.front().second_to_first;
@@ -194,6 +252,7 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   auto upper_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.upper; };
   auto lower_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.lower.front(); };
   result.compositions = total;
+  result.neighbours = parts.front().first.neighbours;
   double log_survival_first = 0.0, log_survival_second = 0.0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const auto [first, second] = composition_omegas(singles[i]);

@@ -2,15 +2,21 @@
 // The certified accountant for a family of dominating pairs: rigorous upper and lower bounds on
 // delta(eps) and eps(delta) after n compositions, both directions.
 //
-// Single shift (Thm 15 applies, or the user said so): both directions A||B and B||A are discretised and
-// composed separately and the guarantee is their maximum (the direction of a neighbouring pair is the same in
-// every release). A pair that is its own mirror image (b_i == a_{N-1-i} bit for bit, e.g. a symmetric table
-// shifted) has identical directions, and only one is computed.
+// What is covered is the family's neighbouring relation (core/dominating_pair.hpp):
 //
-// Every shift (tables that are not symmetric-monotone): the upper bound composes the profile envelope of all
-// shifts and, for additive noise, both signs (profile_envelope.hpp), which is valid when every release has its
-// own query difference in [-s, s]. The lower bound is the worst of the same-shift compositions of the pairs that
-// attain the envelope most often (each such scenario can happen, so each is a valid lower bound).
+// * any sequence (default), additive noise: a release may move by any d in {-k..k} cells. The single-release
+//   PLDs are A||B of every shift up (shift j up) and B||A of every shift up (= A||B of shift j down); the upper
+//   bound composes their profile envelope (profile_envelope.hpp), a dominating pair of every release whatever
+//   its difference (Zhu, Dong, Wang 2022, Def. 7 and Thm. 10 for adaptive composition). A mirror-symmetric
+//   table has identical up and down PLDs, so with a single shift (Thm 15 or k = 1) no envelope is needed.
+// * any sequence, subsampled mixture: the same record is added (or removed) in every release, so A||B and
+//   B||A are composed separately (the worse is the guarantee); each is the envelope over shifts of both signs.
+// * same direction: all releases move up, or all move down. The upper bound is the worse of the composed
+//   envelope of A||B over the shifts (all up) and of B||A (all down).
+//
+// The lower bound is the worst of scenarios that can happen: the same-shift compositions of the pairs that
+// attain the envelope most often (both directions), and, for an asymmetric additive table under the
+// any-sequence relation, compositions that mix shifts up and down (a releases up, n - a down).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +47,10 @@ struct PairBounds {
   int64_t compositions = 1;
   DirectionalPLDs upper;                // one scenario dominating all
   std::vector<DirectionalPLDs> lower;   // worst of these is the lower bound
+  NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
+  // Single-release lower bounds of the maximal shift (A||B = shift up, B||A = shift down) for scenarios that
+  // mix both signs; empty unless the relation is any-sequence and the additive table is asymmetric.
+  std::optional<DirectionalPLDs> mixed_sign_lower;
   // omega of one release: the probability of a distinguishing event (infinite loss), A||B and B||A.
   double single_release_infinity_mass_first = 0.0;
   double single_release_infinity_mass_second = 0.0;

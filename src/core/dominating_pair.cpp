@@ -37,12 +37,36 @@ DominatingPair additive_shift_pair(const NoiseTable& table, int64_t shift_cells)
 DominatingPair subsampled_mixture_pair(const NoiseTable& table, int64_t shift_cells, double sampling_rate) {
   if (!(sampling_rate > 0.0 && sampling_rate <= 1.0))
     throw InputError(fmt::format("sampling rate {} must be in (0, 1]", sampling_rate));
-  DominatingPair pair = additive_shift_pair(table, shift_cells);
+  const int64_t magnitude = shift_cells < 0 ? -shift_cells : shift_cells;
+  DominatingPair pair;
+  pair.grid = Grid{table.grid().origin - (shift_cells < 0 ? static_cast<double>(magnitude) * table.grid().step : 0.0),
+                   table.grid().step, table.grid().size + magnitude};
+  // A = p on the extended support; the shifted copy sits `magnitude` cells above (or below) it.
+  const int64_t a_offset = shift_cells < 0 ? magnitude : 0, shifted_offset = shift_cells < 0 ? 0 : magnitude;
+  pair.a = padded(table.probabilities(), a_offset, magnitude - a_offset);
+  const std::vector<double> shifted = padded(table.probabilities(), shifted_offset, magnitude - shifted_offset);
   // B = (1-q) p + q shift_C(p): the mixture of the unshifted and the shifted table.
-  for (size_t i = 0; i < pair.b.size(); ++i) pair.b[i] = (1.0 - sampling_rate) * pair.a[i] + sampling_rate * pair.b[i];
+  pair.b.resize(pair.a.size());
+  for (size_t i = 0; i < pair.b.size(); ++i) pair.b[i] = (1.0 - sampling_rate) * pair.a[i] + sampling_rate * shifted[i];
   pair.description = fmt::format("subsampled mixture, q = {:g}, shift {} cells ({:g})", sampling_rate, shift_cells,
                                  static_cast<double>(shift_cells) * table.grid().step);
   return pair;
+}
+
+NeighbourRelation parse_neighbour_relation(const std::string& text) {
+  if (text == "any") return NeighbourRelation::kAnySequence;
+  if (text == "same-direction") return NeighbourRelation::kSameDirection;
+  throw InputError(fmt::format("unknown neighbour relation '{}' (valid: any, same-direction)", text));
+}
+
+std::string to_string(NeighbourRelation relation) {
+  return relation == NeighbourRelation::kAnySequence ? "any" : "same-direction";
+}
+
+std::string describe(NeighbourRelation relation) {
+  return relation == NeighbourRelation::kAnySequence
+             ? "any sequence of query differences in [-s, s], one per release, chosen adaptively"
+             : "sequences whose query differences all have the same sign (all in [0, s] or all in [-s, 0])";
 }
 
 ShiftPolicy parse_shift_policy(const std::string& text) {
@@ -71,15 +95,38 @@ std::string to_string(PairKind kind) {
   return kind == PairKind::kAdditive ? "additive" : "subsampled";
 }
 
+namespace {
+
+// p(c + x) == p(c - x) bit for bit on a grid symmetric about its centre c: shifting up or down, and the two
+// directions of a shift pair, give the same privacy-loss distribution.
+bool is_mirror_symmetric(const NoiseTable& table) {
+  const auto& p = table.probabilities();
+  const size_t n = p.size();
+  for (size_t i = 0; i < n / 2; ++i)
+    if (p[i] != p[n - 1 - i]) return false;
+  return true;
+}
+
+}  // namespace
+
 PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& specification) {
   PairFamily family;
   family.kind = specification.kind;
+  family.neighbours = specification.neighbours;
   const int64_t k =
       whole_steps(specification.sensitivity, table.grid().step, fmt::format("sensitivity {:g}", specification.sensitivity));
   if (k == 0) throw InputError("sensitivity must be positive");
+  if (k >= table.grid().size)
+    throw InputError(fmt::format("sensitivity {:g} ({} grid cells) is not smaller than the table's support ({} points): "
+                                 "every output would be a distinguishing event; widen the grid",
+                                 specification.sensitivity, k, table.grid().size));
   family.sensitivity_cells = k;
-  const bool monotone = table.is_symmetric_monotone();
+  family.mirror_symmetric = is_mirror_symmetric(table);
+  const bool monotone = table.is_symmetric_monotone() && family.mirror_symmetric;
   const bool mixture = specification.kind == PairKind::kSubsampledMixture;
+  if (mixture && specification.neighbours == NeighbourRelation::kSameDirection)
+    throw InputError("neighbours 'same-direction' applies to additive pairs only (a subsampled pair already fixes "
+                     "the direction: the same record is added or removed in every release)");
   const std::string theorem = mixture ? "table is symmetric and monotone; Sommer et al. (section 4.4) carry Thm 15 "
                                         "over to the mixture pair by argument, not proof"
                                       : "table is symmetric and monotone: Sommer et al., Thm 15";
@@ -102,12 +149,21 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
                    : fmt::format("every shift 1..{} cells (table is not symmetric-monotone, Thm 15 does not apply)", k);
       break;
   }
+  if (!family.mirror_symmetric) {
+    family.justification += specification.neighbours == NeighbourRelation::kAnySequence
+                                ? "; table not symmetric: shifts up and down enveloped together"
+                                : "; table not symmetric: all-up and all-down compositions, the worse of the two";
+  }
   const int64_t first = family.single_shift ? k : 1;
   for (int64_t shift = first; shift <= k; ++shift) {
-    if (specification.kind == PairKind::kAdditive)
+    if (specification.kind == PairKind::kAdditive) {
+      // Shifts down need no pair of their own: A||B of a shift down by j is B||A of the shift up by j.
       family.pairs.push_back(additive_shift_pair(table, shift));
-    else
+    } else {
       family.pairs.push_back(subsampled_mixture_pair(table, shift, specification.sampling_rate));
+      // The clipped contribution may point either way; for an asymmetric table that is a different pair.
+      if (!family.mirror_symmetric) family.pairs.push_back(subsampled_mixture_pair(table, -shift, specification.sampling_rate));
+    }
   }
   return family;
 }

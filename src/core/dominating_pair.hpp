@@ -22,7 +22,8 @@ struct DominatingPair {
 // both on the extended support [origin, last + k*step].
 DominatingPair additive_shift_pair(const NoiseTable& table, int64_t shift_cells);
 
-// DP-SGD subsampled mixture (Sommer et al., eq. 5): A = p, B = (1 - q) p + q shift_C(p), C = k cells.
+// DP-SGD subsampled mixture (Sommer et al., eq. 5): A = p, B = (1 - q) p + q shift_C(p), C = k cells. A negative
+// shift_cells shifts down (the clipped contribution of the added record points the other way).
 DominatingPair subsampled_mixture_pair(const NoiseTable& table, int64_t shift_cells, double sampling_rate);
 
 // Which query differences must be checked for a sensitivity of k cells.
@@ -34,6 +35,24 @@ enum class ShiftPolicy {
 ShiftPolicy parse_shift_policy(const std::string& text);
 std::string to_string(ShiftPolicy policy);
 
+// Which sequences of neighbouring inputs a certificate covers (recorded in the certificate and noise.json).
+//
+// kAnySequence (default): in every release the query difference f_i(D') - f_i(D) may be any value in [-s, s],
+// chosen adaptively per release (mixed signs and magnitudes). For additive noise the single-release pairs are
+// (p, p shifted by d), d in {-k..k}; their privacy profiles are dominated by one pair, the profile envelope of
+// all of them (a dominating pair in the sense of Zhu, Dong, Wang, "Optimal accounting of differential privacy
+// via characteristic function", AISTATS 2022, Def. 7), and the adaptive composition of mechanisms with
+// dominating pairs is dominated by the product of the pairs (their Thm. 10). For the subsampled mixture the
+// added/removed record is the same in every release, so the two directions stay separate, but the sign of its
+// clipped contribution may change: each direction takes the envelope over both signs.
+// kSameDirection: every release moves the same way (all differences in [0, s], or all in [-s, 0]; e.g. one
+// user added to monotone counters). The guarantee is the worse of the two all-up / all-down compositions.
+enum class NeighbourRelation { kAnySequence, kSameDirection };
+NeighbourRelation parse_neighbour_relation(const std::string& text);
+std::string to_string(NeighbourRelation relation);
+// One line for reports: what the certificate covers.
+std::string describe(NeighbourRelation relation);
+
 enum class PairKind { kAdditive, kSubsampledMixture };
 PairKind parse_pair_kind(const std::string& text);
 std::string to_string(PairKind kind);
@@ -43,6 +62,7 @@ struct PairSpecification {
   double sensitivity = 1.0;    // in units of x; must be a whole number of grid steps
   double sampling_rate = 1.0;  // q, for the subsampled mixture
   ShiftPolicy shifts = ShiftPolicy::kAuto;
+  NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
 };
 
 // The pairs whose worst case is the guarantee, and why these (which theorem, or "every shift").
@@ -52,6 +72,10 @@ struct PairFamily {
   int64_t sensitivity_cells = 0;
   bool single_shift = true;
   std::string justification;
+  // The table is its own mirror image (p(c + x) = p(c - x) bit for bit): shifts up and down are equivalent and
+  // A||B has the same privacy-loss distribution as B||A.
+  bool mirror_symmetric = false;
+  NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
 };
 
 // Builds the pairs for a table and a specification. Throws InputError if the sensitivity is not a whole

@@ -25,6 +25,7 @@ nlohmann::json certificate_json(const Certificate& c) {
   out["compositions"] = c.compositions;
   out["pair"] = c.pair_description;
   out["pairs_checked"] = c.shift_justification;
+  out["neighbours"] = {{"relation", to_string(c.neighbours)}, {"covers", describe(c.neighbours)}};
   out["infinity_mass"] = {{"single_release", c.infinity_mass_single_release}, {"composed", c.infinity_mass_composed}};
   out["dominating_direction"] = c.dominating_direction;
   out["epsilon_at_delta"] = nlohmann::json::array();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace noiselearn::testing {
@@ -48,6 +49,48 @@ inline double brute_force_delta_mixed(const std::vector<std::vector<double>>& a,
     if (pos == n) break;
   }
   return static_cast<double>(delta);
+}
+
+// One release of additive noise p (on cells 0..N-1) whose query moves by j cells (|j| <= k), both distributions
+// on the common grid of N + 2k cells: A = p at offset k, B = p at offset k + j.
+inline std::pair<std::vector<double>, std::vector<double>> shifted_release(const std::vector<double>& p, int j, int k) {
+  std::vector<double> a(p.size() + 2 * static_cast<size_t>(k), 0.0), b(a.size(), 0.0);
+  for (size_t i = 0; i < p.size(); ++i) {
+    a[i + static_cast<size_t>(k)] = p[i];
+    b[i + static_cast<size_t>(k + j)] = p[i];
+  }
+  return {a, b};
+}
+
+// The exact worst case over every sequence of query differences (d_1..d_n), each d_i in `differences`:
+// max over sequences of delta(eps) of (prod_i A_i, prod_i B_i). Also returns the worst over constant-sign
+// sequences (all d_i > 0 or all d_i < 0) in `same_direction`.
+inline double brute_force_worst_sequence(const std::vector<double>& p, int k, int n, double eps,
+                                         double* same_direction = nullptr) {
+  std::vector<int> differences;
+  for (int j = -k; j <= k; ++j)
+    if (j != 0) differences.push_back(j);
+  std::vector<size_t> choice(static_cast<size_t>(n), 0);
+  double worst = 0.0, worst_same = 0.0;
+  while (true) {
+    std::vector<std::vector<double>> a, b;
+    bool all_up = true, all_down = true;
+    for (size_t c : choice) {
+      auto [ai, bi] = shifted_release(p, differences[c], k);
+      a.push_back(ai);
+      b.push_back(bi);
+      all_up = all_up && differences[c] > 0;
+      all_down = all_down && differences[c] < 0;
+    }
+    const double delta = brute_force_delta_mixed(a, b, eps);
+    worst = std::max(worst, delta);
+    if (all_up || all_down) worst_same = std::max(worst_same, delta);
+    size_t pos = 0;
+    while (pos < choice.size() && ++choice[pos] == differences.size()) choice[pos++] = 0;
+    if (pos == choice.size()) break;
+  }
+  if (same_direction) *same_direction = worst_same;
+  return worst;
 }
 
 }  // namespace noiselearn::testing
