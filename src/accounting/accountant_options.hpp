@@ -25,6 +25,11 @@ std::string to_string(OptimisticMethod method);
 PessimisticMethod parse_pessimistic_method(const std::string& text);
 OptimisticMethod parse_optimistic_method(const std::string& text);
 
+// The largest number of compositions the accountant takes. The floating-point allowances grow about linearly in
+// n (each release carries its rounding into the product), and at n = 1e9 they already reach 1e-6 relative on
+// three-point tables; far beyond, they exceed 1 and every bound would be trivial. Larger n is refused (exit 2).
+constexpr int64_t kMaxCompositions = 1'000'000'000;
+
 struct AccountantOptions {
   // Spacing of the privacy-loss grid for a single release (nats). The composition may coarsen it (by
   // powers of two, one-directionally) when the distribution outgrows max_points.

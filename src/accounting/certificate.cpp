@@ -11,11 +11,14 @@ namespace noiselearn {
 
 void CertificateRequest::validate() const {
   if (compositions < 1) throw InputError(fmt::format("compositions {} must be at least 1", compositions));
+  if (compositions > kMaxCompositions)
+    throw InputError(fmt::format("compositions {} exceed the accountant's limit of {}", compositions, kMaxCompositions));
   for (double eps : epsilons)
     if (!std::isfinite(eps) || eps < 0.0) throw InputError(fmt::format("epsilon {} must be finite and >= 0", eps));
   for (double delta : deltas)
     if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
-  if (curve_points < 0 || curve_points == 1) throw InputError(fmt::format("curve points {} must be 0 or >= 2", curve_points));
+  if (curve_points < 0 || curve_points == 1 || curve_points > kMaxCurvePoints)
+    throw InputError(fmt::format("curve points {} must be 0 or in [2, {}]", curve_points, kMaxCurvePoints));
   if (!(curve_epsilon_max >= 0.0) || !std::isfinite(curve_epsilon_max))
     throw InputError(fmt::format("curve epsilon max {} must be finite and >= 0", curve_epsilon_max));
 }
@@ -93,6 +96,15 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
     certificate.epsilons.push_back(entry);
   }
+  // Both bounds are rigorous, so lower <= upper holds exactly; anything else is a defect, and nothing is printed.
+  for (const auto& d : certificate.deltas)
+    if (!(d.delta_lower <= d.delta_upper))
+      throw std::logic_error(fmt::format("accountant inconsistency at epsilon = {}: lower bound {} above upper bound {}",
+                                         d.epsilon, d.delta_lower, d.delta_upper));
+  for (const auto& e : certificate.epsilons)
+    if (!(e.epsilon_lower <= e.epsilon_upper))
+      throw std::logic_error(fmt::format("accountant inconsistency at delta = {}: lower bound {} above upper bound {}",
+                                         e.delta, e.epsilon_lower, e.epsilon_upper));
   certificate.dominating_direction = !certificate.epsilons.empty() ? certificate.epsilons.front().dominating_direction
                                      : !certificate.deltas.empty() ? certificate.deltas.front().dominating_direction
                                                                     : bounds.dominating_direction_at_delta(1e-6);

@@ -12,6 +12,9 @@
 
 namespace noiselearn {
 
+// Points of a certificate curve at most (a curve is for reading and plotting; 1e6 points is already 60 MB of CSV).
+constexpr int64_t kMaxCurvePoints = 1'000'000;
+
 struct CertificateRequest {
   int64_t compositions = 1;
   std::vector<double> epsilons;  // report delta at each

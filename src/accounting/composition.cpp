@@ -69,6 +69,9 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
 
 PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int64_t n, const AccountantOptions& options) {
   if (n < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", n));
+  if (n > kMaxCompositions)
+    throw InputError(fmt::format("number of compositions {} exceeds the accountant's limit of {} (beyond it the "
+                                 "floating-point allowances swamp every bound)", n, kMaxCompositions));
   // Square-and-multiply over the binary digits of n.
   PrivacyLossDistribution power = single;
   bool have_result = false;

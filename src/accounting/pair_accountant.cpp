@@ -240,6 +240,8 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
     if (family.neighbours != parts.front().first.neighbours)
       throw InputError("heterogeneous composition: every part must use the same neighbour relation");
     if (count < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", count));
+    if (count > kMaxCompositions - total)
+      throw InputError(fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
     singles.push_back(single_release_bounds(family, options));
     all_mirror = all_mirror && !singles.back().upper.second_to_first && !singles.back().lower.front().second_to_first;
     total += count;

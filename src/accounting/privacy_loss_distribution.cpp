@@ -31,11 +31,19 @@ double rounding_factor(const PrivacyLossDistribution& pld) {
   return pld.bound == BoundKind::kUpper ? 1.0 + relative : 1.0 - relative;
 }
 
+// For an upper bound whose relative error reached 1 (possible only far beyond the composition limit) the divisor
+// is 0 or negative; the result is then NaN or negative and becomes the trivial bound below.
 double relative_divisor(const PrivacyLossDistribution& pld) {
+  if (pld.bound == BoundKind::kUpper && !(pld.relative_error < 1.0)) return std::numeric_limits<double>::quiet_NaN();
   return pld.bound == BoundKind::kUpper ? 1.0 - pld.relative_error : 1.0 + pld.relative_error;
 }
 
-double clamp_probability(double value) { return std::min(1.0, std::max(0.0, value)); }
+// Into [0, 1], in the bound's direction when the arithmetic failed: a NaN (from inf - inf in an allowance, say)
+// is the trivial bound, 1 for an upper and 0 for a lower bound, never a silent 0 (std::max(0.0, NaN) is 0).
+double clamp_probability(double value, BoundKind bound) {
+  if (std::isnan(value)) return bound == BoundKind::kUpper ? 1.0 : 0.0;
+  return std::min(1.0, std::max(0.0, value));
+}
 
 }  // namespace
 
@@ -48,7 +56,7 @@ double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
     if (l <= epsilon) break;
     sum += -std::expm1(epsilon - l) * masses[i];
   }
-  return clamp_probability(((infinity_mass + sum) * rounding_factor(*this) + allowance(*this)) / relative_divisor(*this));
+  return clamp_probability(((infinity_mass + sum) * rounding_factor(*this) + allowance(*this)) / relative_divisor(*this), bound);
 }
 
 std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vector<double>& epsilons) const {
@@ -84,7 +92,7 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
     // eps lies in [l_j, l_{j+1}) (or below the grid if j < 0): delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}}) G_j.
     const double upper_point = loss(static_cast<size_t>(j + 1));
     const double value = delta_at_next + (-std::expm1(eps - upper_point)) * g;
-    result[order[q]] = clamp_probability(((infinity_mass + value) * factor + shift) / divisor);
+    result[order[q]] = clamp_probability(((infinity_mass + value) * factor + shift) / divisor, bound);
     ++q;
   }
   return result;
@@ -93,6 +101,10 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
 double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
   // What the finite part may contribute: ((omega + finite) * factor + allowance) / divisor <= delta.
   const double target = (delta * relative_divisor(*this) - allowance(*this)) / rounding_factor(*this) - infinity_mass;
+  // A failed arithmetic (NaN) gives the trivial answer: +inf for an upper bound, -inf (clamped to 0 by callers)
+  // for a lower bound.
+  if (std::isnan(target)) return bound == BoundKind::kUpper ? std::numeric_limits<double>::infinity()
+                                                             : -std::numeric_limits<double>::infinity();
   if (target <= 0.0) return std::numeric_limits<double>::infinity();
   const double one_minus_decay = -std::expm1(-loss_step);
   const double decay = std::exp(-loss_step);
