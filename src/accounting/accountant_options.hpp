@@ -41,6 +41,10 @@ struct AccountantOptions {
   int64_t max_points = int64_t{1} << 20;
   PessimisticMethod upper_method = PessimisticMethod::kConnectTheDots;
   OptimisticMethod lower_method = OptimisticMethod::kMergeToGrid;
+  // Certificates recompute the composition with exponential tilting (exponential_tilt.hpp) for every query whose
+  // bracket is dominated by the floating-point allowance (small delta, many compositions). Off: one untilted
+  // composition serves every query (faster, looser in the far tail).
+  bool tilted_refinement = true;
 
   // Throws InputError naming the offending field.
   void validate() const;

@@ -26,9 +26,13 @@ void CertificateRequest::validate() const {
 namespace {
 
 // The directions of the upper bound, named for the report.
+std::vector<std::pair<std::string, const PrivacyLossDistribution*>> upper_directions_of(const DirectionalPLDs& upper) {
+  if (!upper.second_to_first) return {{"A||B = B||A", &upper.first_to_second}};
+  return {{"A||B", &upper.first_to_second}, {"B||A", &*upper.second_to_first}};
+}
+
 std::vector<std::pair<std::string, const PrivacyLossDistribution*>> upper_directions(const PairBounds& bounds) {
-  if (!bounds.upper.second_to_first) return {{"A||B = B||A", &bounds.upper.first_to_second}};
-  return {{"A||B", &bounds.upper.first_to_second}, {"B||A", &*bounds.upper.second_to_first}};
+  return upper_directions_of(bounds.upper);
 }
 
 double automatic_curve_end(const PairBounds& bounds) {
@@ -44,8 +48,13 @@ std::string format_epsilon(double eps) { return std::isfinite(eps) ? fmt::format
 
 }  // namespace
 
-Certificate make_certificate(const PairBounds& bounds, const CertificateRequest& request, const AccountantOptions& options) {
+Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request, const AccountantOptions& options) {
   request.validate();
+  // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
+  PairBounds bounds = composed;
+  for (double eps : request.epsilons)
+    if (bounds.allowance_dominates(eps)) bounds.refine_for_epsilon(eps);
+  for (double delta : request.deltas) bounds.refine_for_delta(delta);
   Certificate certificate;
   certificate.compositions = bounds.compositions;
   certificate.pair_description = bounds.pair_description;
@@ -76,6 +85,7 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
   certificate.discretisation.upper_method = to_string(options.upper_method);
   certificate.discretisation.lower_method = to_string(options.lower_method);
   certificate.discretisation.tail_mass = options.tail_mass;
+  for (const auto& t : bounds.tilted) certificate.discretisation.tilted_for_epsilons.push_back(t.target_epsilon);
 
   for (double eps : request.epsilons) {
     DeltaAtEpsilon entry;
@@ -83,6 +93,9 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
     entry.delta_upper = bounds.delta_upper(eps);
     entry.delta_lower = bounds.delta_lower(eps);
     for (const auto& [name, pld] : directions) entry.delta_upper_by_direction[name] = pld->delta_for_epsilon(eps);
+    for (const auto& t : bounds.tilted)
+      for (const auto& [name, pld] : upper_directions_of(t.upper))
+        entry.delta_upper_by_direction[name] = std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
     entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
     certificate.deltas.push_back(entry);
   }
@@ -93,6 +106,10 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
     entry.epsilon_lower = bounds.epsilon_lower(delta);
     for (const auto& [name, pld] : directions)
       entry.epsilon_upper_by_direction[name] = std::max(0.0, pld->epsilon_for_delta(delta));
+    for (const auto& t : bounds.tilted)
+      for (const auto& [name, pld] : upper_directions_of(t.upper))
+        entry.epsilon_upper_by_direction[name] =
+            std::min(entry.epsilon_upper_by_direction[name], std::max(0.0, pld->epsilon_for_delta(delta)));
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
     certificate.epsilons.push_back(entry);
   }
@@ -115,17 +132,30 @@ Certificate make_certificate(const PairBounds& bounds, const CertificateRequest&
     for (size_t i = 0; i < grid.size(); ++i) grid[i] = end * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
     // The maximum over directions and scenarios of each curve, evaluated in one pass per PLD.
     std::vector<double> upper(grid.size(), 0.0), lower(grid.size(), 0.0);
-    for (const auto& [name, pld] : directions) {
-      const auto values = pld->delta_for_epsilons(grid);
-      for (size_t i = 0; i < grid.size(); ++i) upper[i] = std::max(upper[i], values[i]);
-    }
-    for (const auto& scenario : bounds.lower) {
+    // Each alternative (the untilted composition and the tilted ones) is rigorous: the curve takes the smallest
+    // upper and the largest lower value among them.
+    auto upper_of = [&](const DirectionalPLDs& d) {
+      std::vector<double> values(grid.size(), 0.0);
       for (bool reverse : {false, true}) {
-        if (reverse && !scenario.second_to_first) continue;
-        const auto values = scenario.direction(reverse).delta_for_epsilons(grid);
+        if (reverse && !d.second_to_first) continue;
+        const auto v = d.direction(reverse).delta_for_epsilons(grid);
+        for (size_t i = 0; i < grid.size(); ++i) values[i] = std::max(values[i], v[i]);
+      }
+      return values;
+    };
+    upper = upper_of(bounds.upper);
+    for (const auto& t : bounds.tilted) {
+      const auto values = upper_of(t.upper);
+      for (size_t i = 0; i < grid.size(); ++i) upper[i] = std::min(upper[i], values[i]);
+    }
+    auto raise_lower = [&](const std::vector<DirectionalPLDs>& scenarios) {
+      for (const auto& scenario : scenarios) {
+        const auto values = upper_of(scenario);
         for (size_t i = 0; i < grid.size(); ++i) lower[i] = std::max(lower[i], values[i]);
       }
-    }
+    };
+    raise_lower(bounds.lower);
+    for (const auto& t : bounds.tilted) raise_lower(t.lower);
     for (size_t i = 0; i < grid.size(); ++i) certificate.curve.push_back({grid[i], upper[i], lower[i]});
   }
   return certificate;
@@ -153,6 +183,9 @@ std::string Certificate::report() const {
       "{:.2g} relative (lower)\n",
       d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass, d.truncated_mass_upper,
       d.numerical_error_upper, d.relative_error_upper, d.numerical_error_lower, d.relative_error_lower);
+  if (!d.tilted_for_epsilons.empty())
+    out += fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}\n",
+                       fmt::join(d.tilted_for_epsilons, ", "));
   return out;
 }
 

@@ -54,6 +54,9 @@ struct DiscretisationSummary {
   double numerical_error_lower = 0.0;  // ... subtracted from the lower bound
   double relative_error_upper = 0.0;   // relative floating-point allowance of the upper bound
   double relative_error_lower = 0.0;   // ... of the lower bound
+  // The eps each exponentially tilted composition was computed for (queries whose bracket the untilted
+  // floating-point allowance dominated); the allowances above are the untilted ones.
+  std::vector<double> tilted_for_epsilons;
 };
 
 struct Certificate {

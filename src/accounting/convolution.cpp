@@ -60,9 +60,10 @@ Convolution convolve_direct(const std::vector<double>& x, const std::vector<doub
   return result;
 }
 
-Convolution convolve_fft(const std::vector<double>& x, const std::vector<double>& y) {
-  Convolution result;
-  if (x.empty() || y.empty()) return result;
+namespace {
+
+// Linear convolution by real FFT of a 2,3,5-smooth size, negative noise clamped to 0, and the l2 error bound.
+std::vector<double> fft_product(const std::vector<double>& x, const std::vector<double>& y, bool same, double& l2_error_bound) {
   const int64_t length = static_cast<int64_t>(x.size() + y.size() - 1);
   const int64_t size = smooth_size(length);
   const auto options = at::TensorOptions().dtype(at::kDouble);
@@ -70,20 +71,107 @@ Convolution convolve_fft(const std::vector<double>& x, const std::vector<double>
   const at::Tensor tx = at::from_blob(const_cast<double*>(x.data()), {static_cast<int64_t>(x.size())}, options);
   const at::Tensor ty = at::from_blob(const_cast<double*>(y.data()), {static_cast<int64_t>(y.size())}, options);
   const at::Tensor fx = at::fft_rfft(tx, size);
-  at::Tensor product = &x == &y ? fx * fx : fx * at::fft_rfft(ty, size);
+  at::Tensor product = same ? fx * fx : fx * at::fft_rfft(ty, size);
   const at::Tensor z = at::fft_irfft(product, size).narrow(0, 0, length).contiguous();
-  result.values.resize(static_cast<size_t>(length));
-  std::memcpy(result.values.data(), z.data_ptr<double>(), sizeof(double) * static_cast<size_t>(length));
+  std::vector<double> values(static_cast<size_t>(length));
+  std::memcpy(values.data(), z.data_ptr<double>(), sizeof(double) * static_cast<size_t>(length));
   // Rounding noise can make true zeros slightly negative; clamping moves every entry towards the exact
-  // (non-negative) value, so the error bound below still holds. (No relative part: FFT error is absolute.)
-  for (double& v : result.values) v = std::max(v, 0.0);
+  // (non-negative) value, so the error bound below still holds.
+  for (double& v : values) v = std::max(v, 0.0);
   const double kappa = 10.0 * kUnitRoundoff * std::ceil(std::log2(static_cast<double>(size)));
-  const double l2_error = (2.0 * kappa + 3.0 * kUnitRoundoff) * (norm2(x) * norm1(y) + norm1(x) * norm2(y));
-  result.error_bound = std::sqrt(static_cast<double>(length)) * l2_error;
+  l2_error_bound = (2.0 * kappa + 3.0 * kUnitRoundoff) * (norm2(x) * norm1(y) + norm1(x) * norm2(y));
+  return values;
+}
+
+// v_i e^{rate i + offset - scale}, scale = max_i (log v_i + rate i + offset) so that the largest entry is 1.
+// Returns the scale; `relative` receives a bound on the relative error of each entry (the exponent's rounding).
+std::vector<double> tilted(const std::vector<double>& v, double rate, double offset, double& scale, double& relative) {
+  scale = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] > 0.0) scale = std::max(scale, std::log(v[i]) + rate * static_cast<double>(i) + offset);
+  std::vector<double> out(v.size(), 0.0);
+  double largest_argument = 0.0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!(v[i] > 0.0)) continue;
+    const double log_v = std::log(v[i]), shift = rate * static_cast<double>(i);
+    out[i] = std::exp(log_v + shift + offset - scale);
+    largest_argument = std::max(largest_argument, std::abs(log_v) + std::abs(shift) + std::abs(offset) + std::abs(scale));
+  }
+  // exp(t) with t carrying an absolute error of at most 4 u times the sum of the magnitudes that formed it.
+  relative = 8.0 * kUnitRoundoff * (largest_argument + 2.0);
+  return out;
+}
+
+}  // namespace
+
+Convolution convolve_fft(const std::vector<double>& x, const std::vector<double>& y) {
+  Convolution result;
+  if (x.empty() || y.empty()) return result;
+  double l2_error = 0.0;
+  result.values = fft_product(x, y, &x == &y, l2_error);
+  result.error_bound = std::sqrt(static_cast<double>(result.values.size())) * l2_error;
+  result.tilted_error_bound = result.error_bound;
+  return result;
+}
+
+Convolution convolve_fft_tilted(const std::vector<double>& x, const std::vector<double>& y, const TiltWeights& weights) {
+  Convolution result;
+  if (x.empty() || y.empty()) return result;
+  const bool same = &x == &y && weights.x_offset == weights.y_offset;
+  double plain_error = 0.0;  // l2
+  result.values = fft_product(x, y, same, plain_error);
+  double scale_x = 0.0, scale_y = 0.0, relative_x = 0.0, relative_y = 0.0;
+  const std::vector<double> tx = tilted(x, weights.rate, weights.x_offset, scale_x, relative_x);
+  std::vector<double> ty_storage;
+  if (!same) ty_storage = tilted(y, weights.rate, weights.y_offset, scale_y, relative_y);
+  const std::vector<double>& ty = same ? tx : ty_storage;
+  if (same) {
+    scale_y = scale_x;
+    relative_y = relative_x;
+  }
+  const double length = static_cast<double>(result.values.size());
+  if (!std::isfinite(scale_x) || !std::isfinite(scale_y)) {  // an all-zero input
+    result.error_bound = result.tilted_error_bound = std::sqrt(length) * plain_error;
+    return result;
+  }
+  double tilted_error = 0.0;  // l2, in tilted units
+  const std::vector<double> tz = fft_product(tx, ty, same, tilted_error);
+  // Underflow in the tilted inputs (entries below the smallest normal number relative to the largest, 1) is an
+  // absolute error of at most 1e-300 per entry, negligible but counted.
+  tilted_error += 1e-300 * static_cast<double>(x.size() + y.size()) * (norm1(tx) + norm1(ty) + 1.0);
+  // Back to plain units: z_k = tz_k e^{scale_x + scale_y - rate k - offsets}; stitched where w(k) >= 1. The l1
+  // bounds of each part in each norm follow from its l2 bound by Cauchy-Schwarz with the weights of that part:
+  //   plain part:  sum |e| <= ||e0||_2 sqrt(count),          sum |e| w <= ||e0||_2 ||w||_2,
+  //   tilted part: sum |e| w <= ||e1||_2 e^s sqrt(count),    sum |e| <= ||e1||_2 e^s ||1/w||_2
+  // (e1 the tilted product's error, e^s its scale), so the weights' decay, not the vector's length, sets them.
+  const double offsets = weights.x_offset + weights.y_offset, scales = scale_x + scale_y;
+  double largest_argument = 0.0, plain_count = 0.0, tilted_count = 0.0, plain_weights = 0.0, tilted_inverse_weights = 0.0;
+  for (size_t k = 0; k < result.values.size(); ++k) {
+    const double log_weight = weights.rate * static_cast<double>(k) + offsets;
+    if (log_weight < 0.0) {
+      plain_count += 1.0;
+      plain_weights += std::exp(2.0 * log_weight);
+      continue;
+    }
+    tilted_count += 1.0;
+    tilted_inverse_weights += std::exp(-2.0 * log_weight);
+    result.values[k] = tz[k] > 0.0 ? std::exp(std::log(tz[k]) + scales - log_weight) : 0.0;
+    largest_argument = std::max(largest_argument, std::abs(std::log(std::max(tz[k], 1e-300))) + std::abs(scales) + std::abs(log_weight));
+  }
+  const double relative_back = 8.0 * kUnitRoundoff * (largest_argument + 2.0);
+  result.relative_error = (1.0 + relative_x) * (1.0 + relative_y) * (1.0 + relative_back) - 1.0;
+  const double tilted_l2 = tilted_error * std::exp(scales);
+  const double slack = 1.0 + 1e-12;  // the weight sums' own rounding
+  result.error_bound = slack * (plain_error * std::sqrt(plain_count) + tilted_l2 * std::sqrt(tilted_inverse_weights));
+  result.tilted_error_bound = slack * (plain_error * std::sqrt(plain_weights) + tilted_l2 * std::sqrt(tilted_count));
   return result;
 }
 
 Convolution convolve(const std::vector<double>& x, const std::vector<double>& y) {
+  return convolve(x, y, TiltWeights{});
+}
+
+Convolution convolve(const std::vector<double>& x, const std::vector<double>& y, const TiltWeights& weights) {
   // Direct summation over the non-zero entries is both exact to a relative error and fast when the
   // distributions are sparse or short; the FFT costs a few L log L operations.
   auto nonzeros = [](const std::vector<double>& v) {
@@ -92,6 +180,7 @@ Convolution convolve(const std::vector<double>& x, const std::vector<double>& y)
   const double length = static_cast<double>(x.size() + y.size());
   const double fft_work = 30.0 * length * std::log2(std::max(length, 2.0));
   if (nonzeros(x) * nonzeros(y) <= std::max(fft_work, 3e7)) return convolve_direct(x, y);
+  if (weights.rate > 0.0) return convolve_fft_tilted(x, y, weights);
   return convolve_fft(x, y);
 }
 

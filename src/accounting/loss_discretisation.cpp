@@ -11,6 +11,16 @@ namespace noiselearn {
 
 namespace {
 
+constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
+
+// Directed rounding of the discretised masses (why the single-release bounds carry no floating-point error):
+// every output entry is computed from the bucket sums with a few roundings each, so its exact value lies within
+// kappa_i = (outcomes in the buckets it draws from + 8) u of the computed one, relative to the (non-negative)
+// quantities it was computed from. An upper bound then raises each entry to the top of its interval: the
+// result is entrywise >= the exact discretisation, a measure that dominates it (the composed hockey-stick
+// divergence is non-decreasing in every mass, infinity mass included). A lower bound lowers each entry to the
+// bottom: entrywise <=, a sub-measure (dropping part of an outcome never raises delta).
+
 // Outcomes gathered per loss bucket [k step, (k+1) step). For a bucket, `mass` is the A-mass, `excess` is
 // sum a (1 - e^{-r}) with r = l - k step in [0, step) (the B-mass deficit relative to the grid point, which
 // is what both connect-the-dots and merge-to-grid need), and `on_grid` the A-mass with r == 0 exactly.
@@ -19,6 +29,8 @@ struct LossBuckets {
   int64_t first_index = 0;
   std::vector<double> mass, excess, on_grid;
   std::vector<int32_t> outcomes;  // how many outcomes each bucket sums (for the rounding allowance)
+
+  double kappa(size_t i) const { return (static_cast<double>(outcomes[i]) + 8.0) * kUnitRoundoff; }
 
   void add(int64_t k, double r, double a) {
     const size_t i = static_cast<size_t>(k - first_index);
@@ -72,44 +84,70 @@ void trim_zeros(PrivacyLossDistribution& pld) {
 
 // Connect-the-dots: a bucket's outcomes are split between k and k+1 keeping A- and B-mass. Summed over the
 // outcomes of the bucket the share of k+1 is excess / (1 - e^{-step}), linear in the outcomes.
+// Rounded up (see above): up and down each get the bucket's kappa times what they were computed from; the two
+// contributions to an output entry are added and raised by one more rounding.
 std::vector<double> connect_the_dots(const LossBuckets& buckets) {
   const double span = -std::expm1(-buckets.step);
   std::vector<double> out(buckets.mass.size() + 1, 0.0);
   for (size_t i = 0; i < buckets.mass.size(); ++i) {
-    const double up = std::min(buckets.mass[i], buckets.excess[i] / span);
-    out[i + 1] += up;
-    out[i] += buckets.mass[i] - up;
+    const double mass = buckets.mass[i];
+    const double up = std::min(mass, buckets.excess[i] / span);
+    const double slack = buckets.kappa(i) * (mass + up);
+    out[i + 1] += std::min(mass, up + slack);
+    out[i] += std::min(mass, (mass - up) + slack);
   }
+  for (double& m : out) m *= 1.0 + 4.0 * kUnitRoundoff;
   return out;
 }
 
 std::vector<double> round_up(const LossBuckets& buckets) {
   std::vector<double> out(buckets.mass.size() + 1, 0.0);
   for (size_t i = 0; i < buckets.mass.size(); ++i) {
-    out[i] += buckets.on_grid[i];
-    out[i + 1] += buckets.mass[i] - buckets.on_grid[i];
+    const double mass = buckets.mass[i], on_grid = buckets.on_grid[i];
+    const double slack = buckets.kappa(i) * (mass + on_grid);
+    out[i] += std::min(mass, on_grid + slack);
+    out[i + 1] += std::min(mass, (mass - on_grid) + slack);
   }
+  for (double& m : out) m *= 1.0 + 4.0 * kUnitRoundoff;
   return out;
 }
 
-std::vector<double> round_down(const LossBuckets& buckets) { return buckets.mass; }
+// Sums of non-negative terms: lowering each by its relative rounding bound gives an entrywise lower value.
+std::vector<double> round_down(const LossBuckets& buckets) {
+  std::vector<double> out = buckets.mass;
+  for (size_t i = 0; i < out.size(); ++i) out[i] *= 1.0 - buckets.kappa(i);
+  return out;
+}
 
 // Merge-to-grid (see header). A group targets grid point t; its imbalance S = sum_i f_i a_i (e^{l_t - l_i} - 1)
 // over the fractions f_i it holds is <= 0 while it is open (its merged loss is at or above l_t). A whole
 // bucket k < t contributes w = A_k (e^{d step} - 1) - D_k e^{d step} > 0, d = t - k; the group takes the
 // fraction of the bucket that brings S to exactly 0 and is emitted at l_t.
-std::vector<double> merge_to_grid(const LossBuckets& buckets) {
+//
+// Rounding: the exact imbalance of a group with the computed fractions differs from the computed one by at most
+// c u times the sum of the magnitudes that entered it. Closing a group at a computed imbalance of exactly 0 could
+// leave its exact loss a hair below l_t, which a lower bound must not overstate; so a group is closed at
+// -margin (margin = 64 u times those magnitudes, which dominates the rounding): its exact imbalance is <= 0 and its
+// exact loss >= l_t. Its mass, a sum of non-negative fractions, is then lowered by its relative rounding bound.
+// `max_raise` receives the largest distance (in losses) by which mass was moved up (for the tilted error norm).
+std::vector<double> merge_to_grid(const LossBuckets& buckets, double* max_raise) {
   const double step = buckets.step;
   const size_t count = buckets.mass.size();
   std::vector<double> out(count, 0.0);
   bool open = false;
   size_t target = 0;
-  double imbalance = 0.0, group_mass = 0.0;
+  double imbalance = 0.0, group_mass = 0.0, magnitude = 0.0;
+  int64_t terms = 0;
+  double raise = 0.0;
   auto emit = [&]() {
-    out[target] += group_mass;
+    out[target] += group_mass * (1.0 - (static_cast<double>(terms) + 8.0) * 4.0 * kUnitRoundoff);
     open = false;
-    imbalance = group_mass = 0.0;
+    imbalance = group_mass = magnitude = 0.0;
+    terms = 0;
   };
+  // `magnitude` sums, over the terms of the imbalance, (outcomes + 8) times the term's size: a bound on the
+  // rounding of the imbalance is u times it (bucket sums err by outcomes u relative, each product by a few u).
+  auto margin = [&]() { return 4.0 * kUnitRoundoff * magnitude; };
   for (size_t k = count; k-- > 0;) {
     const double mass = buckets.mass[k];
     if (mass <= 0.0) continue;
@@ -119,9 +157,11 @@ std::vector<double> merge_to_grid(const LossBuckets& buckets) {
         target = k;
         group_mass = remaining * mass;
         imbalance = -remaining * buckets.excess[k];
+        magnitude = (buckets.outcomes[k] + 8.0) * remaining * (mass + buckets.excess[k]);
+        terms = buckets.outcomes[k] + 2;
         remaining = 0.0;
         open = true;
-        if (imbalance == 0.0) emit();  // the bucket's outcomes sit exactly on the grid point
+        if (buckets.excess[k] == 0.0) emit();  // the bucket's outcomes sit exactly on the grid point
         break;
       }
       const double distance = static_cast<double>(target - k) * step;
@@ -135,41 +175,53 @@ std::vector<double> merge_to_grid(const LossBuckets& buckets) {
         emit();
         continue;
       }
-      if (imbalance + remaining * weight <= 0.0) {
+      raise = std::max(raise, distance);
+      const double term_magnitude = (buckets.outcomes[k] + 8.0) * (mass * (growth + 1.0) + buckets.excess[k] * growth);
+      if (imbalance + remaining * weight <= -2.0 * (margin() + 4.0 * kUnitRoundoff * remaining * term_magnitude)) {
         group_mass += remaining * mass;
         imbalance += remaining * weight;
+        magnitude += remaining * term_magnitude;
+        terms += buckets.outcomes[k] + 4;
         remaining = 0.0;
       } else {
-        const double fraction = std::min(remaining, -imbalance / weight);
+        // The fraction that brings the imbalance to -margin (with the margin of the terms it adds, bounded by the
+        // whole bucket's).
+        const double target_imbalance = -2.0 * (margin() + 4.0 * kUnitRoundoff * remaining * term_magnitude);
+        const double fraction = std::max(0.0, std::min(remaining, (target_imbalance - imbalance) / weight));
         group_mass += fraction * mass;
+        imbalance += fraction * weight;
+        magnitude += fraction * term_magnitude;
+        terms += buckets.outcomes[k] + 4;
         remaining -= fraction;
         emit();
       }
     }
   }
   if (open) emit();  // the lowest group: nothing below to balance it, so it is rounded down
+  if (max_raise) *max_raise = raise;
   return out;
 }
 
-PrivacyLossDistribution from_buckets(const LossBuckets& buckets, BoundKind bound, const AccountantOptions& options) {
+// The bound's masses on the grid, rounded in its direction (no floating-point allowance needed). `max_raise`
+// receives the largest distance by which mass may have moved up (one step for the upper methods).
+PrivacyLossDistribution from_buckets(const LossBuckets& buckets, BoundKind bound, const AccountantOptions& options,
+                                     double* max_raise = nullptr) {
   PrivacyLossDistribution pld;
   pld.bound = bound;
   pld.loss_step = buckets.step;
   pld.first_index = buckets.first_index;
-  if (bound == BoundKind::kUpper)
+  double raise = 0.0;
+  if (bound == BoundKind::kUpper) {
     pld.masses = options.upper_method == PessimisticMethod::kConnectTheDots ? connect_the_dots(buckets)
                                                                            : round_up(buckets);
-  else
-    pld.masses = options.lower_method == OptimisticMethod::kMergeToGrid ? merge_to_grid(buckets)
+    raise = buckets.step;
+  } else {
+    pld.masses = options.lower_method == OptimisticMethod::kMergeToGrid ? merge_to_grid(buckets, &raise)
                                                                         : round_down(buckets);
+  }
   for (double& m : pld.masses) m = std::max(m, 0.0);
   trim_zeros(pld);
-  // Rounding: a bucket's sums have relative error <= (outcomes - 1) u; the split, the merge fractions and the
-  // subtractions add a few u of the bucket's mass each. Bounded in l1 by (max outcomes + 16) u * total.
-  double total = 0.0;
-  for (double m : buckets.mass) total += m;
-  const int32_t most = buckets.outcomes.empty() ? 0 : *std::max_element(buckets.outcomes.begin(), buckets.outcomes.end());
-  pld.numerical_error = (static_cast<double>(most) + 16.0) * (std::numeric_limits<double>::epsilon() / 2.0) * total;
+  if (max_raise) *max_raise = raise;
   return pld;
 }
 
@@ -208,9 +260,20 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
   const size_t count = atoms.losses.size();
   if (count == 0) return pld;
 
+  // The computed loss log a - log b is within 4 u (2 |log a| + |l| + 2) of the exact ln(a/b) (two logarithms
+  // and a subtraction). Moving every loss outward by that bound, up for an upper bound and down for a lower one,
+  // only moves losses in the bound's direction, so what follows discretises a distribution that is on the
+  // right side of the exact one.
+  std::vector<double> losses(count);
+  const double direction = bound == BoundKind::kUpper ? 1.0 : -1.0;
+  for (size_t i = 0; i < count; ++i) {
+    const double l = atoms.losses[i];
+    const double error = 4.0 * kUnitRoundoff * (2.0 * std::abs(std::log(atoms.masses[i])) + std::abs(l) + 2.0);
+    losses[i] = l + direction * error;
+  }
   std::vector<size_t> order(count);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return atoms.losses[a] < atoms.losses[b]; });
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return losses[a] < losses[b]; });
 
   // Tails of at most tail_mass at each end, never the whole distribution.
   size_t low = 0, high = count;  // kept: order[low .. high)
@@ -219,8 +282,8 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
     low_tail += atoms.masses[order[low++]];
   while (high - 1 > low && high_tail + atoms.masses[order[high - 1]] <= options.tail_mass)
     high_tail += atoms.masses[order[--high]];
-  const double lowest = atoms.losses[order[low]];
-  const double highest = atoms.losses[order[high - 1]];
+  const double lowest = losses[order[low]];
+  const double highest = losses[order[high - 1]];
 
   double step = options.loss_step;
   while ((highest - lowest) / step + 3.0 > static_cast<double>(options.max_points)) step *= 2.0;
@@ -228,17 +291,24 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
   const int64_t last = locate(highest, step).first;
   LossBuckets buckets = empty_buckets(step, first, last);
   for (size_t i = low; i < high; ++i) {
-    const auto [k, r] = locate(atoms.losses[order[i]], step);
+    const auto [k, r] = locate(losses[order[i]], step);
     buckets.add(k, r, atoms.masses[order[i]]);
   }
+  // Tail sums have the relative rounding of their number of terms; the bucket that receives one counts them.
+  const double low_count = static_cast<double>(low), high_count = static_cast<double>(count - high);
   if (bound == BoundKind::kUpper) {
     const auto [k, r] = locate(lowest, step);  // bottom tail raised to the lowest kept loss
     buckets.add(k, r, low_tail);
-    pld.infinity_mass += high_tail;  // top tail paid for in full
+    buckets.outcomes[static_cast<size_t>(k - first)] += static_cast<int32_t>(std::min(low_count, 1e9));
+    // Top tail paid for in full; the infinity mass (a compensated sum, 2u) rounded up.
+    pld.infinity_mass = (pld.infinity_mass * (1.0 + 4.0 * kUnitRoundoff) + high_tail * (1.0 + (high_count + 4.0) * kUnitRoundoff)) *
+                        (1.0 + kUnitRoundoff);
     pld.truncated_mass = high_tail;
   } else {
     const auto [k, r] = locate(highest, step);  // top tail lowered to the highest kept loss
     buckets.add(k, r, high_tail);
+    buckets.outcomes[static_cast<size_t>(k - first)] += static_cast<int32_t>(std::min(high_count, 1e9));
+    pld.infinity_mass *= 1.0 - 8.0 * kUnitRoundoff;
     pld.truncated_mass = low_tail;  // bottom tail dropped
   }
   PrivacyLossDistribution result = from_buckets(buckets, bound, options);
@@ -265,10 +335,18 @@ PrivacyLossDistribution coarsen(const PrivacyLossDistribution& pld, int64_t fact
     const double r = static_cast<double>(j - k * factor) * pld.loss_step;  // exact multiple of the old step
     buckets.add(k, r, pld.masses[i]);
   }
-  PrivacyLossDistribution result = from_buckets(buckets, pld.bound, options);
+  double raise = 0.0;
+  PrivacyLossDistribution result = from_buckets(buckets, pld.bound, options, &raise);
   result.infinity_mass = pld.infinity_mass;
-  result.numerical_error += pld.numerical_error;  // masses are combined linearly: both parts carry over
+  // The masses are combined by a fixed non-negative linear map (directed rounding covers its own arithmetic), so
+  // the errors of the input carry over: in l1 unchanged (the map keeps mass), in the tilted norm multiplied by
+  // e^{lambda raise} at most (no mass moves up by more than `raise`).
+  result.numerical_error = pld.numerical_error;
   result.relative_error = pld.relative_error;
+  result.tilt = pld.tilt;
+  result.tilt_reference = pld.tilt_reference;
+  result.tilted_error = pld.tilt > 0.0 ? pld.tilted_error * std::exp(pld.tilt * raise) : 0.0;
+  result.infinity_error = pld.infinity_error;
   result.truncated_mass = pld.truncated_mass;
   result.compositions = pld.compositions;
   return result;
@@ -280,14 +358,34 @@ void truncate_tails(PrivacyLossDistribution& pld, double tail_mass) {
   size_t low = 0, high = m.size();
   double low_tail = 0.0, high_tail = 0.0;
   while (low + 1 < high && low_tail + m[low] <= tail_mass) low_tail += m[low++];
-  while (high - 1 > low && high_tail + m[high - 1] <= tail_mass) high_tail += m[--high];
+  // A tilted PLD keeps its top tail below r + 30 / lambda: the tail's error, moved into the infinity mass, would
+  // count in full at every eps, while left in place it counts with its tilted weight, which is below e^{-30}
+  // only from there on (early in a composition the weight at the top is still about 1).
+  const bool tilted = pld.tilt > 0.0 && pld.bound == BoundKind::kUpper;
+  auto may_cut = [&](size_t index) { return !tilted || pld.tilt * (pld.loss(index) - pld.tilt_reference) >= 30.0; };
+  while (high - 1 > low && high_tail + m[high - 1] <= tail_mass && may_cut(high - 1)) high_tail += m[--high];
   if (low == 0 && high == m.size()) return;
+  // Sums of non-negative terms, rounded in the bound's direction. Errors of the moved entries move with them: in
+  // the tilted norm the raised bottom tail's error (at most numerical_error) is weighted by the weight of its new
+  // place at most, and the top tail's error enters the infinity mass, bounded in the tilted norm by
+  // tilted_error e^{-lambda (l_cut - r)}.
+  const double kappa_low = (static_cast<double>(low) + 4.0) * std::numeric_limits<double>::epsilon();
+  const double kappa_high = (static_cast<double>(m.size() - high) + 4.0) * std::numeric_limits<double>::epsilon();
+  const double lambda = pld.tilt;
   if (pld.bound == BoundKind::kUpper) {
-    m[low] += low_tail;
-    pld.infinity_mass += high_tail;
-    pld.truncated_mass += high_tail;
+    if (low > 0) {
+      m[low] = (m[low] + low_tail * (1.0 + kappa_low)) * (1.0 + kUnitRoundoff);
+      if (lambda > 0.0) pld.tilted_error += pld.numerical_error * std::exp(lambda * (pld.loss(low) - pld.tilt_reference));
+    }
+    if (high < m.size()) {
+      pld.infinity_mass = (pld.infinity_mass + high_tail * (1.0 + kappa_high)) * (1.0 + kUnitRoundoff);
+      pld.truncated_mass += high_tail;
+      if (lambda > 0.0)
+        pld.infinity_error += std::min(pld.numerical_error,
+                                       pld.tilted_error * std::exp(-lambda * (pld.loss(high) - pld.tilt_reference)));
+    }
   } else {
-    m[high - 1] += high_tail;
+    if (high < m.size()) m[high - 1] = (m[high - 1] + high_tail * (1.0 - kappa_high)) * (1.0 - kUnitRoundoff);
     pld.truncated_mass += low_tail;
   }
   pld.first_index += static_cast<int64_t>(low);

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "accounting/composition.hpp"
+#include "accounting/exponential_tilt.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/profile_envelope.hpp"
 #include "core/errors.hpp"
@@ -48,23 +49,52 @@ double max_over(const DirectionalPLDs& d, double (PrivacyLossDistribution::*quer
 }  // namespace
 
 double PairBounds::delta_upper(double epsilon) const {
-  return max_over(upper, &PrivacyLossDistribution::delta_for_epsilon, epsilon);
+  double value = max_over(upper, &PrivacyLossDistribution::delta_for_epsilon, epsilon);
+  for (const auto& t : tilted) value = std::min(value, max_over(t.upper, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+  return value;
 }
 
 double PairBounds::delta_lower(double epsilon) const {
   double value = 0.0;
   for (const auto& scenario : lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+  for (const auto& t : tilted)
+    for (const auto& scenario : t.lower)
+      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
   return value;
 }
 
 double PairBounds::epsilon_upper(double delta) const {
-  return std::max(0.0, max_over(upper, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  double value = max_over(upper, &PrivacyLossDistribution::epsilon_for_delta, delta);
+  for (const auto& t : tilted) value = std::min(value, max_over(t.upper, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  return std::max(0.0, value);
 }
 
 double PairBounds::epsilon_lower(double delta) const {
   double value = 0.0;
   for (const auto& scenario : lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  for (const auto& t : tilted)
+    for (const auto& scenario : t.lower)
+      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
   return std::max(0.0, value);
+}
+
+double PairBounds::absolute_allowance(double epsilon) const {
+  auto of = [&](const DirectionalPLDs& d) {
+    double a = d.first_to_second.absolute_allowance(epsilon);
+    if (d.second_to_first) a = std::max(a, d.second_to_first->absolute_allowance(epsilon));
+    return a;
+  };
+  double upper_allowance = of(upper);
+  for (const auto& t : tilted) upper_allowance = std::min(upper_allowance, of(t.upper));
+  double lower_allowance = 0.0;
+  for (const auto& scenario : lower) lower_allowance = std::max(lower_allowance, of(scenario));
+  return std::max(upper_allowance, lower_allowance);
+}
+
+bool PairBounds::allowance_dominates(double epsilon) const {
+  const double allowance = absolute_allowance(epsilon);
+  const double gap = delta_upper(epsilon) - delta_lower(epsilon);
+  return allowance > 0.0 && allowance > 0.05 * gap && gap > 1e-9 * delta_upper(epsilon);
 }
 
 std::string PairBounds::dominating_direction_at_epsilon(double epsilon) const {
@@ -210,8 +240,62 @@ std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single,
 
 }  // namespace
 
+namespace {
+
+// A copy of single-release PLDs tilted for eps after n compositions, each with its own Chernoff-optimal tilt.
+DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
+  DirectionalPLDs result = single;
+  apply_tilt(result.first_to_second, chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon));
+  if (result.second_to_first)
+    apply_tilt(*result.second_to_first, chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
+  return result;
+}
+
+bool is_tilted(const DirectionalPLDs& d) {
+  return d.first_to_second.tilt > 0.0 || (d.second_to_first && d.second_to_first->tilt > 0.0);
+}
+
+}  // namespace
+
+void PairBounds::refine_for_epsilon(double epsilon) {
+  if (!single_release || !options.tilted_refinement || !std::isfinite(epsilon)) return;
+  for (const auto& t : tilted)
+    if (std::abs(t.target_epsilon - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon))) return;
+  const PairBounds& single = *single_release;
+  TiltedComposition alternative;
+  alternative.target_epsilon = epsilon;
+  const DirectionalPLDs upper_single = tilted_for(single.upper, compositions, epsilon);
+  if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
+  alternative.upper = compose_directions(upper_single, compositions, options);
+  for (const auto& scenario : single.lower)
+    alternative.lower.push_back(compose_directions(tilted_for(scenario, compositions, epsilon), compositions, options));
+  if (single.mixed_sign_lower)
+    for (auto& scenario : mixed_sign_scenarios(tilted_for(*single.mixed_sign_lower, compositions, epsilon), compositions, options))
+      alternative.lower.push_back(std::move(scenario));
+  tilted.push_back(std::move(alternative));
+}
+
+void PairBounds::refine_for_delta(double delta) {
+  if (!single_release || !options.tilted_refinement) return;
+  const double current = epsilon_upper(delta);
+  if (std::isfinite(current)) {
+    if (allowance_dominates(current)) refine_for_epsilon(current);
+    return;
+  }
+  // The untilted upper bound never reaches delta. If the distinguishing events alone exceed delta, nothing can;
+  // otherwise aim at the Chernoff estimate of eps(delta) for the dominating single release.
+  if (std::max(composed_infinity_mass_first, composed_infinity_mass_second) >= delta) return;
+  const PairBounds& single = *single_release;
+  double target = chernoff_epsilon(single.upper.first_to_second, compositions, delta);
+  if (single.upper.second_to_first)
+    target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, compositions, delta));
+  refine_for_epsilon(target);
+}
+
 PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options) {
   PairBounds result = single;
+  result.single_release = std::make_shared<const PairBounds>(single);
+  result.options = options;
   result.compositions = n;
   const auto [first, second] = composition_omegas(single);
   result.composed_infinity_mass_first = -std::expm1(log_survival(first, n));

@@ -18,6 +18,7 @@
 // attain the envelope most often (both directions), and, for an asymmetric additive table under the
 // any-sequence relation, compositions that mix shifts up and down (a releases up, n - a down).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +41,14 @@ struct DirectionalPLDs {
   }
 };
 
+// The same composition computed with exponential tilting (exponential_tilt.hpp): tighter floating-point
+// allowances near the eps it was tilted for. Every alternative is rigorous, so the bounds take the best of all.
+struct TiltedComposition {
+  double target_epsilon = 0.0;
+  DirectionalPLDs upper;
+  std::vector<DirectionalPLDs> lower;
+};
+
 // Bounds of one pair family before or after composition.
 struct PairBounds {
   std::string pair_description;
@@ -51,6 +60,11 @@ struct PairBounds {
   // Single-release lower bounds of the maximal shift (A||B = shift up, B||A = shift down) for scenarios that
   // mix both signs; empty unless the relation is any-sequence and the additive table is asymmetric.
   std::optional<DirectionalPLDs> mixed_sign_lower;
+  // After composition: the single-release bounds it came from and the options, so that tilted alternatives can
+  // be computed on demand (refine_for_epsilon); empty for heterogeneous compositions (not refined).
+  std::shared_ptr<const PairBounds> single_release;
+  AccountantOptions options;
+  std::vector<TiltedComposition> tilted;
   // omega of one release: the probability of a distinguishing event (infinite loss), A||B and B||A.
   double single_release_infinity_mass_first = 0.0;
   double single_release_infinity_mass_second = 0.0;
@@ -66,6 +80,18 @@ struct PairBounds {
   // "A||B", "B||A", or "A||B = B||A" for mirror pairs: the direction whose upper bound is the larger.
   std::string dominating_direction_at_epsilon(double epsilon) const;
   std::string dominating_direction_at_delta(double delta) const;
+
+  // The largest absolute floating-point allowance of any PLD at eps (upper and lower, untilted and tilted ones
+  // take their smallest).
+  double absolute_allowance(double epsilon) const;
+  // True when the floating-point allowance, not the discretisation, makes most of the bracket at eps.
+  bool allowance_dominates(double epsilon) const;
+  // Adds a composition tilted for eps (each PLD with its Chernoff-optimal tilt), unless one close to it exists.
+  // Does nothing for bounds without single_release.
+  void refine_for_epsilon(double epsilon);
+  // Refines where eps(delta) is decided: at the current upper bound on eps, or, when that is infinite because
+  // the untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
+  void refine_for_delta(double delta);
 };
 
 // Discretises one release of every pair of the family (no composition yet).

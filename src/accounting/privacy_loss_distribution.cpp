@@ -22,8 +22,9 @@ namespace {
 //   (S - ||e||) / (1 + rho) <= T <= (S + ||e||) / (1 - rho),
 // and S itself, a sum of N positive terms each computed with a few roundings, is within (N + 16) u of its
 // exact value (Higham, eq. 3.5). So: delta = (S * rounding_factor + allowance) / relative_divisor.
-double allowance(const PrivacyLossDistribution& pld) {
-  return pld.bound == BoundKind::kUpper ? pld.numerical_error : -pld.numerical_error;
+double allowance(const PrivacyLossDistribution& pld, double epsilon) {
+  const double a = pld.absolute_allowance(epsilon);
+  return pld.bound == BoundKind::kUpper ? a : -a;
 }
 
 double rounding_factor(const PrivacyLossDistribution& pld) {
@@ -47,6 +48,12 @@ double clamp_probability(double value, BoundKind bound) {
 
 }  // namespace
 
+double PrivacyLossDistribution::absolute_allowance(double epsilon) const {
+  if (!(tilt > 0.0)) return numerical_error;
+  const double tilted = infinity_error + tilted_error * std::exp(-tilt * (epsilon - tilt_reference));
+  return std::isnan(tilted) ? numerical_error : std::min(numerical_error, tilted);
+}
+
 double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
   // Sum of non-negative terms (1 - e^{eps - l}) m, each computed with expm1 to keep precision for l close
   // to eps.
@@ -56,7 +63,7 @@ double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
     if (l <= epsilon) break;
     sum += -std::expm1(epsilon - l) * masses[i];
   }
-  return clamp_probability(((infinity_mass + sum) * rounding_factor(*this) + allowance(*this)) / relative_divisor(*this), bound);
+  return clamp_probability(((infinity_mass + sum) * rounding_factor(*this) + allowance(*this, epsilon)) / relative_divisor(*this), bound);
 }
 
 std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vector<double>& epsilons) const {
@@ -77,7 +84,7 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
   double g = 0.0;               // G_j for the current j (masses above j, weighted by e^{l_{j+1} - l_k})
   double delta_at_next = 0.0;   // finite-part delta at l_{j+1}
   size_t q = 0;
-  const double factor = rounding_factor(*this), shift = allowance(*this), divisor = relative_divisor(*this);
+  const double factor = rounding_factor(*this), divisor = relative_divisor(*this);
   while (q < order.size()) {
     const double eps = epsilons[order[q]];
     if (j >= 0 && eps < loss(static_cast<size_t>(j))) {
@@ -92,15 +99,23 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
     // eps lies in [l_j, l_{j+1}) (or below the grid if j < 0): delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}}) G_j.
     const double upper_point = loss(static_cast<size_t>(j + 1));
     const double value = delta_at_next + (-std::expm1(eps - upper_point)) * g;
-    result[order[q]] = clamp_probability(((infinity_mass + value) * factor + shift) / divisor, bound);
+    result[order[q]] = clamp_probability(((infinity_mass + value) * factor + allowance(*this, eps)) / divisor, bound);
     ++q;
   }
   return result;
 }
 
-double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
+namespace {
+
+// The smallest eps with ((omega + finite(eps)) * factor + allowance) / divisor <= delta for a constant signed
+// allowance (exact inversion of the piecewise function).
+double invert_with_constant_allowance(const PrivacyLossDistribution& pld, double delta, double signed_allowance) {
+  const auto& masses = pld.masses;
+  const double infinity_mass = pld.infinity_mass, loss_step = pld.loss_step;
+  const BoundKind bound = pld.bound;
+  auto loss = [&](size_t i) { return pld.loss(i); };
   // What the finite part may contribute: ((omega + finite) * factor + allowance) / divisor <= delta.
-  const double target = (delta * relative_divisor(*this) - allowance(*this)) / rounding_factor(*this) - infinity_mass;
+  const double target = (delta * relative_divisor(pld) - signed_allowance) / rounding_factor(pld) - infinity_mass;
   // A failed arithmetic (NaN) gives the trivial answer: +inf for an upper bound, -inf (clamped to 0 by callers)
   // for a lower bound.
   if (std::isnan(target)) return bound == BoundKind::kUpper ? std::numeric_limits<double>::infinity()
@@ -128,6 +143,48 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
   const double ratio = (target - delta_at_next) / g;
   if (ratio >= 1.0) return -std::numeric_limits<double>::infinity();
   return lowest + std::log1p(-ratio);
+}
+
+}  // namespace
+
+double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
+  const double sign = bound == BoundKind::kUpper ? 1.0 : -1.0;
+  // The largest allowance (numerical_error) gives a valid answer in both directions: a larger eps for an upper
+  // bound, a smaller one for a lower bound.
+  const double conservative = invert_with_constant_allowance(*this, delta, sign * numerical_error);
+  if (!(tilt > 0.0) || std::isnan(conservative)) return conservative;
+  if (bound == BoundKind::kUpper) {
+    // The upper curve U(eps) (allowance falling with eps) is non-increasing. No answer lies below the inversion
+    // with the smallest allowance any eps can have (infinity_error + 0, or numerical_error); from there, expand
+    // until U(high) <= delta, then bisect. high is always a point where U <= delta was checked.
+    const double low_limit = invert_with_constant_allowance(*this, delta, std::min(numerical_error, infinity_error));
+    if (!std::isfinite(low_limit) || std::isnan(low_limit)) return conservative;
+    double low = low_limit, high = conservative;
+    if (!(std::isfinite(high) && high > low)) {
+      double width = std::max(loss_step, 1e-9 * std::abs(low));
+      high = low + width;
+      for (int i = 0; i < 80 && delta_for_epsilon(high) > delta; ++i) {
+        low = high;
+        width *= 2.0;
+        high = low_limit + width;
+      }
+      if (delta_for_epsilon(high) > delta) return conservative;
+    }
+    for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
+      const double middle = 0.5 * (low + high);
+      if (delta_for_epsilon(middle) <= delta) high = middle; else low = middle;
+    }
+    return high;
+  }
+  // Lower bound: the true eps is at least the smallest eps with L(eps) <= delta, and every constant allowance
+  // A >= a(eps) on [e0, inf) gives a smaller one there; raise e0 while that stays true.
+  double answer = conservative;
+  for (int i = 0; i < 8 && std::isfinite(answer); ++i) {
+    const double next = invert_with_constant_allowance(*this, delta, -absolute_allowance(answer));
+    if (!(next > answer)) break;
+    answer = next;
+  }
+  return answer;
 }
 
 }  // namespace noiselearn

@@ -38,23 +38,37 @@ struct PrivacyLossDistribution {
   // composition: relative errors multiply); the FFT errs absolutely (bounded in l1).
   double numerical_error = 0.0;
   double relative_error = 0.0;
+  // Exponential tilting (composition.hpp): with tilt lambda > 0 and reference loss r, the same error vector e is
+  // also bounded in the tilted norm, sum_i |e_i| e^{lambda (l_i - r)} <= tilted_error, and the error of the
+  // infinity mass separately by infinity_error. For delta(eps) only losses above eps count, where
+  // e^{lambda (l - r)} >= e^{lambda (eps - r)}, so the absolute allowance is
+  //   min(numerical_error, infinity_error + tilted_error e^{-lambda (eps - r)}):
+  // the FFT's absolute error, relative to the tilted distribution, becomes relative to the tail that delta
+  // depends on (e^{lambda (r - eps)} is the Chernoff bound on P[L >= eps]). tilt = 0: no tilted norm.
+  double tilt = 0.0;
+  double tilt_reference = 0.0;
+  double tilted_error = 0.0;
+  double infinity_error = 0.0;
   double truncated_mass = 0.0;   // tail mass moved to +inf (upper bound) or dropped (lower bound)
   int64_t compositions = 1;
 
   double loss(size_t i) const { return static_cast<double>(first_index + static_cast<int64_t>(i)) * loss_step; }
+  // The absolute floating-point allowance of delta(eps) (see above).
+  double absolute_allowance(double epsilon) const;
   int64_t last_index() const { return first_index + static_cast<int64_t>(masses.size()) - 1; }
   double finite_mass() const;
 
   // delta(eps) of this PLD, including the floating-point allowances in the bound's direction (upper:
-  // (computed + numerical_error) / (1 - relative_error); lower: (computed - numerical_error) / (1 +
-  // relative_error)), where `computed` carries a relative (N + 16) u for the rounding of the sum itself.
-  // Clamped to [0, 1].
+  // (computed + allowance) / (1 - relative_error); lower: (computed - allowance) / (1 + relative_error)), where
+  // `computed` carries a relative (N + 16) u for the rounding of the sum itself. Clamped to [0, 1].
   double delta_for_epsilon(double epsilon) const;
   // The same for many epsilons at once (any order): one pass over the masses.
   std::vector<double> delta_for_epsilons(const std::vector<double>& epsilons) const;
   // The smallest eps with delta(eps) <= delta, by exact inversion of the piecewise function
   // delta(eps) = P_j - e^{eps - l_j} Q_j on [l_j, l_{j+1}); +inf if no eps achieves it (delta below the
-  // infinity mass). May be negative; callers that want eps >= 0 clamp.
+  // infinity mass). May be negative; callers that want eps >= 0 clamp. With a tilted allowance (which falls
+  // with eps) an upper bound is found by bisection between two constant-allowance inversions, and a lower bound
+  // by raising a constant-allowance inversion while it stays valid; both stay on the safe side.
   double epsilon_for_delta(double delta) const;
 };
 

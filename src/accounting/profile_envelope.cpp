@@ -5,14 +5,67 @@
 #include <limits>
 #include <stdexcept>
 
+#include "accounting/double_double.hpp"
 #include "accounting/loss_discretisation.hpp"
 
 namespace noiselearn {
 
 namespace {
 
-// Relative accuracy assumed for a delta accumulated from positive terms (generous: many ulps).
-constexpr double kDeltaRelativeError = 64.0 * std::numeric_limits<double>::epsilon();
+// Every input's curve at the grid points low-1 .. high+1 (index i = j - low + 1), its value at -inf (its
+// total) and its infinity mass, raised by its allowance and by the double-double rounding of the recurrence.
+struct RaisedCurve {
+  std::vector<dd::Value> delta;
+  dd::Value total, infinity;
+};
+
+RaisedCurve raised_curve(const PrivacyLossDistribution& pld, int64_t low, int64_t high, dd::Value decay,
+                         dd::Value one_minus_decay) {
+  const size_t points = static_cast<size_t>(high - low + 3);
+  RaisedCurve curve;
+  curve.delta.assign(points, {});
+  // delta_j = delta_{j+1} + (1 - e^{-step}) G_j, G_{j-1} = m_j + e^{-step} G_j, from the top (j = high + 1,
+  // where delta = omega) down to j = low - 1. All terms are non-negative: the relative rounding is at most
+  // 16 * 2^-104 per step, hence (16 (points + 2)) 2^-104 in all.
+  dd::Value g{}, delta{pld.infinity_mass, 0.0}, finite{};
+  for (size_t i = points; i-- > 0;) {
+    const int64_t j = low - 1 + static_cast<int64_t>(i);
+    if (i + 1 < points) delta = dd::add(delta, dd::multiply(one_minus_decay, g));
+    curve.delta[i] = delta;
+    const int64_t k = j - pld.first_index;
+    const double mass = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
+    g = dd::add({mass, 0.0}, dd::multiply(decay, g));
+    finite = dd::add(finite, {mass, 0.0});
+  }
+  curve.total = dd::add(finite, {pld.infinity_mass, 0.0});
+  curve.infinity = {pld.infinity_mass, 0.0};
+  // (value + numerical_error) / (1 - relative_error) (1 + rounding), with the rounding of these few operations.
+  const double rounding = (16.0 * static_cast<double>(points + 2) + 64.0) * dd::kUnitRoundoff;
+  const dd::Value factor = dd::divide({1.0 + rounding, 0.0}, dd::subtract({1.0, 0.0}, {pld.relative_error, 0.0}));
+  auto raise = [&](dd::Value v) { return dd::multiply(dd::add(v, {pld.numerical_error, 0.0}), factor); };
+  for (auto& v : curve.delta) v = raise(v);
+  curve.total = raise(curve.total);
+  curve.infinity = raise(curve.infinity);
+  return curve;
+}
+
+// The raised curve in plain double precision (a cheap screen): delta_j computed from non-negative terms with a
+// relative rounding of at most gamma = 4 (points + 8) u, then raised like the double-double one.
+std::vector<double> screening_curve(const PrivacyLossDistribution& pld, int64_t low, int64_t high, double decay,
+                                    double one_minus_decay) {
+  const size_t points = static_cast<size_t>(high - low + 3);
+  std::vector<double> curve(points);
+  double g = 0.0, delta = pld.infinity_mass;
+  for (size_t i = points; i-- > 0;) {
+    const int64_t j = low - 1 + static_cast<int64_t>(i);
+    if (i + 1 < points) delta += one_minus_decay * g;
+    curve[i] = (delta + pld.numerical_error) / (1.0 - pld.relative_error);
+    const int64_t k = j - pld.first_index;
+    const double mass = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
+    g = mass + decay * g;
+  }
+  return curve;
+}
 
 }  // namespace
 
@@ -29,9 +82,7 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
     inputs.push_back(coarsen(pld, static_cast<int64_t>(std::llround(step / pld.loss_step)), options));
 
   int64_t low = std::numeric_limits<int64_t>::max(), high = std::numeric_limits<int64_t>::min();
-  double max_infinity = 0.0;
   for (const auto& pld : inputs) {
-    max_infinity = std::max(max_infinity, pld.infinity_mass);
     if (pld.masses.empty()) continue;
     low = std::min(low, pld.first_index);
     high = std::max(high, pld.last_index());
@@ -41,75 +92,91 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   PrivacyLossDistribution& env = result.envelope;
   env.bound = BoundKind::kUpper;
   env.loss_step = step;
-  env.infinity_mass = max_infinity;
+  for (const auto& pld : inputs) env.truncated_mass = std::max(env.truncated_mass, pld.truncated_mass);
+  dd::Value decay, one_minus_decay;
+  dd::exp_minus(step, decay, one_minus_decay);
+  if (low > high) {  // only infinite losses
+    double omega = 0.0;
+    for (const auto& pld : inputs)
+      omega = std::max(omega, dd::round_up(raised_curve(pld, 0, -1, decay, one_minus_decay).infinity));
+    env.infinity_mass = omega;
+    return result;
+  }
+
+  // The envelope's curve at low-1 .. high+1, its total and infinity mass: the largest raised input values.
+  const size_t points = static_cast<size_t>(high - low + 3);
+  // Screen in double precision first: an input whose curve, even raised by its rounding bound gamma, stays below
+  // the largest curve lowered by gamma at every point can never be the maximum, and needs no double-double pass.
+  // (Its total and infinity mass still count: they are cheap.) The exact maximum is among the candidates.
+  const double gamma = 4.0 * (static_cast<double>(points) + 8.0) * std::numeric_limits<double>::epsilon();
+  const double decay_double = decay.to_double(), one_minus_decay_double = one_minus_decay.to_double();
+  std::vector<double> screen_best(points, 0.0);
   for (const auto& pld : inputs) {
-    env.numerical_error = std::max(env.numerical_error, pld.numerical_error);
-    env.relative_error = std::max(env.relative_error, pld.relative_error);
-    env.truncated_mass = std::max(env.truncated_mass, pld.truncated_mass);
+    const auto curve = screening_curve(pld, low, high, decay_double, one_minus_decay_double);
+    for (size_t i = 0; i < points; ++i) screen_best[i] = std::max(screen_best[i], curve[i]);
   }
-  if (low > high) return result;  // only infinite losses
-
-  // Grid points low .. high, index i = j - low. For each j: the envelope delta, the maximising input, and that
-  // input's G_j, delta_{j+1} and mass at j+1.
-  const size_t count = static_cast<size_t>(high - low + 1);
-  std::vector<double> best_delta(count + 1, -1.0), best_g(count + 1, 0.0), best_next_delta(count + 1, 0.0),
-      best_next_mass(count + 1, 0.0);
-  std::vector<int64_t> best_input(count + 1, -1);
-  const double decay = std::exp(-step), one_minus_decay = -std::expm1(-step);
+  std::vector<bool> candidate(inputs.size(), false);
   for (size_t p = 0; p < inputs.size(); ++p) {
-    const auto& pld = inputs[p];
-    // Descend from the top (index count, i.e. j = high + 1, where delta = omega) computing delta_j and G_j
-    // from positive terms only.
-    double g = 0.0, delta_next = pld.infinity_mass, mass_next = 0.0;
-    for (size_t i = count + 1; i-- > 0;) {
-      const int64_t j = low + static_cast<int64_t>(i);
-      const double delta_j = i == count ? pld.infinity_mass : delta_next + one_minus_decay * g;
-      if (delta_j > best_delta[i]) {
-        best_delta[i] = delta_j;
+    const auto curve = screening_curve(inputs[p], low, high, decay_double, one_minus_decay_double);
+    for (size_t i = 0; i < points && !candidate[p]; ++i)
+      if (curve[i] * (1.0 + gamma) >= screen_best[i] * (1.0 - gamma)) candidate[p] = true;
+  }
+  std::vector<dd::Value> best(points, dd::Value{-1.0, 0.0});
+  std::vector<int64_t> best_input(points, -1);
+  dd::Value total{0.0, 0.0}, infinity{0.0, 0.0};
+  for (size_t p = 0; p < inputs.size(); ++p) {
+    const PrivacyLossDistribution& pld = inputs[p];
+    if (!candidate[p]) {
+      const dd::Value raise{1.0 + 64.0 * dd::kUnitRoundoff + 2.0 * std::numeric_limits<double>::epsilon() *
+                                                                 static_cast<double>(pld.masses.size() + 8), 0.0};
+      const dd::Value scale = dd::divide(raise, dd::subtract({1.0, 0.0}, {pld.relative_error, 0.0}));
+      const dd::Value t = dd::multiply(dd::add({pld.finite_mass() + pld.infinity_mass, 0.0}, {pld.numerical_error, 0.0}), scale);
+      const dd::Value w = dd::multiply(dd::add({pld.infinity_mass, 0.0}, {pld.numerical_error, 0.0}), scale);
+      if (dd::less(total, t)) total = t;
+      if (dd::less(infinity, w)) infinity = w;
+      continue;
+    }
+    const RaisedCurve curve = raised_curve(pld, low, high, decay, one_minus_decay);
+    for (size_t i = 0; i < points; ++i)
+      if (dd::less(best[i], curve.delta[i])) {
+        best[i] = curve.delta[i];
         best_input[i] = static_cast<int64_t>(p);
-        best_g[i] = g;
-        best_next_delta[i] = delta_next;
-        best_next_mass[i] = mass_next;
       }
-      const int64_t k = j - pld.first_index;
-      const double mass_j = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
-      if (i < count) {
-        g = mass_j + decay * g;  // becomes G_{j-1}
-        delta_next = delta_j;
-      }
-      mass_next = mass_j;
-    }
+    if (dd::less(total, curve.total)) total = curve.total;
+    if (dd::less(infinity, curve.infinity)) infinity = curve.infinity;
   }
-  for (size_t i = 0; i <= count; ++i) ++result.points_attained[static_cast<size_t>(best_input[i])];
+  for (size_t i = 1; i + 1 < points; ++i) ++result.points_attained[static_cast<size_t>(best_input[i])];
+  // The top point (above every finite loss) is the infinity mass of the envelope.
+  best[points - 1] = infinity;
 
-  // G of the envelope on [l_j, l_{j+1}): G_env_j = (delta_env_j - delta_env_{j+1}) / (1 - e^{-step})
-  // = best_g[j] + (best_next_delta[j] - delta_env_{j+1}) / (1 - e^{-step}); the correction is 0 when the same
-  // input is maximal at j and j+1.
-  std::vector<double> g_env(count + 1, 0.0);
-  double rounding = 0.0;
-  for (size_t i = 0; i < count; ++i) {
-    if (best_input[i] == best_input[i + 1]) {
-      g_env[i] = best_g[i];
-    } else {
-      const double correction = (best_next_delta[i] - best_delta[i + 1]) / one_minus_decay;
-      g_env[i] = std::max(0.0, best_g[i] + correction);
-      rounding += 2.0 * kDeltaRelativeError * (best_next_delta[i] + best_delta[i + 1]) / one_minus_decay;
-    }
+  // G_j for j = low-1 .. high (index i = j - low + 1) and the masses at low .. high. The rounding of each mass
+  // is at most 2^-104 (4 (D_{j-1} + 2 D_j + D_{j+1}) / (1 - e^{-step}) + 12 (G_{j-1} + G_j)) (a few operations
+  // on the D's, a division, a product and a difference); every mass is raised by that bound and rounded up.
+  std::vector<dd::Value> g(points - 1);
+  for (size_t i = 0; i + 1 < points; ++i) {
+    g[i] = dd::divide(dd::subtract(best[i], best[i + 1]), one_minus_decay);
+    if (g[i].hi < 0.0) g[i] = {0.0, 0.0};  // the curve is non-increasing; a rounding-level dip is clamped up
   }
-  // Masses at j = low+1 .. high from m_{j+1} = G_j - e^{-step} G_{j+1}; the lowest mass makes the total 1
-  // (every upper-bound input has total mass 1, so the envelope tends to 1 as eps -> -inf).
+  const double c = one_minus_decay.to_double();
   env.first_index = low;
-  env.masses.assign(count, 0.0);
-  double above = 0.0;
-  for (size_t i = 0; i + 1 < count; ++i) {
-    const bool same = best_input[i] == best_input[i + 1] && best_input[i + 1] == best_input[i + 2];
-    const double mass = same ? best_next_mass[i] : g_env[i] - decay * g_env[i + 1];
-    env.masses[i + 1] = std::max(0.0, mass);
+  env.masses.assign(static_cast<size_t>(high - low + 1), 0.0);
+  dd::Value finite{};
+  for (size_t i = 1; i < points - 1; ++i) {  // mass at j = low - 1 + i, from G_{j-1} = g[i-1] and G_j = g[i]
+    dd::Value mass = dd::subtract(g[i - 1], dd::multiply(decay, g[i]));
+    const double rounding = dd::kUnitRoundoff * (4.0 * (best[i - 1].to_double() + 2.0 * best[i].to_double() +
+                                                        best[i + 1].to_double()) / c +
+                                                 12.0 * (g[i - 1].to_double() + g[i].to_double()));
+    mass = dd::add(mass, {rounding, 0.0});
+    const double rounded = mass.hi > 0.0 ? dd::round_up(mass) : 0.0;
+    env.masses[i - 1] = rounded;
+    finite = dd::add(finite, {rounded, 0.0});
   }
-  for (size_t i = 1; i < count; ++i) above += env.masses[i];
-  env.masses[0] = std::max(0.0, 1.0 - env.infinity_mass - above);
-  rounding += static_cast<double>(count) * std::numeric_limits<double>::epsilon();
-  env.numerical_error += rounding;
+  env.infinity_mass = dd::round_up(infinity);
+  // Below the lowest loss the envelope's curve is linear in e^eps, from its total at e^eps = 0 to its value at
+  // l_low; it must lie above every input there as well, so the total must reach the largest input total.
+  const dd::Value shortfall = dd::subtract(total, dd::add(finite, {env.infinity_mass, 0.0}));
+  if (shortfall.hi > 0.0)
+    env.masses.front() = dd::round_up(dd::add({env.masses.front(), 0.0}, shortfall)) * (1.0 + 4.0 * dd::kUnitRoundoff);
   return result;
 }
 

@@ -8,11 +8,21 @@
 // dominance, which survives composition). The upper envelope max_p delta_p(eps) is convex in e^eps (a maximum
 // of convex functions) with value 1 at eps = -inf; connecting its values at the loss-grid points linearly in
 // e^eps (and to 1 at e^eps = 0) lies above it and is the privacy profile of a PLD on the grid (Doroshenko et
-// al.'s connect-the-dots applied to the envelope). Its masses follow from the curve by
-//   delta_j = delta_{j+1} + (1 - e^{-step}) G_j,   m_{j+1} = G_j - e^{-step} G_{j+1}.
-// Where one pair attains the envelope at j, j+1, j+2 the mass is that pair's own mass (exact); at the few grid
-// points where the maximising pair changes, the mass comes from a difference of deltas, and a bound on its
-// rounding error is added to numerical_error.
+// al.'s connect-the-dots applied to the envelope). Its masses follow from the
+// curve's second differences,
+//   G_j = (delta_j - delta_{j+1}) / (1 - e^{-step}),   m_{j+1} = G_j - e^{-step} G_{j+1},
+// where delta_j is the envelope at l_j, including the point below the lowest loss; the total mass is the largest
+// input total (the curve's value at eps = -inf), added at the lowest point if the chord falls short of it.
+//
+// Floating point: second differences divide by (1 - e^{-step})^2, so doubles would lose u delta / step^2 at
+// each point where the maximising input changes (1e-7 in all on a nearly symmetric table with 1e5 changes).
+// The curves are therefore computed in double-double (double_double.hpp); each input's curve is first raised
+// by its own floating-point allowance ((delta + numerical_error) / (1 - relative_error)) and by a bound on the
+// double-double rounding, and the resulting masses are rounded up with a bound on their own rounding. The
+// envelope is then entrywise at or above the exact envelope of the exact inputs: a measure (total mass a hair
+// above 1) that dominates every input, with no floating-point allowance of its own. That domination survives
+// composition for any non-negative measures: delta of X (x) Z at eps is omega_Z T_X + sum_l Z(l) delta_X(eps - l),
+// non-decreasing in the curve of X and its total T_X.
 #include <vector>
 
 #include "accounting/accountant_options.hpp"

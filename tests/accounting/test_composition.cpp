@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "accounting/composition.hpp"
@@ -137,10 +138,14 @@ TEST_CASE("infinity mass composes as 1 - (1 - omega)^n", "[composition]") {
   const std::vector<double> a{0.1, 0.6, 0.3, 0.0}, b{0.0, 0.3, 0.6, 0.1};
   AccountantOptions options;
   const auto single = discretise(privacy_loss_atoms(a, b), BoundKind::kUpper, options);
-  CHECK(single.infinity_mass == 0.1);
+  // An upper bound's masses are rounded up (never below the exact value, above it by a few u per release).
+  CHECK(single.infinity_mass >= 0.1);
+  CHECK(single.infinity_mass <= 0.1 * (1.0 + 16 * std::numeric_limits<double>::epsilon()));
   for (int64_t n : {1, 2, 7, 64, 1000}) {
     const auto composed = self_compose(single, n, options);
-    CHECK(composed.infinity_mass - composed.truncated_mass ==
-          Approx(-std::expm1(static_cast<double>(n) * std::log1p(-0.1))).epsilon(1e-12));
+    const double exact = -std::expm1(static_cast<double>(n) * std::log1p(-0.1));
+    INFO("n " << n);
+    CHECK(composed.infinity_mass >= exact);
+    CHECK(composed.infinity_mass - composed.truncated_mass <= exact * (1.0 + static_cast<double>(n) * 1e-14));
   }
 }
