@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -44,7 +45,10 @@ double automatic_curve_end(const PairBounds& bounds) {
   return largest_loss > 0.0 ? largest_loss : 1.0;
 }
 
-std::string format_epsilon(double eps) { return std::isfinite(eps) ? fmt::format("{:.6f}", eps) : "inf"; }
+// Printed bounds are rounded in their direction (core/directed_format.hpp): an upper bound up, a lower bound down,
+// so the printed bracket contains everything the computed one does. The user's own values are echoed exactly.
+std::string epsilon_text(double eps, Rounding direction) { return format_fixed(eps, 6, direction); }
+std::string delta_text(double delta, Rounding direction) { return format_scientific(delta, 7, direction); }
 
 }  // namespace
 
@@ -166,23 +170,29 @@ std::string Certificate::report() const {
   out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
   out += fmt::format("  neighbours covered: {} ({})\n", describe(neighbours), to_string(neighbours));
   out += fmt::format("  pairs checked: {}\n", shift_justification);
-  out += fmt::format("  infinity mass (distinguishing events): {:.6g} per release, {:.6g} after {} compositions\n",
-                     infinity_mass_single_release, infinity_mass_composed, compositions);
+  // The distinguishing-event masses are floors of delta: printed rounded down, like lower bounds.
+  out += fmt::format("  infinity mass (distinguishing events): {} per release, {} after {} composition{}\n",
+                     format_general(infinity_mass_single_release, 6, Rounding::kDown),
+                     format_general(infinity_mass_composed, 6, Rounding::kDown), compositions, compositions == 1 ? "" : "s");
   for (const auto& e : epsilons) {
-    out += fmt::format("  delta = {:<9.3g} epsilon in [{}, {}]   (lower, upper; dominated by {})\n", e.delta,
-                       format_epsilon(e.epsilon_lower), format_epsilon(e.epsilon_upper), e.dominating_direction);
+    out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {})\n", format_exact(e.delta),
+                       epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),
+                       e.dominating_direction);
   }
   for (const auto& d : deltas) {
-    out += fmt::format("  epsilon = {:<7.4g} delta in [{:.6e}, {:.6e}]   (lower, upper; dominated by {})\n", d.epsilon,
-                       d.delta_lower, d.delta_upper, d.dominating_direction);
+    out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {})\n", format_exact(d.epsilon),
+                       delta_text(d.delta_lower, Rounding::kDown), delta_text(d.delta_upper, Rounding::kUp),
+                       d.dominating_direction);
   }
   const auto& d = discretisation;
   out += fmt::format(
       "  discretisation: loss step {:g} (final {:g}, {} points), upper {}, lower {}, tail mass {:g} per "
-      "truncation ({:.3g} moved to infinity), floating-point allowance {:.3g} + {:.2g} relative (upper) / {:.3g} + "
-      "{:.2g} relative (lower)\n",
-      d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass, d.truncated_mass_upper,
-      d.numerical_error_upper, d.relative_error_upper, d.numerical_error_lower, d.relative_error_lower);
+      "truncation ({} moved to infinity), floating-point allowance {} + {} relative (upper) / {} + "
+      "{} relative (lower)\n",
+      d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass,
+      format_general(d.truncated_mass_upper, 3, Rounding::kUp), format_general(d.numerical_error_upper, 3, Rounding::kUp),
+      format_general(d.relative_error_upper, 2, Rounding::kUp), format_general(d.numerical_error_lower, 3, Rounding::kUp),
+      format_general(d.relative_error_lower, 2, Rounding::kUp));
   if (!d.tilted_for_epsilons.empty())
     out += fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}\n",
                        fmt::join(d.tilted_for_epsilons, ", "));

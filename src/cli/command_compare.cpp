@@ -10,6 +10,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "core/utility.hpp"
 #include "io/atomic_file.hpp"
@@ -33,7 +34,9 @@ struct CompareOptions {
   bool no_gaussian = false;
 };
 
-std::string number(double v) { return std::isfinite(v) ? fmt::format("{:.6g}", v) : "inf"; }
+// Bounds are printed rounded in their direction (upper up, lower down), the user's values exactly.
+std::string upper_text(double v, int digits) { return format_general(v, digits, Rounding::kUp); }
+std::string lower_text(double v, int digits) { return format_general(v, digits, Rounding::kDown); }
 
 void run_compare(const CompareOptions& o) {
   if (o.compositions < 1) throw InputError(fmt::format("--compositions {} must be at least 1", o.compositions));
@@ -51,14 +54,17 @@ void run_compare(const CompareOptions& o) {
                                 "gaussian_same_{0}_sigma,gaussian_same_{0}_delta_upper,gaussian_same_delta_sigma,"
                                 "gaussian_same_delta_{0}\n",
                                 u);
-  std::cout << fmt::format("certified at epsilon = {:g}, n = {}, delta = {:g}; utility {}\n", o.epsilon, o.compositions, o.delta, u);
+  std::cout << fmt::format("certified at epsilon = {}, n = {}, delta = {}; utility {}\n", format_exact(o.epsilon),
+                           o.compositions, format_exact(o.delta), u);
   std::size_t name_width = 5;  // the table column fits the longest path
   for (const auto& path : o.tables) name_width = std::max(name_width, path.size());
   std::cout << fmt::format("{:<{}} {:>10} {:>26} {:>22} | {:>22} {:>22}\n", "table", name_width, u, "delta [lower, upper]",
                            "epsilon [lower, upper]", "trunc. Gaussian same " + u, "same delta: sigma, " + u);
   for (const auto& path : o.tables) {
     const LoadedTable loaded = load_table(path);
-    const PairBounds bounds = account(make_pair_family(loaded.table, settings.pair), o.compositions, settings.accountant);
+    PairBounds bounds = account(make_pair_family(loaded.table, settings.pair), o.compositions, settings.accountant);
+    if (bounds.allowance_dominates(o.epsilon)) bounds.refine_for_epsilon(o.epsilon);
+    bounds.refine_for_delta(o.delta);
     const double utility_value = utility(loaded.table, settings.utility);
     BaselineComparison comparison;
     if (!o.no_gaussian && loaded.table.grid().is_symmetric()) {
@@ -68,11 +74,12 @@ void run_compare(const CompareOptions& o) {
     }
     const auto& su = comparison.same_utility;
     const auto& sd = comparison.same_delta;
-    const std::string same_utility = su.found ? fmt::format("s {:.4g}: d {:.4g}", su.sigma, su.delta_upper) : "-";
+    const std::string same_utility = su.found ? fmt::format("s {:.4g}: d {}", su.sigma, upper_text(su.delta_upper, 4)) : "-";
     const std::string same_delta = sd.found ? fmt::format("s {:.4g}: {} {:.4g}", sd.sigma, u, sd.utility) : "-";
-    std::cout << fmt::format("{:<{}} {:>10.6g} [{:>11.5g}, {:>11.5g}] [{:>9}, {:>9}] | {:>22} {:>22}\n", path, name_width, utility_value,
-                             bounds.delta_lower(o.epsilon), bounds.delta_upper(o.epsilon),
-                             number(bounds.epsilon_lower(o.delta)), number(bounds.epsilon_upper(o.delta)), same_utility, same_delta);
+    std::cout << fmt::format("{:<{}} {:>10.6g} [{:>11}, {:>11}] [{:>9}, {:>9}] | {:>22} {:>22}\n", path, name_width, utility_value,
+                             lower_text(bounds.delta_lower(o.epsilon), 5), upper_text(bounds.delta_upper(o.epsilon), 5),
+                             lower_text(bounds.epsilon_lower(o.delta), 6), upper_text(bounds.epsilon_upper(o.delta), 6),
+                             same_utility, same_delta);
     if (!su.found && !su.note.empty()) spdlog::info("{}: truncated Gaussian at the same utility: {}", path, su.note);
     if (!sd.found && !sd.note.empty()) spdlog::info("{}: truncated Gaussian at the same delta: {}", path, sd.note);
     csv += fmt::format("{},{:.17g},{:.17g},{:.17g},{},{},{},{},{},{}\n", path, utility_value, bounds.delta_upper(o.epsilon),
