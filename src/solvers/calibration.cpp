@@ -9,6 +9,7 @@
 
 #include "accounting/grid_minimisation.hpp"
 #include "accounting/pair_accountant.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -119,9 +120,10 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
     }
   }
   if (!first_feasible)
-    throw InputError(fmt::format("no {} of {} on this grid reaches certified delta {:g} at epsilon {:g} after {} "
-                                 "compositions; the smallest delta found is {:.6g} at {} = {:.6g}",
-                                 name, family, target.delta, target.epsilon, target.compositions, dip.value, name,
+    throw InputError(fmt::format("no {} of {} on this grid reaches certified delta {} at epsilon {} after {} "
+                                 "compositions; the smallest delta found is {} at {} = {:.6g}",
+                                 name, family, format_exact(target.delta), format_exact(target.epsilon),
+                                 target.compositions, format_general(dip.value, 6, Rounding::kUp), name,
                                  std::exp(dip.argument)));
   double infeasible = previous, feasible = *first_feasible;
   if (feasible == low) infeasible = low;  // already the least noise the grid resolves
