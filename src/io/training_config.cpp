@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/errors.hpp"
@@ -23,24 +25,27 @@ const std::vector<C::Key>& C::schema() {
       {"grid.points", &C::grid_points, "",
        "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
       {"model.kind", &C::model_kind, "", "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits"},
-      {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack"},
+      {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 10,000,000)"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
       {"model.init", &C::model_init, "",
        "paper (sigmoid stack: A = 10, B ~ U[0,1), F equidistant), uniform, truncated-gaussian (model.init_sigma), "
        "table (model.init_table); logit models start exactly at the given table"},
-      {"model.init_table", &C::model_init_table, "path", "noise table (CSV) to start from when model.init = table"},
+      {"model.init_table", &C::model_init_table, "path",
+       "noise table (CSV) to start from when model.init = table; relative to the config file's directory (to the working "
+       "directory in --set); the run's config.yaml records it as an absolute path"},
       {"model.init_sigma", &C::model_init_sigma, "x units", "sigma of the truncated Gaussian start (model.init = truncated-gaussian)"},
       {"pair.kind", &C::pair_kind, "", "additive (p vs p shifted by the sensitivity) or subsampled (DP-SGD mixture, eq. 5)"},
-      {"pair.sensitivity", &C::pair_sensitivity, "x units", "query sensitivity s (clipping norm C for subsampled)"},
+      {"pair.sensitivity", &C::pair_sensitivity, "x units",
+       "query sensitivity s (clipping norm C for subsampled); a whole number of grid steps, less than 2 grid.range"},
       {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
       {"loss.kind", &C::loss_kind, "",
        "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp"},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
-      {"loss.compositions", &C::loss_compositions, "", "n, number of compositions"},
+      {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
       {"loss.moments_lambda_sq", &C::loss_moments_lambda_sq, "", "moments accountant: initial lambda_sq (lambda = lambda_sq^2 + 1e-4)"},
-      {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h"},
+      {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 10,000,000)"},
       {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
       {"loss.soft_pld_loss_step", &C::loss_soft_pld_loss_step, "nats", "soft PLD: loss grid step; its error grows with n (at n = 128, 1e-3 gives ~3e-4 relative in delta: use 2e-4 to resolve finer improvements)"},
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
@@ -64,8 +69,10 @@ const std::vector<C::Key>& C::schema() {
       {"certification.deltas", &C::certification_deltas, "", "report epsilon at these deltas"},
       {"certification.loss_step", &C::certification_loss_step, "nats", "accountant: single-release loss grid step"},
       {"certification.tail_mass", &C::certification_tail_mass, "", "accountant: tail mass per truncation"},
-      {"certification.max_points", &C::certification_max_points, "", "accountant: largest loss grid"},
+      {"certification.max_points", &C::certification_max_points, "", "accountant: largest loss grid (1024 to 16,777,216)"},
       {"certification.shifts", &C::certification_shifts, "", "auto, single or all (which query differences are certified)"},
+      {"certification.neighbours", &C::certification_neighbours, "",
+       "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same way)"},
       {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
        "certify the truncated Gaussian at the same utility and at the same certified delta"},
       {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)"},
@@ -100,6 +107,60 @@ const C::Key* find_key(const std::string& name) {
   return nullptr;
 }
 
+// The allowed range of every whole-number key. The upper limits keep what a key sizes (tensors, loss grids,
+// loops) within what the machine and the arithmetic support, so that an absurd value is refused before
+// anything is allocated: loss.compositions stops at 10^9, where the accountant's own limit on n lies.
+struct WholeRange {
+  int64_t minimum, maximum;
+};
+
+WholeRange whole_range(const std::string& name) {
+  static const std::map<std::string, WholeRange> ranges = {
+      {"grid.points", {0, 10000001}},
+      {"model.sigmoids", {1, 10000000}},
+      {"loss.compositions", {1, 1000000000}},
+      {"loss.buckets", {2, 10000000}},
+      {"optimiser.epochs", {0, 1000000000}},
+      {"optimiser.seed", {0, std::numeric_limits<int64_t>::max()}},
+      {"target.trials", {1, 1000}},
+      {"target.trial_epochs", {0, 1000000000}},
+      {"certification.max_points", {1024, int64_t{1} << 24}},
+      {"output.log_every", {0, 1000000000}},
+      {"output.history_every", {1, 1000000000}},
+      {"output.checkpoint_every", {0, 1000000000}},
+  };
+  const auto found = ranges.find(name);
+  return found == ranges.end() ? WholeRange{0, std::numeric_limits<int64_t>::max()} : found->second;
+}
+
+// 1000000000 -> "1,000,000,000"; the largest int64 reads better as 2^63 - 1.
+std::string grouped(int64_t value) {
+  if (value == std::numeric_limits<int64_t>::max()) return "2^63 - 1";
+  std::string digits = std::to_string(value < 0 ? -value : value), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string whole_range_text(const std::string& name) {
+  const WholeRange range = whole_range(name);
+  return fmt::format("a whole number from {} to {}", grouped(range.minimum), grouped(range.maximum));
+}
+
+// A whole number written as an integer ("128") or as a number that is exactly one ("1e6", "128.0").
+std::optional<int64_t> whole_number(const YAML::Node& node) {
+  try {
+    return node.as<int64_t>();
+  } catch (const YAML::Exception&) {
+  }
+  const double value = node.as<double>();  // YAML::Exception if it is not a number at all
+  // 2^63 itself is not an int64; every double below it that is whole is one.
+  if (!std::isfinite(value) || value != std::floor(value) || std::abs(value) >= 9223372036854775808.0) return std::nullopt;
+  return static_cast<int64_t>(value);
+}
+
 void assign(C& config, const C::Key& key, const YAML::Node& node, const std::string& where) {
   auto fail = [&](const std::string& expected) {
     std::string text = node.IsScalar() ? node.Scalar() : (node.IsSequence() ? "a list" : "a map");
@@ -124,9 +185,10 @@ void assign(C& config, const C::Key& key, const YAML::Node& node, const std::str
             if constexpr (std::is_same_v<T, bool>) {
               config.*member = node.as<bool>();
             } else if constexpr (std::is_same_v<T, int64_t>) {
-              const double value = node.as<double>();
-              if (value != std::floor(value) || std::abs(value) > 9e15) fail("a whole number");
-              config.*member = static_cast<int64_t>(value);
+              const std::optional<int64_t> value = whole_number(node);
+              const WholeRange range = whole_range(key.name);
+              if (!value || *value < range.minimum || *value > range.maximum) fail(whole_range_text(key.name));
+              config.*member = *value;
             } else {
               config.*member = node.as<T>();
             }
@@ -134,10 +196,21 @@ void assign(C& config, const C::Key& key, const YAML::Node& node, const std::str
         } catch (const YAML::Exception&) {
           if constexpr (std::is_same_v<T, bool>) fail("true or false");
           else if constexpr (std::is_same_v<T, std::string>) fail("a string");
+          else if constexpr (std::is_same_v<T, int64_t>) fail(whole_range_text(key.name));
           else fail("a number");
         }
       },
       key.field);
+}
+
+// A relative path in a config is relative to the directory of the file that names it, so that a config runs
+// the same from any working directory; it is stored absolute, so that the resolved config.yaml does too.
+void resolve_path(C& config, const C::Key& key, const std::filesystem::path& base_directory) {
+  if (key.unit != "path") return;
+  std::string& value = config.*std::get<std::string C::*>(key.field);
+  if (value.empty()) return;
+  const std::filesystem::path path(value);
+  if (path.is_relative()) value = std::filesystem::absolute(base_directory / path).lexically_normal().string();
 }
 
 void apply_override(C& config, const std::string& assignment) {
@@ -160,6 +233,7 @@ void apply_override(C& config, const std::string& assignment) {
   }
   if (node.IsNull()) node = YAML::Node(value);
   assign(config, *key, node, "--set");
+  resolve_path(config, *key, std::filesystem::current_path());  // a path on the command line is the shell's
 }
 
 void require(bool condition, const std::string& key, const std::string& message) {
@@ -178,7 +252,8 @@ bool positive(double v) { return v > 0.0 && std::isfinite(v); }
 }  // namespace
 
 TrainingConfig TrainingConfig::parse(const std::string& yaml_text, const std::string& source,
-                                     const std::vector<std::string>& overrides) {
+                                     const std::vector<std::string>& overrides,
+                                     const std::filesystem::path& base_directory) {
   TrainingConfig config;
   YAML::Node root;
   try {
@@ -187,10 +262,19 @@ TrainingConfig TrainingConfig::parse(const std::string& yaml_text, const std::st
     throw InputError(fmt::format("{}:{}: invalid YAML: {}", source, e.mark.line + 1, e.msg));
   }
   if (!root.IsNull() && !root.IsMap()) throw InputError(fmt::format("{}: the config must be a map of sections ({})", source, valid_sections()));
+  // yaml-cpp keeps every entry of a map whose key is repeated; the last would silently win.
+  std::map<std::string, int> first_line;
+  auto refuse_repeat = [&](const std::string& what, const std::string& name, int line) {
+    const auto [seen, inserted] = first_line.emplace(name, line);
+    if (!inserted)
+      throw InputError(fmt::format("{}:{}: {} '{}' is given twice (lines {} and {}); keep one", source, line, what, name,
+                                   seen->second, line));
+  };
   if (root.IsMap()) {
     for (const auto& section : root) {
       const std::string section_name = section.first.as<std::string>();
       const std::string where = fmt::format("{}:{}", source, section.first.Mark().line + 1);
+      refuse_repeat("section", section_name, section.first.Mark().line + 1);
       if (valid_keys(section_name).empty())
         throw InputError(fmt::format("{}: unknown section '{}' (valid: {})", where, section_name, valid_sections()));
       if (!section.second.IsMap())
@@ -200,27 +284,36 @@ TrainingConfig TrainingConfig::parse(const std::string& yaml_text, const std::st
         const std::string entry_where = fmt::format("{}:{}", source, entry.first.Mark().line + 1);
         const Key* key = find_key(name);
         if (!key) throw InputError(fmt::format("{}: unknown key '{}' (valid: {})", entry_where, name, valid_keys(section_name)));
+        refuse_repeat("key", name, entry.first.Mark().line + 1);
         assign(config, *key, entry.second, entry_where);
       }
     }
   }
+  const std::filesystem::path base = base_directory.empty() ? std::filesystem::current_path() : base_directory;
+  for (const auto& key : schema()) resolve_path(config, key, base);
   for (const auto& assignment : overrides) apply_override(config, assignment);
   config.validate();
   return config;
 }
 
 TrainingConfig TrainingConfig::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
-  return parse(read_file(path), path.string(), overrides);
+  const std::filesystem::path directory = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  return parse(read_file(path), path.string(), overrides, std::filesystem::absolute(directory));
 }
 
 void TrainingConfig::validate() const {
+  for (const auto& key : schema())
+    if (const auto* member = std::get_if<int64_t C::*>(&key.field)) {
+      const WholeRange range = whole_range(key.name);
+      if (this->**member < range.minimum || this->**member > range.maximum)
+        throw InputError(fmt::format("{} must be {} (got {})", key.name, whole_range_text(key.name), this->**member));
+    }
   require(positive(grid_range), "grid.range", "must be positive");
   require(grid_step >= 0.0 && std::isfinite(grid_step), "grid.step", "must be positive (or 0: derived from grid.points)");
   require(grid_points == 0 || (grid_points >= 3 && grid_points % 2 == 1 && grid_points <= 10000001), "grid.points",
           "must be 0 or an odd number from 3 to 10,000,001");
   grid();  // consistency of range, step and points
   require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits"});
-  require(model_sigmoids >= 1, "model.sigmoids", "must be at least 1");
   require(positive(model_slope), "model.slope", "must be positive");
   require_one_of(model_init, "model.init", {"paper", "uniform", "truncated-gaussian", "table"});
   require(model_init != "table" || !model_init_table.empty(), "model.init_table", "must name a table when model.init = table");
@@ -228,39 +321,38 @@ void TrainingConfig::validate() const {
           "must be positive when model.init = truncated-gaussian");
   require_one_of(pair_kind, "pair.kind", {"additive", "subsampled"});
   require(positive(pair_sensitivity), "pair.sensitivity", "must be positive");
+  // A table on [-r, r] and its copy shifted by s >= 2r share at most the one point r: every other output tells
+  // the neighbours apart, so every table on this grid has delta >= 1/2 (delta = 1 when s > 2r).
+  if (pair_sensitivity >= 2.0 * grid_range)
+    throw InputError(fmt::format("pair.sensitivity {} is not less than the grid's width 2 grid.range = {}: a table and its "
+                                 "shift by the sensitivity would share at most one grid point, so no table on this grid "
+                                 "has delta below 1/2 (make grid.range larger than {})",
+                                 pair_sensitivity, 2.0 * grid_range, pair_sensitivity / 2.0));
   require(pair_sampling_rate > 0.0 && pair_sampling_rate <= 1.0, "pair.sampling_rate", "must be in (0, 1]");
   require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp"});
   require(loss_epsilon >= 0.0 && std::isfinite(loss_epsilon), "loss.epsilon", "must be finite and >= 0");
-  require(loss_compositions >= 1, "loss.compositions", "must be at least 1");
   require_one_of(loss_directions, "loss.directions", {"sum", "max"});
   require(std::isfinite(loss_moments_lambda_sq), "loss.moments_lambda_sq", "must be finite");
-  require(loss_buckets >= 2, "loss.buckets", "must be at least 2");
+  require(loss_buckets % 2 == 0, "loss.buckets", fmt::format("must be even (2h buckets; got {})", loss_buckets));
   require(loss_bucket_factor == 0.0 || (loss_bucket_factor > 1.0 && std::isfinite(loss_bucket_factor)), "loss.bucket_factor",
           "must be 0 (automatic) or > 1");
   require(loss_soft_pld_loss_step > 0.0 && loss_soft_pld_loss_step <= 1.0, "loss.soft_pld_loss_step", "must be in (0, 1]");
   require_one_of(utility_kind, "utility.kind", {"l1", "l2", "second-moment", "tail-probability"});
   require(utility_tail_threshold >= 0.0 && std::isfinite(utility_tail_threshold), "utility.tail_threshold", "must be >= 0");
-  require(optimiser_epochs >= 0, "optimiser.epochs", "must be >= 0");
   require(positive(optimiser_learning_rate), "optimiser.learning_rate", "must be positive");
   require(optimiser_learning_rate_decay > 0.0 && optimiser_learning_rate_decay <= 1.0, "optimiser.learning_rate_decay", "must be in (0, 1]");
-  require(optimiser_seed >= 0, "optimiser.seed", "must be >= 0");
   require(schedule_utility_weight_start >= 0.0 && std::isfinite(schedule_utility_weight_start), "schedule.utility_weight_start", "must be >= 0");
   require(positive(schedule_utility_weight_halving_epochs), "schedule.utility_weight_halving_epochs", "must be positive");
   require(schedule_utility_weight_min >= 0.0 && std::isfinite(schedule_utility_weight_min), "schedule.utility_weight_min", "must be >= 0");
   require_one_of(target_mode, "target.mode", {"none", "delta", "utility"});
   require(target_delta > 0.0 && target_delta < 1.0, "target.delta", "must be in (0, 1)");
   require(target_mode != "utility" || positive(target_utility), "target.utility", "must be positive when target.mode = utility");
-  require(target_trials >= 1, "target.trials", "must be at least 1");
-  require(target_trial_epochs >= 0, "target.trial_epochs", "must be >= 0");
   for (double e : certification_epsilons) require(e >= 0.0 && std::isfinite(e), "certification.epsilons", "must be finite and >= 0");
   for (double d : certification_deltas) require(d > 0.0 && d < 1.0, "certification.deltas", "must be in (0, 1)");
   require(certification_loss_step > 0.0 && certification_loss_step <= 1.0, "certification.loss_step", "must be in (0, 1]");
   require(certification_tail_mass >= 0.0 && certification_tail_mass < 1e-3, "certification.tail_mass", "must be in [0, 1e-3)");
-  require(certification_max_points >= 1024, "certification.max_points", "must be at least 1024");
   require_one_of(certification_shifts, "certification.shifts", {"auto", "single", "all"});
-  require(output_log_every >= 0, "output.log_every", "must be >= 0");
-  require(output_history_every >= 1, "output.history_every", "must be at least 1");
-  require(output_checkpoint_every >= 0, "output.checkpoint_every", "must be >= 0");
+  require_one_of(certification_neighbours, "certification.neighbours", {"any", "same-direction"});
 }
 
 Grid TrainingConfig::grid() const {

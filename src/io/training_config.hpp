@@ -64,6 +64,7 @@ struct TrainingConfig {
   double certification_tail_mass = 1e-15;
   int64_t certification_max_points = int64_t{1} << 20;
   std::string certification_shifts = "auto";
+  std::string certification_neighbours = "any";
   bool certification_compare_gaussian = true;
   // output
   int64_t output_log_every = 500;
@@ -82,11 +83,15 @@ struct TrainingConfig {
   static const std::vector<Key>& schema();
 
   // Reads a YAML file, applies `overrides` ("section.key=value", YAML scalars or [lists]) and validates.
-  // Unknown, mistyped or out-of-range keys are an InputError naming the key (and the file) and listing what
-  // is valid.
+  // Unknown, mistyped, out-of-range or repeated keys are an InputError naming the key (and the file and
+  // line) and listing what is valid.
+  // Paths (keys whose unit is "path") are made absolute: a relative path in the file is relative to the
+  // file's directory (`base_directory` for parse(); empty: the working directory), one in `overrides` is
+  // relative to the working directory. The resolved config therefore runs the same from anywhere.
   static TrainingConfig load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
   static TrainingConfig parse(const std::string& yaml_text, const std::string& source,
-                              const std::vector<std::string>& overrides = {});
+                              const std::vector<std::string>& overrides = {},
+                              const std::filesystem::path& base_directory = {});
 
   void validate() const;        // ranges and enumerations; InputError naming the key
   std::string to_yaml() const;  // every key with its value (the resolved config)
