@@ -5,21 +5,26 @@
 
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "accounting/certificate.hpp"
 #include "accounting/pair_accountant.hpp"
-#include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "cli/train_setup.hpp"
+#include "core/counted_noun.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "core/utility.hpp"
 #include "io/atomic_file.hpp"
 #include "io/certificate_files.hpp"
+#include "io/checkpoint_file.hpp"
 #include "io/plots.hpp"
 #include "io/run_directory.hpp"
+#include "io/table_files.hpp"
 #include "io/training_config.hpp"
 #include "solvers/baseline_comparison.hpp"
-#include "train/factories.hpp"
 #include "train/target_search.hpp"
 #include "train/trainer.hpp"
 
@@ -29,126 +34,35 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TrainOptions {
-  std::string config;
-  std::string out;
-  std::vector<std::string> overrides;
-  bool force = false;
-  bool resume = false;
-};
-
-AccountantOptions accountant_of(const TrainingConfig& c) {
-  AccountantOptions o;
-  o.loss_step = c.certification_loss_step;
-  o.tail_mass = c.certification_tail_mass;
-  o.max_points = c.certification_max_points;
-  o.validate();
-  return o;
-}
-
-PairSpecification pair_of(const TrainingConfig& c) {
-  PairSpecification p;
-  p.kind = parse_pair_kind(c.pair_kind);
-  p.sensitivity = c.pair_sensitivity;
-  p.sampling_rate = c.pair_sampling_rate;
-  p.shifts = parse_shift_policy(c.certification_shifts);
-  return p;
-}
-
-// The training utility: optimised, matched against the truncated Gaussian, and reported.
-UtilitySpecification utility_of(const TrainingConfig& c) {
-  return UtilitySpecification{parse_utility_kind(c.utility_kind), c.utility_tail_threshold};
-}
-
-TrainingOptions training_options_of(const TrainingConfig& c, const Grid& grid, const fs::path& directory) {
-  TrainingOptions o;
-  o.epochs = c.optimiser_epochs;
-  o.learning_rate.initial = c.optimiser_learning_rate;
-  o.learning_rate.decay = c.optimiser_learning_rate_decay;
-  o.utility_weight.start = c.schedule_utility_weight_start;
-  o.utility_weight.halving_epochs = c.schedule_utility_weight_halving_epochs;
-  o.utility_weight.minimum = c.schedule_utility_weight_min;
-  o.utility_weight.decay = c.schedule_utility_weight_decay;
-  o.directions = parse_direction_combination(c.loss_directions);
-  o.utility = utility_of(c);
-  o.pair.kind = parse_pair_kind(c.pair_kind);
-  o.pair.shift_cells = whole_steps(c.pair_sensitivity, grid.step, fmt::format("pair.sensitivity {:g}", c.pair_sensitivity));
-  if (o.pair.shift_cells < 1) throw InputError("pair.sensitivity must be at least one grid step");
-  o.pair.sampling_rate = c.pair_sampling_rate;
-  o.log_every = c.output_log_every;
-  o.history_every = c.output_history_every;
-  o.checkpoint_every = c.output_checkpoint_every;
-  o.checkpoint_path = directory / "checkpoint.pt";
-  return o;
-}
-
 std::string seconds_text(double s) { return s >= 120 ? fmt::format("{:.1f} min", s / 60) : fmt::format("{:.1f} s", s); }
-
-ModelSpecification model_specification_of(const TrainingConfig& c) {
-  ModelSpecification s;
-  s.kind = c.model_kind;
-  s.sigmoids = c.model_sigmoids;
-  s.slope = c.model_slope;
-  s.symmetric = c.model_symmetric;
-  s.init = c.model_init;
-  s.init_sigma = c.model_init_sigma;
-  if (c.model_init == "table") s.init_table = load_table(c.model_init_table).table;
-  return s;
-}
-
-LossSpecification loss_specification_of(const TrainingConfig& c) {
-  LossSpecification s;
-  s.kind = c.loss_kind;
-  s.epsilon = c.loss_epsilon;
-  s.compositions = c.loss_compositions;
-  s.moments_lambda_sq = c.loss_moments_lambda_sq;
-  s.buckets = c.loss_buckets;
-  s.bucket_factor = c.loss_bucket_factor;
-  s.soft_pld_loss_step = c.loss_soft_pld_loss_step;
-  return s;
-}
-
-// Everything a run needs, resolved from the config before any epoch runs (so bad input fails fast).
-struct TrainingSetup {
-  TrainingConfig config;
-  fs::path directory;
-  Grid grid;
-  PairSpecification pair;
-  AccountantOptions accountant;
-  TrainingOptions training;
-  std::shared_ptr<NoiseModel> model;
-  std::shared_ptr<PrivacyLoss> loss;
-};
-
-TrainingSetup set_up(const TrainOptions& options) {
-  TrainingSetup s;
-  s.config = TrainingConfig::load(options.config, options.overrides);
-  s.directory = options.out.empty() ? fs::path("runs") / fs::path(options.config).stem() : fs::path(options.out);
-  if (options.resume) {
-    if (s.config.target_mode != "none") throw InputError("--resume continues a plain run; it does not apply to target.mode");
-    if (!fs::exists(s.directory / "checkpoint.pt"))
-      throw InputError(fmt::format("--resume: {} has no checkpoint.pt", s.directory.string()));
-  } else {
-    prepare_run_directory(s.directory, options.force);
-  }
-  s.grid = s.config.grid();
-  torch::manual_seed(static_cast<uint64_t>(s.config.optimiser_seed));
-  s.training = training_options_of(s.config, s.grid, s.directory);
-  s.pair = pair_of(s.config);
-  s.accountant = accountant_of(s.config);
-  s.model = make_noise_model(s.grid, model_specification_of(s.config));
-  s.loss = make_privacy_loss(loss_specification_of(s.config));
-  return s;
-}
 
 struct Learned {
   std::optional<NoiseTable> table;  // the target search's pick; otherwise the model's final table
   TrainingSummary summary;
   std::vector<EpochRecord> history;
   std::string target_message;
+  std::string plan;  // what was run, in the words of the log's first line: "50 epochs", "8 trials of 500 epochs"
 };
 
-// Target mode: fixed utility weights, warm-started from one trial to the next, judged by the certificate.
+using ParameterSnapshot = std::vector<torch::Tensor>;
+
+ParameterSnapshot parameters_of(NoiseModel& model, PrivacyLoss& loss) {
+  torch::NoGradGuard guard;
+  ParameterSnapshot snapshot;
+  for (const auto& p : model.parameters()) snapshot.push_back(p.detach().clone());
+  for (const auto& p : loss.parameters()) snapshot.push_back(p.detach().clone());
+  return snapshot;
+}
+
+void restore_parameters(NoiseModel& model, PrivacyLoss& loss, const ParameterSnapshot& snapshot) {
+  torch::NoGradGuard guard;
+  size_t i = 0;
+  for (auto& p : model.parameters()) p.copy_(snapshot[i++]);
+  for (auto& p : loss.parameters()) p.copy_(snapshot[i++]);
+}
+
+// Target mode: fixed utility weights, each trial warm-started from the best candidate so far (the starting
+// table included), judged by the certificate. Every trial writes checkpoints like a plain run.
 Learned search_target(TrainingSetup& s) {
   const TrainingConfig& c = s.config;
   Learned learned;
@@ -157,12 +71,22 @@ Learned search_target(TrainingSetup& s) {
   search.target = c.target_mode == "delta" ? c.target_delta : c.target_utility;
   search.trials = c.target_trials;
   search.initial_weight = c.schedule_utility_weight_start;
-  auto train_at = [&](double weight) {
+  search.epochs_per_trial = c.target_trial_epochs > 0 ? c.target_trial_epochs : c.optimiser_epochs;
+  learned.plan = fmt::format("{} of {}", counted_noun(search.trials, "trial"), counted_noun(search.epochs_per_trial, "epoch"));
+  spdlog::info("target search: certified {} <= {} at epsilon = {}, n = {}: the starting table, then {} ({} in all)", 
+               c.target_mode == "delta" ? "delta" : "utility", format_exact(search.target), format_exact(c.loss_epsilon),
+               c.loss_compositions, learned.plan, counted_noun(search.trials * search.epochs_per_trial, "epoch"));
+  // The parameters of the candidates a later trial may start from: the search only ever starts from the best
+  // so far, so the others are dropped as soon as a trial names its start.
+  std::map<size_t, ParameterSnapshot> snapshots{{0, parameters_of(*s.model, *s.loss)}};
+  size_t trained = 0;
+  auto train_at = [&](double weight, size_t start) {
+    for (auto it = snapshots.begin(); it != snapshots.end();) it = it->first == start ? std::next(it) : snapshots.erase(it);
+    restore_parameters(*s.model, *s.loss, snapshots.at(start));
     TrainingOptions trial = s.training;
+    trial.epochs = search.epochs_per_trial;
     trial.utility_weight.start = weight;
     trial.utility_weight.decay = false;
-    if (c.target_trial_epochs > 0) trial.epochs = c.target_trial_epochs;
-    trial.checkpoint_path.clear();
     Trainer trainer(s.model, s.loss, trial);
     const TrainingSummary summary = trainer.run();
     if (summary.stopped_early) throw InputError(fmt::format("{} (target search, utility weight {:g})", summary.stop_reason, weight));
@@ -171,25 +95,39 @@ Learned search_target(TrainingSetup& s) {
       learned.history.push_back(record);
     }
     learned.summary.epochs_run += summary.epochs_run;
+    learned.summary.epochs_this_session += summary.epochs_this_session;
     learned.summary.seconds += summary.seconds;
+    learned.summary.seconds_this_session += summary.seconds_this_session;
+    snapshots[++trained] = parameters_of(*s.model, *s.loss);
     return table_of(*s.model);
   };
   auto evaluate = [&](const NoiseTable& table) {
     const PairBounds bounds = account(make_pair_family(table, s.pair), c.loss_compositions, s.accountant);
     return std::pair{bounds.delta_upper(c.loss_epsilon), utility(table, utility_of(c))};
   };
-  const TargetSearchResult result = search_utility_weight(train_at, evaluate, search);
+  const TargetSearchResult result = search_utility_weight(train_at, evaluate, table_of(*s.model), search);
   learned.target_message = result.message;
   spdlog::info("{}", result.message);
-  learned.table = *(result.best ? result.trials[*result.best] : result.trials.back()).table;
+  learned.table = *result.trials[result.kept].table;
   return learned;
 }
 
 Learned learn(TrainingSetup& s, bool resume) {
-  if (s.config.target_mode != "none") return search_target(s);
+  const TrainingConfig& c = s.config;
+  if (c.target_mode != "none") return search_target(s);
   Learned learned;
   Trainer trainer(s.model, s.loss, s.training);
-  if (resume) trainer.resume(s.directory / "checkpoint.pt");
+  if (resume) trainer.resume(read_checkpoint_file(s.directory / "checkpoint.pt"), (s.directory / "checkpoint.pt").string());
+  if (trainer.next_epoch() > c.optimiser_epochs)
+    throw InputError(fmt::format("--resume: the checkpoint is at epoch {}, beyond optimiser.epochs = {}; raise optimiser.epochs "
+                                 "to train longer",
+                                 trainer.next_epoch(), c.optimiser_epochs));
+  learned.plan = counted_noun(c.optimiser_epochs, "epoch");
+  spdlog::info("training {} for {}{}", s.model->model_name(), learned.plan,
+               trainer.next_epoch() > 0 ? fmt::format(" in all: {} after the {} of the checkpoint",
+                                                      counted_noun(c.optimiser_epochs - trainer.next_epoch(), "more epoch", "more epochs"),
+                                                      counted_noun(trainer.next_epoch(), "epoch"))
+                                        : "");
   learned.summary = trainer.run();
   learned.history = trainer.history();
   return learned;
@@ -219,8 +157,9 @@ std::string write_comparison(const TrainingSetup& s, const BaselineComparison& c
                       rows, /*overwrite=*/true);
   }
   const std::string same_utility =
-      su.found ? fmt::format("the truncated Gaussian with the same {} (sigma {:.4g}) has certified delta {:.4g} ({})", u, su.sigma,
-                             su.delta_upper, su.delta_upper >= comparison.delta_upper ? "learned is better or equal" : "learned is worse")
+      su.found ? fmt::format("the truncated Gaussian with the same {} (sigma {:.4g}) has certified delta {} ({})", u, su.sigma,
+                             format_general(su.delta_upper, 4, Rounding::kUp),
+                             su.delta_upper >= comparison.delta_upper ? "learned is better or equal" : "learned is worse")
                : "no truncated Gaussian on this grid has the same utility";
   const std::string same_delta =
       sd.found ? fmt::format("the truncated Gaussian with the same certified delta (sigma {:.4g}) has {} {:.4g} ({})", sd.sigma, u,
@@ -238,8 +177,13 @@ void write_learned(const TrainingSetup& s, const Learned& learned, const NoiseTa
   extra["model"] = c.model_kind;
   extra["loss"] = {{"kind", c.loss_kind}, {"epsilon", c.loss_epsilon}, {"compositions", c.loss_compositions}, {"directions", c.loss_directions}};
   extra["pair"] = {{"kind", c.pair_kind}, {"sensitivity", c.pair_sensitivity}, {"sampling_rate", c.pair_sampling_rate}};
-  extra["training"] = {{"epochs_run", learned.summary.epochs_run}, {"seconds", learned.summary.seconds}, {"seed", c.optimiser_seed},
-                       {"stopped_early", learned.summary.stopped_early}, {"stop_reason", learned.summary.stop_reason}};
+  extra["training"] = {{"epochs_run", learned.summary.epochs_run},
+                       {"epochs_this_session", learned.summary.epochs_this_session},
+                       {"resumed_at_epoch", learned.summary.first_epoch},
+                       {"seconds", learned.summary.seconds},
+                       {"seed", c.optimiser_seed},
+                       {"stopped_early", learned.summary.stopped_early},
+                       {"stop_reason", learned.summary.stop_reason}};
   if (!learned.target_message.empty()) extra["target"] = learned.target_message;
   extra["certificate"] = certificate_json(certificate);
   write_noise_table(table, s.directory / "noise.csv", extra, /*overwrite=*/true);
@@ -251,6 +195,19 @@ void write_learned(const TrainingSetup& s, const Learned& learned, const NoiseTa
                     rows, /*overwrite=*/true);
 }
 
+// What was trained, in the same words as the log's plan: "for 50 epochs (20 in this session, resumed at epoch
+// 30)", "for 12 of 50 epochs", "in a target search of 8 trials of 500 epochs (4000 epochs)".
+std::string epochs_text(const TrainingConfig& c, const Learned& learned) {
+  const TrainingSummary& t = learned.summary;
+  if (c.target_mode != "none")
+    return fmt::format("in a target search of {} ({})", learned.plan, counted_noun(t.epochs_run, "epoch"));
+  std::string text = t.epochs_run == c.optimiser_epochs
+                         ? fmt::format("for {}", counted_noun(t.epochs_run, "epoch"))
+                         : fmt::format("for {} of {}", t.epochs_run, counted_noun(c.optimiser_epochs, "epoch"));
+  if (t.first_epoch > 0) text += fmt::format(" ({} in this session, resumed at epoch {})", t.epochs_this_session, t.first_epoch);
+  return text;
+}
+
 std::string summary_paragraph(const TrainingSetup& s, const Learned& learned, const NoiseTable& table,
                               const Certificate& certificate, const std::string& comparison_sentence) {
   const TrainingConfig& c = s.config;
@@ -259,34 +216,39 @@ std::string summary_paragraph(const TrainingSetup& s, const Learned& learned, co
   for (const auto& e : certificate.epsilons) {
     epsilon_text += epsilon_text.empty() ? "" : ", ";
     if (std::isfinite(e.epsilon_upper))
-      epsilon_text += fmt::format("epsilon({:g}) <= {:.4f}", e.delta, e.epsilon_upper);
+      epsilon_text += fmt::format("epsilon({}) <= {}", format_exact(e.delta), format_fixed(e.epsilon_upper, 4, Rounding::kUp));
     else  // no epsilon reaches this delta: the distinguishing events alone (or the upper bound's tail) exceed it
-      epsilon_text += fmt::format("no epsilon certifies delta = {:g} (distinguishing events alone: {:.3g})", e.delta,
-                                  certificate.infinity_mass_composed);
+      epsilon_text += fmt::format("no epsilon certifies delta = {} (distinguishing events alone: {})", format_exact(e.delta),
+                                  format_general(certificate.infinity_mass_composed, 3, Rounding::kDown));
   }
+  // The trained utility, and the L2 (RMS) error beside it unless that is the trained utility.
+  const UtilitySpecification trained = utility_of(c);
+  std::string utility_text = fmt::format("{} {:.6g}", to_string(trained.kind), utility(table, trained));
+  if (trained.kind != UtilityKind::kL2) utility_text += fmt::format(" and l2 {:.6g}", l2_utility(table));
   return fmt::format(
-      "Trained {} on {} with {} for {} epochs in {}. The learned table has {} {:.6g} and L2 {:.6g}; after n = {} "
-      "compositions its certified delta at epsilon = {:g} is in [{:.6g}, {:.6g}] (lower, upper; {}){}.{}{} Run directory: {}.\n",
-      s.model->model_name(), describe(s.grid), s.loss->loss_name(), learned.summary.epochs_run, seconds_text(learned.summary.seconds),
-      to_string(utility_of(c).kind), utility(table, utility_of(c)), l2_utility(table), c.loss_compositions, first_delta.epsilon,
-      first_delta.delta_lower, first_delta.delta_upper, certificate.shift_justification, epsilon_text.empty() ? "" : "; " + epsilon_text,
-      comparison_sentence, learned.target_message.empty() ? "" : " " + learned.target_message + ".", s.directory.string());
+      "Trained {} on {} with {} {} in {}. The learned table has {}; after n = {} its certified delta at epsilon = {} is in "
+      "[{}, {}] (lower, upper; {}){}.{}{} Run directory: {}.\n",
+      s.model->model_name(), describe(s.grid), s.loss->loss_name(), epochs_text(c, learned), seconds_text(learned.summary.seconds),
+      utility_text, counted_noun(c.loss_compositions, "composition"), format_exact(first_delta.epsilon),
+      format_general(first_delta.delta_lower, 6, Rounding::kDown), format_general(first_delta.delta_upper, 6, Rounding::kUp),
+      certificate.shift_justification, epsilon_text.empty() ? "" : "; " + epsilon_text, comparison_sentence,
+      learned.target_message.empty() ? "" : " " + learned.target_message + ".", s.directory.string());
 }
 
 void run_train(const TrainOptions& options) {
   TrainingSetup s = set_up(options);
   const TrainingConfig& c = s.config;
-  spdlog::info("training {} on {} with {} (epsilon {:g}, n = {}) and {} utility, {} epochs; run directory {}",
-               s.model->model_name(), describe(s.grid), s.loss->loss_name(), c.loss_epsilon, c.loss_compositions,
-               c.utility_kind, c.optimiser_epochs, s.directory.string());
+  spdlog::info("training {} on {} with {} (epsilon {}, n = {}) and {} utility; run directory {}", s.model->model_name(),
+               describe(s.grid), s.loss->loss_name(), format_exact(c.loss_epsilon), c.loss_compositions, c.utility_kind,
+               s.directory.string());
   write_file_atomically(s.directory / "config.yaml", c.to_yaml(), /*overwrite=*/true);
   const Learned learned = learn(s, options.resume);
 
   // The learned table and its certificate: from the certified accountant, never from the training loss.
   TableProvenance provenance;
   provenance.source = "train " + s.model->model_name();
-  provenance.note = fmt::format("{} with {} (epsilon {:g}, n = {}), {} utility; config {}", s.model->model_name(),
-                                s.loss->loss_name(), c.loss_epsilon, c.loss_compositions, c.utility_kind, options.config);
+  provenance.note = fmt::format("{} with {} (epsilon {}, n = {}), {} utility; config {}", s.model->model_name(),
+                                s.loss->loss_name(), format_exact(c.loss_epsilon), c.loss_compositions, c.utility_kind, options.config);
   provenance.parameters = {{"seed", static_cast<double>(c.optimiser_seed)}, {"epochs", static_cast<double>(learned.summary.epochs_run)}};
   const NoiseTable table = learned.table ? NoiseTable(learned.table->grid(), learned.table->probabilities(),
                                                       learned.table->support_kind(), provenance)
@@ -327,9 +289,16 @@ Command make_train_command(CLI::App& parent) {
   app->add_option("config", o->config, "YAML configuration (see configs/ and the README for every key)")->required();
   app->add_option("--out", o->out, "Run directory (default: runs/<config name>)");
   app->add_option("--set", o->overrides, "Override a config key: --set loss.epsilon=0.5 (repeatable)");
+  auto seed = std::make_shared<int64_t>(0);
+  CLI::Option* seed_option =
+      app->add_option("--seed", *seed, "Random seed: overrides the config's optimiser.seed (a whole number >= 0)")
+          ->check(CLI::NonNegativeNumber);
   app->add_flag("--force", o->force, "Overwrite a non-empty run directory");
-  app->add_flag("--resume", o->resume, "Continue from the run directory's checkpoint.pt");
-  return Command{app, [o] { run_train(*o); }};
+  app->add_flag("--resume", o->resume, "Continue from the run directory's checkpoint.pt (same config; optimiser.epochs may grow)");
+  return Command{app, [o, seed, seed_option] {
+                   if (seed_option->count() > 0) o->seed = *seed;
+                   run_train(*o);
+                 }};
 }
 
 }  // namespace noiselearn::cli

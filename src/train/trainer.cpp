@@ -6,7 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <unistd.h>
+#include <sstream>
 
 #include "core/errors.hpp"
 
@@ -63,13 +63,19 @@ Trainer::Trainer(std::shared_ptr<NoiseModel> model, std::shared_ptr<PrivacyLoss>
 TrainingSummary Trainer::run() {
   TrainingSummary summary;
   summary.first_epoch = next_epoch_;
+  seconds_before_ = seconds_trained_;
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   std::vector<torch::Tensor> parameters = trainable(*model_, *loss_);
-  std::vector<torch::Tensor> last_good, best;
-  double best_objective = std::numeric_limits<double>::infinity();
+  std::vector<torch::Tensor> last_good;
   const double final_weight = options_.utility_weight.at(std::max<int64_t>(options_.epochs - 1, 0));
+  // A best epoch of an earlier session is re-scored with this session's final weight.
+  double best_objective = best_.empty() ? std::numeric_limits<double>::infinity() : best_privacy_ + final_weight * best_utility_;
   const Grid& grid = model_->grid();
+  auto store_checkpoint = [&] {
+    seconds_trained_ = seconds_before_ + elapsed();
+    if (options_.write_checkpoint) options_.write_checkpoint(checkpoint());
+  };
 
   for (int64_t epoch = next_epoch_; epoch < options_.epochs; ++epoch) {
     const double learning_rate = options_.learning_rate.at(epoch);
@@ -113,61 +119,85 @@ TrainingSummary Trainer::run() {
       const double objective = privacy_value + final_weight * utility_value;
       if (options_.keep_best && objective < best_objective) {
         best_objective = objective;
-        best = last_good;
-        summary.best_epoch = epoch;
-        summary.best_objective = objective;
+        best_ = last_good;
+        best_epoch_ = epoch;
+        best_privacy_ = privacy_value;
+        best_utility_ = utility_value;
       }
     }
     optimizer_->step();
     next_epoch_ = epoch + 1;
-    ++summary.epochs_run;
+    ++summary.epochs_this_session;
 
     const bool last = epoch + 1 == options_.epochs;
     const bool log_now = options_.log_every > 0 && (epoch % options_.log_every == 0 || last);
     if (log_now || last || epoch % options_.history_every == 0) {
-      EpochRecord record{epoch, total.item<double>(), privacy_value, utility_value, weight, learning_rate, elapsed()};
+      EpochRecord record{epoch, total.item<double>(), privacy_value, utility_value, weight, learning_rate, seconds_before_ + elapsed()};
       history_.push_back(record);
       summary.history.push_back(record);
       if (log_now) {
-        const double per_epoch = elapsed() / static_cast<double>(summary.epochs_run);
+        const double per_epoch = elapsed() / static_cast<double>(summary.epochs_this_session);
         spdlog::info("epoch {:>6}/{}  loss {:.6e}  privacy {:.6e}  utility {:.6g}  weight {:.3g}  lr {:.3g}  ETA {}", epoch,
                      options_.epochs, record.loss, privacy_value, utility_value, weight, learning_rate,
                      duration(per_epoch * static_cast<double>(options_.epochs - epoch - 1)));
       }
     }
-    if (!options_.checkpoint_path.empty() && options_.checkpoint_every > 0 && (epoch + 1) % options_.checkpoint_every == 0)
-      save_checkpoint(options_.checkpoint_path, epoch + 1);
+    if (options_.checkpoint_every > 0 && (epoch + 1) % options_.checkpoint_every == 0 && !last) store_checkpoint();
   }
+  // The checkpoint holds the trajectory (the last parameters and Adam's state, so that a resumed run continues
+  // exactly as an uninterrupted one) and the best epoch so far; the model then takes the best parameters.
+  store_checkpoint();
+  summary.best_epoch = best_epoch_;
+  summary.best_objective = best_objective;
   // The best epoch's parameters are those before its step: compare them with the parameters after the last
   // step, which have not been evaluated, by one more forward pass.
-  if (options_.keep_best && !best.empty() && !summary.stopped_early) {
+  if (options_.keep_best && !best_.empty() && !summary.stopped_early) {
     torch::NoGradGuard guard;
     const torch::Tensor log_p = model_->log_probabilities();
     const double last = loss_->delta(options_.pair.build(log_p), options_.directions).item<double>() +
                         final_weight * utility_loss(log_p, grid, options_.utility).item<double>();
     if (!(last <= best_objective)) {
-      for (size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(best[i]);
-      spdlog::info("keeping the parameters of epoch {} (objective {:.6e}; the last epoch's is {:.6e})", summary.best_epoch,
+      for (size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(best_[i]);
+      spdlog::info("keeping the parameters of epoch {} (objective {:.6e}; the last epoch's is {:.6e})", best_epoch_,
                    best_objective, last);
     } else {
       summary.best_epoch = -1;
       summary.best_objective = last;
     }
   }
-  if (!options_.checkpoint_path.empty()) save_checkpoint(options_.checkpoint_path, next_epoch_);
-  summary.seconds = elapsed();
+  summary.epochs_run = next_epoch_;
+  summary.seconds_this_session = elapsed();
+  summary.seconds = seconds_before_ + summary.seconds_this_session;
   return summary;
 }
 
-void Trainer::save_checkpoint(const std::filesystem::path& path, int64_t next_epoch) const {
-  torch::serialize::OutputArchive archive, model_archive, loss_archive, optimizer_archive;
+namespace {
+
+// Scalars travel as 0-dimensional tensors: the archive holds tensors and nested archives only.
+double read_double(torch::serialize::InputArchive& archive, const char* key) {
+  torch::Tensor value;
+  archive.read(key, value);
+  return value.item<double>();
+}
+
+int64_t read_integer(torch::serialize::InputArchive& archive, const char* key) {
+  torch::Tensor value;
+  archive.read(key, value);
+  return value.item<int64_t>();
+}
+
+}  // namespace
+
+std::string Trainer::checkpoint() const {
+  torch::serialize::OutputArchive archive, model_archive, loss_archive, optimizer_archive, best_archive;
   model_->save(model_archive);
   loss_->save(loss_archive);
   optimizer_->save(optimizer_archive);
   archive.write("model", model_archive);
   archive.write("loss", loss_archive);
   archive.write("optimizer", optimizer_archive);
-  archive.write("next_epoch", torch::tensor(next_epoch, torch::kLong));
+  archive.write("next_epoch", torch::tensor(next_epoch_, torch::kLong));
+  archive.write("seconds", torch::tensor(seconds_trained_, torch::kDouble));
   torch::Tensor history = torch::zeros({static_cast<int64_t>(history_.size()), 7}, torch::kDouble);
   for (size_t i = 0; i < history_.size(); ++i) {
     const auto& r = history_[i];
@@ -175,39 +205,59 @@ void Trainer::save_checkpoint(const std::filesystem::path& path, int64_t next_ep
     for (int c = 0; c < 7; ++c) history[static_cast<int64_t>(i)][c] = row[c];
   }
   archive.write("history", history);
-  // Atomic: write beside the target, then rename.
-  std::filesystem::create_directories(path.parent_path().empty() ? "." : path.parent_path());
-  const std::filesystem::path temporary = path.string() + fmt::format(".tmp.{}", ::getpid());
-  archive.save_to(temporary.string());
-  std::filesystem::rename(temporary, path);
+  for (size_t i = 0; i < best_.size(); ++i) best_archive.write(std::to_string(i), best_[i]);
+  archive.write("best", best_archive);
+  archive.write("best_count", torch::tensor(static_cast<int64_t>(best_.size()), torch::kLong));
+  archive.write("best_epoch", torch::tensor(best_epoch_, torch::kLong));
+  archive.write("best_privacy", torch::tensor(best_privacy_, torch::kDouble));
+  archive.write("best_utility", torch::tensor(best_utility_, torch::kDouble));
+  std::ostringstream bytes;
+  archive.save_to(bytes);  // in memory: a failing disk is the writer's business (an exception, never an abort)
+  return bytes.str();
 }
 
-void Trainer::resume(const std::filesystem::path& checkpoint) {
-  if (!std::filesystem::exists(checkpoint)) throw InputError(fmt::format("cannot resume: {} does not exist", checkpoint.string()));
+void Trainer::resume(const std::string& bytes, const std::string& source) {
   try {
-    torch::serialize::InputArchive archive, model_archive, loss_archive, optimizer_archive;
-    archive.load_from(checkpoint.string());
+    torch::serialize::InputArchive archive, model_archive, loss_archive, optimizer_archive, best_archive;
+    archive.load_from(bytes.data(), bytes.size());
     archive.read("model", model_archive);
     archive.read("loss", loss_archive);
     archive.read("optimizer", optimizer_archive);
     model_->load(model_archive);
     loss_->load(loss_archive);
     optimizer_->load(optimizer_archive);
-    torch::Tensor next, history;
-    archive.read("next_epoch", next);
+    next_epoch_ = read_integer(archive, "next_epoch");
+    seconds_trained_ = read_double(archive, "seconds");
+    torch::Tensor history;
     archive.read("history", history);
-    next_epoch_ = next.item<int64_t>();
     history_.clear();
     for (int64_t i = 0; i < history.size(0); ++i) {
       const auto row = history[i];
       history_.push_back({static_cast<int64_t>(row[0].item<double>()), row[1].item<double>(), row[2].item<double>(),
                           row[3].item<double>(), row[4].item<double>(), row[5].item<double>(), row[6].item<double>()});
     }
+    archive.read("best", best_archive);
+    const int64_t best_count = read_integer(archive, "best_count");
+    const std::vector<torch::Tensor> parameters = trainable(*model_, *loss_);
+    if (best_count != 0 && static_cast<size_t>(best_count) != parameters.size())
+      throw InputError(fmt::format("cannot resume from {}: it keeps {} best parameters, this model and loss have {}", source,
+                                   best_count, parameters.size()));
+    best_.clear();
+    for (int64_t i = 0; i < best_count; ++i) {
+      torch::Tensor value;
+      best_archive.read(std::to_string(i), value);
+      if (!value.sizes().equals(parameters[static_cast<size_t>(i)].sizes()))
+        throw InputError(fmt::format("cannot resume from {}: its best parameters do not fit this model", source));
+      best_.push_back(value);
+    }
+    best_epoch_ = read_integer(archive, "best_epoch");
+    best_privacy_ = read_double(archive, "best_privacy");
+    best_utility_ = read_double(archive, "best_utility");
   } catch (const c10::Error& e) {
-    throw InputError(fmt::format("cannot resume from {}: it is not a checkpoint of this model and loss ({})",
-                                 checkpoint.string(), std::string(e.what_without_backtrace()).substr(0, 200)));
+    throw InputError(fmt::format("cannot resume from {}: it is not a checkpoint of this model and loss ({})", source,
+                                 std::string(e.what_without_backtrace()).substr(0, 200)));
   }
-  spdlog::info("resuming from {} at epoch {}", checkpoint.string(), next_epoch_);
+  spdlog::info("resuming from {} at epoch {}", source, next_epoch_);
 }
 
 }  // namespace noiselearn

@@ -4,9 +4,12 @@
 //
 // Guards: a NaN or infinity in the loss, its parts, or any gradient stops the run with a message naming the
 // epoch and the quantity, and the model is restored to the last good parameters. Checkpoints (model, loss
-// parameters, Adam state, epoch, history) every `checkpoint_every` epochs and at the end; a run can resume
-// from one. With the same seed, options and thread count, a run is reproducible bit for bit.
-#include <filesystem>
+// parameters, Adam state, epoch, seconds, history) every `checkpoint_every` epochs and at the end; a run can
+// resume from one. With the same seed, options and thread count, a run is reproducible bit for bit.
+//
+// The trainer knows nothing of files: a checkpoint is a LibTorch archive in memory, handed to
+// `write_checkpoint` (the CLI stores it with a checksum, io/checkpoint_file.hpp) and taken back by resume().
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,8 +39,10 @@ struct TrainingOptions {
   TrainingPair pair;
   int64_t log_every = 500;         // progress line every N epochs (0: never)
   int64_t history_every = 10;      // history record every N epochs (and the last epoch)
-  int64_t checkpoint_every = 0;    // checkpoint every N epochs (0: only at the end, if a path is set)
-  std::filesystem::path checkpoint_path;  // empty: no checkpoints
+  int64_t checkpoint_every = 0;    // checkpoint every N epochs (0: only at the end, if write_checkpoint is set)
+  // Stores a checkpoint (the archive of Trainer::checkpoint()); empty: no checkpoints. An exception it throws
+  // (a failed write) ends run() with that exception.
+  std::function<void(const std::string& archive)> write_checkpoint;
   // Return the parameters of the epoch with the best final objective, privacy + w_end * utility (w_end the
   // utility weight of the last epoch, so that epochs are compared on one scale), rather than the last ones.
   // A run that starts from a baseline then never ends worse than it by that objective.
@@ -51,14 +56,16 @@ struct EpochRecord {
 };
 
 struct TrainingSummary {
-  int64_t first_epoch = 0;
+  int64_t first_epoch = 0;      // where this session started (0, or the epoch of the checkpoint resumed from)
   int64_t best_epoch = -1;      // the epoch whose parameters were kept (keep_best), -1 if the last
   double best_objective = 0.0;  // privacy + w_end * utility there
-  int64_t epochs_run = 0;
+  int64_t epochs_run = 0;       // epochs trained in every session of the run: first_epoch + epochs_this_session
+  int64_t epochs_this_session = 0;
   bool stopped_early = false;
   std::string stop_reason;  // e.g. "NaN in the privacy surrogate at epoch 812"
-  double seconds = 0.0;
-  std::vector<EpochRecord> history;  // every logged epoch (and the last one)
+  double seconds = 0.0;     // training time of every session of the run
+  double seconds_this_session = 0.0;
+  std::vector<EpochRecord> history;  // every logged epoch of this session (and the last one)
 };
 
 class Trainer {
@@ -68,11 +75,13 @@ class Trainer {
   // Runs epochs [start_epoch, options.epochs). Returns when done or stopped by a guard.
   TrainingSummary run();
 
-  // Loads a checkpoint written by this trainer (same model and loss kinds); run() then continues after its
-  // epoch. Throws InputError if the file is missing or does not match.
-  void resume(const std::filesystem::path& checkpoint);
+  // Loads a checkpoint archive written by this trainer (same model and loss kinds); run() then continues
+  // after its epoch. Throws InputError naming `source` if the archive does not match.
+  void resume(const std::string& archive, const std::string& source);
 
-  void save_checkpoint(const std::filesystem::path& path, int64_t next_epoch) const;
+  // The trainer's state as a LibTorch archive: model, loss parameters, Adam state, next epoch, seconds
+  // trained so far, history.
+  std::string checkpoint() const;
 
   int64_t next_epoch() const { return next_epoch_; }
   const std::vector<EpochRecord>& history() const { return history_; }
@@ -83,7 +92,14 @@ class Trainer {
   TrainingOptions options_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   int64_t next_epoch_ = 0;
+  double seconds_before_ = 0.0;   // training time of the sessions before this one (from the checkpoint)
+  double seconds_trained_ = 0.0;  // training time up to the last completed epoch, every session
   std::vector<EpochRecord> history_;
+  // keep_best across sessions: the parameters of the best epoch so far and its two objective terms, so that
+  // a resumed run re-scores them with its own final utility weight.
+  std::vector<torch::Tensor> best_;
+  int64_t best_epoch_ = -1;
+  double best_privacy_ = 0.0, best_utility_ = 0.0;
 };
 
 }  // namespace noiselearn

@@ -27,11 +27,13 @@ inline std::filesystem::path scratch(const std::string& name) {
   return dir;
 }
 
-// `arguments` is a shell fragment; the command runs with --threads 1 in `directory`.
-inline Run run_noiselearn(const std::string& arguments, const std::filesystem::path& directory) {
+// `arguments` is a shell fragment; the command runs with --threads 1 in `directory`, after `shell_prefix`
+// (e.g. "ulimit -f 16; ") in the same shell.
+inline Run run_noiselearn(const std::string& arguments, const std::filesystem::path& directory,
+                          const std::string& shell_prefix = "") {
   const std::filesystem::path err_file = directory / "stderr.txt";
-  const std::string command = "cd '" + directory.string() + "' && '" + NOISELEARN_BINARY + "' --threads 1 " + arguments +
-                              " 2>'" + err_file.string() + "'";
+  const std::string command = "cd '" + directory.string() + "' && " + shell_prefix + "'" + NOISELEARN_BINARY + "' --threads 1 " +
+                              arguments + " 2>'" + err_file.string() + "'";
   Run run;
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);

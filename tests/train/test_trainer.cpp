@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
-#include <filesystem>
+#include <system_error>
 
 #include "core/baselines.hpp"
 #include "losses/soft_pld_loss.hpp"
@@ -73,28 +73,66 @@ TEST_CASE("training lowers the objective and is reproducible bit for bit", "[tra
   CHECK(other != first);
 }
 
-TEST_CASE("a resumed run equals an uninterrupted one", "[trainer]") {
-  const auto path = std::filesystem::temp_directory_path() / "noiselearn-test-checkpoint.pt";
-  std::filesystem::remove(path);
+TEST_CASE("a resumed run equals an uninterrupted one, keep-best included, and counts every session", "[trainer]") {
+  const bool keep_best = GENERATE(false, true);
+  INFO("keep_best " << keep_best);
   auto straight = small_model(3);
   TrainingOptions options = small_options(40);
-  options.keep_best = false;
-  Trainer(straight, small_loss(), options).run();
+  options.keep_best = keep_best;
+  const TrainingSummary uninterrupted = Trainer(straight, small_loss(), options).run();
 
+  // The first session stops at epoch 20 of 40: the final utility weight is that of epoch 39 in both sessions,
+  // so the two runs compare epochs on the same scale.
   auto interrupted = small_model(3);
+  std::string checkpoint;
   TrainingOptions first_half = options;
-  first_half.epochs = 20;
-  first_half.checkpoint_path = path;
-  first_half.utility_weight = options.utility_weight;
-  Trainer(interrupted, small_loss(), first_half).run();
+  // Run the first 20 epochs of the same 40-epoch schedule: stop by throwing from the checkpoint at epoch 20
+  // (as a killed run stops after its last checkpoint).
+  first_half.checkpoint_every = 20;
+  struct Stop {};
+  first_half.write_checkpoint = [&](const std::string& archive) {
+    checkpoint = archive;
+    throw Stop{};
+  };
+  Trainer stopped(interrupted, small_loss(), first_half);
+  CHECK_THROWS_AS(stopped.run(), Stop);
+  REQUIRE_FALSE(checkpoint.empty());
+
   auto resumed = small_model(99);  // different initialisation: the checkpoint must overwrite it
-  options.checkpoint_path = path;
   Trainer trainer(resumed, small_loss(), options);
-  trainer.resume(path);
+  trainer.resume(checkpoint, "checkpoint");
   CHECK(trainer.next_epoch() == 20);
-  trainer.run();
+  const TrainingSummary second = trainer.run();
   CHECK(probabilities(*resumed) == probabilities(*straight));
-  std::filesystem::remove(path);
+  CHECK(second.best_epoch == uninterrupted.best_epoch);
+  // epochs_run counts every session of the run; the session's own share is kept apart.
+  CHECK(second.first_epoch == 20);
+  CHECK(second.epochs_this_session == 20);
+  CHECK(second.epochs_run == 40);
+  CHECK(second.epochs_run == uninterrupted.epochs_run);
+  CHECK(second.seconds >= second.seconds_this_session);
+  CHECK(trainer.history().front().epoch == 0);  // the history of the first session came with the checkpoint
+}
+
+TEST_CASE("a checkpoint that cannot be stored ends the run with the writer's exception", "[trainer]") {
+  TrainingOptions options = small_options(10);
+  options.checkpoint_every = 5;
+  int writes = 0;
+  options.write_checkpoint = [&](const std::string&) {
+    ++writes;
+    throw std::system_error(std::make_error_code(std::errc::file_too_large), "cannot write checkpoint.pt");
+  };
+  Trainer trainer(small_model(1), small_loss(), options);
+  CHECK_THROWS_AS(trainer.run(), std::system_error);
+  CHECK(writes == 1);
+}
+
+TEST_CASE("a checkpoint of another model is refused with a message naming it", "[trainer]") {
+  Trainer sigmoid(small_model(1), small_loss(), small_options(1));
+  const std::string archive = sigmoid.checkpoint();
+  auto logits = std::make_shared<FreeLogits>(Grid::symmetric(8.0, 0.1), FreeLogitsOptions{});
+  Trainer other(logits, small_loss(), small_options(1));
+  CHECK_THROWS_WITH(other.resume(archive, "run/checkpoint.pt"), Catch::Contains("cannot resume from run/checkpoint.pt"));
 }
 
 namespace {
