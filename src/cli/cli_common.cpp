@@ -78,10 +78,26 @@ CertificateRequest CertificateCliOptions::resolved() const {
   return r;
 }
 
+TableReadOptions& table_read_options() {
+  static TableReadOptions options;
+  return options;
+}
+
 LoadedTable load_table(const std::filesystem::path& path) {
-  LoadedTable loaded = read_noise_table(path);
-  for (const auto& note : loaded.notes) spdlog::info("{}: {}", path.string(), note);
-  return loaded;
+  const TableReadOptions& options = table_read_options();
+  try {
+    LoadedTable loaded = read_noise_table(path, options);
+    for (const auto& note : loaded.notes) spdlog::info("{}: {}", path.string(), note);
+    return loaded;
+  } catch (const InputError& e) {
+    // A sum slightly off 1 is what tables written by other tools look like: say how to read them.
+    const std::string message = e.what();
+    if (!options.renormalise && message.find("probabilities sum to") != std::string::npos)
+      throw InputError(fmt::format("{}; --renormalise divides by the sum when it is within --sum-tolerance "
+                                   "(default {:g}) of 1",
+                                   message, options.sum_tolerance));
+    throw;
+  }
 }
 
 std::filesystem::path table_output_path(const std::filesystem::path& out) {

@@ -46,7 +46,10 @@ struct CertificateCliOptions {
   CertificateRequest resolved() const;  // default deltas if no query was given; validates
 };
 
-// Reads a table (ours or a bare CSV) and logs what was inferred.
+// How every command reads tables: the global options --renormalise and --sum-tolerance (set by main).
+TableReadOptions& table_read_options();
+
+// Reads a table (ours or a bare CSV) with table_read_options() and logs what was inferred or renormalised.
 LoadedTable load_table(const std::filesystem::path& path);
 
 // "out.csv" stays; anything else is a directory that receives noise.csv (and noise.json beside it).

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -46,6 +47,12 @@ nlohmann::json utility_json(const NoiseTable& table) {
 void run_baseline(const BaselineOptions& o) {
   require_positive(o.grid_step, "--grid-step");
   require_positive(o.range, "--range");
+  // Before anything is allocated: 2 R / h + 1 points must be a grid noiselearn can hold.
+  const double points = 2.0 * std::floor(o.range / o.grid_step + 0.5) + 1.0;
+  if (!(points <= static_cast<double>(kMaxGridPoints)))
+    throw InputError(fmt::format("--grid-step {} with --range {} makes {:.3g} grid points; at most {} are allowed "
+                                 "(a larger --grid-step or a smaller --range)",
+                                 o.grid_step, o.range, points, kMaxGridPoints));
   const Grid grid = Grid::symmetric(o.range, o.grid_step);
   BaselineParameters parameters;
   parameters.sigma = o.sigma;

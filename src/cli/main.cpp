@@ -2,15 +2,20 @@
 // Exit codes: 0 success, 1 runtime failure, 2 bad input (one-line message naming the culprit).
 #include <ATen/Parallel.h>
 #include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
 
 namespace {
@@ -21,6 +26,11 @@ std::string one_line(std::string text) {
   while (!text.empty() && text.back() == ' ') text.pop_back();
   return text;
 }
+
+// The first line of a message (LibTorch appends a stack trace of many lines to what()).
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+constexpr const char* kOutOfMemoryAdvice = "use a coarser grid, a smaller model or fewer points";
 
 }  // namespace
 
@@ -33,6 +43,13 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "LibTorch threads (default: all cores)")->capture_default_str();
   app.add_flag("--quiet,-q", quiet, "Only warnings and errors on stderr");
   app.add_flag("--verbose,-v", verbose, "Debug messages on stderr");
+  noiselearn::TableReadOptions& table_reading = noiselearn::cli::table_read_options();
+  app.add_flag("--renormalise", table_reading.renormalise,
+               "Divide a table whose probabilities sum to 1 within --sum-tolerance (but not within 1e-12) by its sum, "
+               "and say so (tables written by other tools)");
+  app.add_option("--sum-tolerance", table_reading.sum_tolerance,
+                 "Largest |sum - 1| that --renormalise accepts")
+      ->capture_default_str();
   std::vector<noiselearn::cli::Command> commands{noiselearn::cli::make_train_command(app),
                                                  noiselearn::cli::make_baseline_command(app),
                                                  noiselearn::cli::make_evaluate_command(app),
@@ -43,7 +60,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "noiselearn: error: %s (see --help)\n", one_line(e.what()).c_str());
+    const auto unknown = noiselearn::cli::explain_unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
+    std::fprintf(stderr, "noiselearn: error: %s\n", unknown ? unknown->c_str() : (one_line(e.what()) + " (see --help)").c_str());
     return 2;
   }
 
@@ -51,14 +69,33 @@ int main(int argc, char** argv) {
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
   spdlog::set_default_logger(logger);
   spdlog::set_level(quiet ? spdlog::level::warn : verbose ? spdlog::level::debug : spdlog::level::info);
+  std::string running_command = "noiselearn";
   try {
     if (threads < 1) throw noiselearn::InputError(fmt::format("--threads {} must be at least 1", threads));
+    if (!(table_reading.sum_tolerance > 0.0 && table_reading.sum_tolerance < 1.0))
+      throw noiselearn::InputError(fmt::format("--sum-tolerance {} must be in (0, 1)", table_reading.sum_tolerance));
     at::set_num_threads(threads);
     for (const auto& command : commands)
-      if (command.app->parsed()) command.run();
+      if (command.app->parsed()) {
+        running_command = command.app->get_name();
+        command.run();
+      }
   } catch (const noiselearn::InputError& e) {
     std::fprintf(stderr, "noiselearn: error: %s\n", one_line(e.what()).c_str());
     return 2;
+  } catch (const std::bad_alloc& e) {
+    std::fprintf(stderr, "noiselearn: failure: out of memory: %s needed more memory than is available (%s); %s\n",
+                 running_command.c_str(), e.what(), kOutOfMemoryAdvice);
+    return 1;
+  } catch (const c10::Error& e) {
+    // LibTorch's what() carries a stack trace; its first line says what failed.
+    const std::string message = first_line(e.what_without_backtrace());
+    if (message.find("can't allocate memory") != std::string::npos)
+      std::fprintf(stderr, "noiselearn: failure: out of memory: %s needed more memory than is available (%s); %s\n",
+                   running_command.c_str(), one_line(message).c_str(), kOutOfMemoryAdvice);
+    else
+      std::fprintf(stderr, "noiselearn: failure: %s\n", one_line(message).c_str());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "noiselearn: failure: %s\n", one_line(e.what()).c_str());
     return 1;

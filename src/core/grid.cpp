@@ -14,6 +14,8 @@ void Grid::validate() const {
   if (!std::isfinite(step) || step <= 0.0)
     throw InputError(fmt::format("grid step {} must be finite and positive", step));
   if (size < 1) throw InputError(fmt::format("grid size {} must be at least 1", size));
+  if (size > kMaxGridPoints)
+    throw InputError(fmt::format("grid of {} points is too large (at most {})", size, kMaxGridPoints));
   if (!std::isfinite(last())) throw InputError("grid end is not finite");
 }
 

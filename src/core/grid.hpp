@@ -11,6 +11,11 @@ namespace noiselearn {
 // silently tests a smaller shift).
 inline constexpr double kGridRelativeTolerance = 1e-9;
 
+// The largest grid noiselearn builds: 10^8 + 1 points are 800 MB of probabilities, about 5 GB as CSV text,
+// and several times that in a certificate's work. Refusing beyond it names the culprit; allocating would
+// end in std::bad_alloc.
+inline constexpr int64_t kMaxGridPoints = 100'000'001;
+
 struct Grid {
   double origin = 0.0;
   double step = 1.0;
@@ -19,7 +24,7 @@ struct Grid {
   double x(int64_t i) const { return origin + step * static_cast<double>(i); }
   double last() const { return x(size - 1); }
 
-  // Throws InputError unless origin and step are finite, step > 0 and size >= 1.
+  // Throws InputError unless origin and step are finite, step > 0 and 1 <= size <= kMaxGridPoints.
   void validate() const;
 
   // True if the grid is symmetric around 0 (x_i = -x_{size-1-i} within the grid tolerance).

@@ -58,6 +58,37 @@ double grid_point_tolerance(const Grid& grid) {
   throw InputError(fmt::format("{}: {}", label, problem.message));
 }
 
+// Divides p by its sum when the reader asked for it and the sum is off by more than the table tolerance
+// but within the requested one; returns the sum divided by. Entries that are not finite or are negative
+// are left alone for find_table_problem to report with their line.
+std::optional<double> renormalise(std::vector<double>& p, const TableReadOptions& options, const std::string& label) {
+  if (!options.renormalise) return std::nullopt;
+  for (double v : p)
+    if (!std::isfinite(v) || v < 0.0) return std::nullopt;
+  const double total = compensated_sum(p);
+  const double off = total - 1.0;
+  if (std::abs(off) <= kTableSumTolerance) return std::nullopt;
+  if (!(std::abs(off) <= options.sum_tolerance))
+    throw InputError(fmt::format("{}: probabilities sum to {:.17g}, off by {:.3g}: more than the renormalisation "
+                                 "tolerance {:g}",
+                                 label, total, off, options.sum_tolerance));
+  // Each quotient is correctly rounded, so the new sum is 1 within a few units in the last place.
+  for (double& v : p) v /= total;
+  return total;
+}
+
+// What a renormalised table says about itself: a note for the log, its provenance (kept by every later
+// write of the table) and the metadata as read.
+void record_renormalisation(LoadedTable& loaded, double total, const TableReadOptions& options) {
+  const std::string note = fmt::format("probabilities summed to {:.17g} (off by {:.3g}): renormalised (divided by the sum)",
+                                       total, total - 1.0);
+  loaded.notes.push_back(note);
+  TableProvenance& provenance = loaded.table.provenance();
+  provenance.parameters["renormalised_from_sum"] = total;
+  provenance.note += (provenance.note.empty() ? "" : "; ") + note;
+  loaded.metadata["renormalised"] = {{"sum", total}, {"sum_tolerance", options.sum_tolerance}};
+}
+
 // ---- metadata file ---------------------------------------------------------------------------------
 
 class MetadataReader {
@@ -176,7 +207,7 @@ std::string csv_checksum(std::string_view text) {
 // ---- the two ways of reading ------------------------------------------------------------------------
 
 LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, const fs::path& json_path,
-                               const std::string& checksum) {
+                               const std::string& checksum, const TableReadOptions& options) {
   json metadata = parse_metadata(json_path);
   const auto stored = metadata.find("csv_checksum");
   if (stored != metadata.end() && (!stored->is_string() || stored->get<std::string>() != checksum))
@@ -204,18 +235,22 @@ LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, 
       throw InputError(fmt::format("{}:{}: x = {:.17g} is not grid point {} (x = {:.17g}) declared in {}", csv_label,
                                    rows.line[static_cast<size_t>(i)], x, i, grid.x(i), json_label));
   }
+  const std::optional<double> renormalised_from = renormalise(rows.p, options, csv_label);
   if (auto problem = find_table_problem(grid, rows.p)) throw_table_problem(*problem, csv_label, rows);
 
   try {
     NoiseTable table(grid, std::move(rows.p), kind, std::move(provenance));
-    return LoadedTable{std::move(table), std::move(metadata), {}};
+    LoadedTable loaded{std::move(table), std::move(metadata), {}};
+    if (renormalised_from) record_renormalisation(loaded, *renormalised_from, options);
+    return loaded;
   } catch (const InputError& e) {
     // Only the support kind can still be wrong here: the metadata declares what the data is not.
     throw InputError(fmt::format("{} (with {}): {}", csv_label, json_label, e.what()));
   }
 }
 
-LoadedTable read_bare(TableCsvRows rows, const std::string& csv_label, const fs::path& csv_path) {
+LoadedTable read_bare(TableCsvRows rows, const std::string& csv_label, const fs::path& csv_path,
+                      const TableReadOptions& options) {
   const size_t n = rows.size();
   if (n == 1)
     throw InputError(fmt::format("{}:{}: only one data row; inferring the grid step needs at least two (or a {} "
@@ -243,13 +278,16 @@ LoadedTable read_bare(TableCsvRows rows, const std::string& csv_label, const fs:
                                    "(expected {:.17g}, step {:.17g})",
                                    csv_label, rows.line[i], rows.x[i], expected, grid.step));
   }
+  const std::optional<double> renormalised_from = renormalise(rows.p, options, csv_label);
   if (auto problem = find_table_problem(grid, rows.p)) throw_table_problem(*problem, csv_label, rows);
 
   const SupportKind kind = NoiseTable::infer_support_kind(grid, rows.p);
   std::string inferred = fmt::format("inferred grid: {}; support: {}", describe(grid), to_string(kind));
   TableProvenance provenance{"csv import", {}, fmt::format("imported from {}; {}", csv_label, inferred)};
   NoiseTable table(grid, std::move(rows.p), kind, std::move(provenance));
-  return LoadedTable{std::move(table), json::object(), {std::move(inferred)}};
+  LoadedTable loaded{std::move(table), json::object(), {std::move(inferred)}};
+  if (renormalised_from) record_renormalisation(loaded, *renormalised_from, options);
+  return loaded;
 }
 
 }  // namespace
@@ -309,7 +347,7 @@ void write_noise_table(const NoiseTable& table, const fs::path& csv_path, const 
   spdlog::debug("wrote {} ({} rows) and {}", csv_path.string(), table.size(), json_path.string());
 }
 
-LoadedTable read_noise_table(const fs::path& csv_path) {
+LoadedTable read_noise_table(const fs::path& csv_path, const TableReadOptions& options) {
   refuse_metadata_path(csv_path);
   const std::string csv_label = csv_path.string();
   const std::string text = read_file(csv_path);
@@ -319,8 +357,8 @@ LoadedTable read_noise_table(const fs::path& csv_path) {
   const fs::path json_path = metadata_path_for(csv_path);
   std::error_code ignored;
   if (fs::status(json_path, ignored).type() == fs::file_type::not_found)
-    return read_bare(std::move(rows), csv_label, csv_path);
-  return read_with_metadata(std::move(rows), csv_label, json_path, csv_checksum(text));
+    return read_bare(std::move(rows), csv_label, csv_path, options);
+  return read_with_metadata(std::move(rows), csv_label, json_path, csv_checksum(text), options);
 }
 
 }  // namespace noiselearn

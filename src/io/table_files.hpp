@@ -46,10 +46,20 @@ struct LoadedTable {
   std::vector<std::string> notes;  // what was inferred rather than read, for the user to see
 };
 
+// How strictly a table's sum is read. By default the probabilities must sum to 1 within kTableSumTolerance
+// (1e-12): a table is a probability vector, and a sum off by more is usually a wrong column or a truncated
+// file. Tables written by other tools in lower precision (or rounded to 9 digits) are off by ~1e-9;
+// `renormalise` divides such a table by its sum when the sum is within `sum_tolerance` of 1, and the table
+// says so (LoadedTable::notes, metadata "renormalised", and its provenance, which every later write keeps).
+struct TableReadOptions {
+  bool renormalise = false;
+  double sum_tolerance = 1e-6;  // only with renormalise; larger deviations are still refused
+};
+
 // Reads and validates a table. With a metadata file, its grid and support kind are authoritative and the
 // CSV must agree with them; without one, the CSV is a bare x,p table whose grid (uniform, strictly
 // increasing x) and support kind are inferred. Every problem is an InputError of one line naming the
 // file and, where there is one, the line: "noise.csv:17: 'abc' is not a number".
-LoadedTable read_noise_table(const std::filesystem::path& csv_path);
+LoadedTable read_noise_table(const std::filesystem::path& csv_path, const TableReadOptions& options = {});
 
 }  // namespace noiselearn
