@@ -26,6 +26,10 @@ void PairOptions::add_to(CLI::App& app, bool sensitivity_required) {
                  "Query differences checked: auto (one shift if the table is symmetric and monotone, else every "
                  "shift), single, all")
       ->capture_default_str();
+  app.add_option("--neighbours", neighbours,
+                 "Neighbour sequences the certificate covers: any (every release its own query difference in "
+                 "[-s, s]) or same-direction (all releases move the same way)")
+      ->capture_default_str();
 }
 
 PairSpecification PairOptions::specification() const {
@@ -37,6 +41,7 @@ PairSpecification PairOptions::specification() const {
     throw InputError(fmt::format("--sampling-rate must be in (0, 1] (got {})", sampling_rate));
   s.sampling_rate = sampling_rate;
   s.shifts = parse_shift_policy(shifts);
+  s.neighbours = parse_neighbour_relation(neighbours);
   return s;
 }
 

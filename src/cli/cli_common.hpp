@@ -14,12 +14,13 @@
 
 namespace noiselearn::cli {
 
-// --pair, --sensitivity, --sampling-rate, --shifts
+// --pair, --sensitivity, --sampling-rate, --shifts, --neighbours
 struct PairOptions {
   std::string kind = "additive";
   double sensitivity = 1.0;
   double sampling_rate = 1.0;
   std::string shifts = "auto";
+  std::string neighbours = "any";
   CLI::Option* sensitivity_option = nullptr;
 
   void add_to(CLI::App& app, bool sensitivity_required);

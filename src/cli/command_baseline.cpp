@@ -10,6 +10,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "core/directed_format.hpp"
 #include "core/baseline_factory.hpp"
 #include "core/errors.hpp"
 #include "core/utility.hpp"
@@ -99,8 +100,9 @@ void run_baseline(const BaselineOptions& o) {
     target.pair = o.pair.specification();
     target.accountant = o.accountant.options();
     Calibration c = calibrate_to_delta(o.family, grid, parameters, target);
-    spdlog::info("calibrated {} = {:.10g} for certified delta {:g} at epsilon {:g}, n = {} ({} evaluations)",
-                 calibrated_parameter(o.family), c.value, target.delta, target.epsilon, target.compositions, c.evaluations);
+    spdlog::info("calibrated {} = {:.10g} for certified delta {} at epsilon {}, n = {} ({} evaluations)",
+                 calibrated_parameter(o.family), c.value, format_exact(target.delta), format_exact(target.epsilon),
+                 target.compositions, c.evaluations);
     extra["calibration"] = {{"parameter", calibrated_parameter(o.family)}, {"value", c.value},
                             {"target", {{"delta", target.delta}, {"epsilon", target.epsilon}, {"compositions", target.compositions}}}};
     table = std::move(c.table);

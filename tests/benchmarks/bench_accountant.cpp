@@ -2,7 +2,11 @@
 //   1. convolution: FFT against the naive O(N^2) direct sum, on the same inputs;
 //   2. a 60,001-point table, s = 1 (60 cells), n = 128: epsilon at delta = 1e-6, both bounds (target < 1 s);
 //   3. n = 250,000 on a 30,001-point one-sided table (target < 10 s), with the bracket width and the analytic
-//      Gaussian epsilon as the reference value.
+//      Gaussian epsilon as the reference value;
+//   4. small delta and many compositions (issue 7, item 3): the eps bracket of the untilted composition (the
+//      previous method, tilted_refinement off) next to the exponentially tilted one, each with its reference (the
+//      analytic Gaussian, the exact binomial of randomized response) and its time;
+//   5. the every-shift policy on the 60,001-point table (target <= 1 s).
 // Run: ./build/tests/benchmarks/bench_accountant [--threads N]
 #include <ATen/Parallel.h>
 
@@ -13,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/certificate.hpp"
 #include "accounting/convolution.hpp"
 #include "bench_timing.hpp"
 #include "accounting/pair_accountant.hpp"
@@ -119,6 +124,77 @@ void benchmark_one_sided() {
               pld.masses.size(), pld.numerical_error);
 }
 
+// Randomized response with log-odds a: the n-fold loss is a (2K - n), K ~ Binomial(n, e^a / (1 + e^a)).
+long double binomial_delta(double a, int64_t n, double eps) {
+  const long double p = std::exp(static_cast<long double>(a)) / (1.0L + std::exp(static_cast<long double>(a)));
+  long double largest = -INFINITY;
+  std::vector<long double> logs;
+  for (int64_t k = n; k >= 0; --k) {
+    const long double loss = static_cast<long double>(a) * static_cast<long double>(2 * k - n);
+    if (loss <= eps) break;
+    logs.push_back(std::lgamma(n + 1.0L) - std::lgamma(k + 1.0L) - std::lgamma(n - k + 1.0L) + k * std::log(p) +
+                   (n - k) * std::log1p(-p) + std::log(-std::expm1(static_cast<long double>(eps) - loss)));
+    largest = std::max(largest, logs.back());
+  }
+  long double sum = 0.0L;
+  for (long double l : logs) sum += std::exp(l - largest);
+  return logs.empty() ? 0.0L : std::exp(largest) * sum;
+}
+
+void small_delta_case(const char* name, const PairFamily& family, int64_t n, double delta, double reference,
+                      const char* reference_name) {
+  std::printf("   %s, n = %lld, delta = %g; %s %.7f\n", name, static_cast<long long>(n), delta, reference_name, reference);
+  for (bool refine : {false, true}) {
+    AccountantOptions options;
+    options.tilted_refinement = refine;
+    CertificateRequest request;
+    request.compositions = n;
+    request.deltas = {delta};
+    request.curve_points = 0;
+    Certificate certificate;
+    const double t = best_of(1, [&] { certificate = make_certificate(account(family, n, options), request, options); });
+    const EpsilonAtDelta& e = certificate.epsilons.front();
+    std::printf("     %-9s epsilon in [%.7f, %.7f]  relative width %9.2e  %6.2f s\n", refine ? "tilted" : "untilted",
+                e.epsilon_lower, e.epsilon_upper, (e.epsilon_upper - e.epsilon_lower) / e.epsilon_upper, t);
+  }
+}
+
+void benchmark_small_delta() {
+  std::printf("\n4. small delta, many compositions: untilted (previous method) vs exponentially tilted certificate\n");
+  const NoiseTable g60 = gaussian_table(Grid::symmetric(1000.0, 1.0 / 60.0), 60.0);
+  small_delta_case("Gaussian sigma 60, 120,001 points", make_pair_family(g60, PairSpecification{}), 1024, 1e-9,
+                   analytic_gaussian_epsilon(1e-9, std::sqrt(1024.0) / 60.0), "analytic");
+  std::vector<double> p = g60.probabilities();
+  p[10] *= 1.0 + 1e-12;  // not exactly symmetric any more: every shift, both signs, enveloped
+  double total = 0.0;
+  for (double v : p) total += v;
+  for (double& v : p) v /= total;
+  small_delta_case("the same, perturbed by 1e-12 (not symmetric)", make_pair_family(NoiseTable(g60.grid(), p), PairSpecification{}),
+                   128, 1e-6, analytic_gaussian_epsilon(1e-6, std::sqrt(128.0) / 60.0), "analytic");
+  const NoiseTable laplace = laplace_table(Grid::symmetric(60.0, 0.01), 1.0);
+  small_delta_case("Laplace b = 1, step 0.01", make_pair_family(laplace, PairSpecification{}), 10000, 1e-9, NAN, "(no closed form)");
+  const double a = 0.1, q = std::exp(a) / (1.0 + std::exp(a));
+  const PairFamily rr{PairKind::kAdditive, {DominatingPair{Grid{0.0, 1.0, 2}, {q, 1.0 - q}, {1.0 - q, q}, "rr"}}, 1, true, "rr"};
+  double lo = 0.0, hi = 1e4;
+  for (int i = 0; i < 80; ++i) (binomial_delta(a, 100000, 0.5 * (lo + hi)) > 1e-9 ? lo : hi) = 0.5 * (lo + hi);
+  small_delta_case("randomized response, log-odds 0.1 (lattice)", rr, 100000, 1e-9, hi, "exact binomial");
+}
+
+void benchmark_every_shift() {
+  std::printf("\n5. every-shift policy (60 shifts, both signs for an asymmetric table) on the 60,001-point Gaussian table,\n"
+              "   n = 128, epsilon at delta = 1e-6 (target <= 1 s; the previous version: 1.0 s)\n");
+  const NoiseTable table = gaussian_table(Grid::symmetric(500.0, 1.0 / 60.0), 10.0);
+  PairSpecification specification;
+  specification.shifts = ShiftPolicy::kAll;
+  double lower = 0, upper = 0;
+  const double t = best_of(2, [&] {
+    const PairBounds bounds = account(make_pair_family(table, specification), 128, AccountantOptions{});
+    lower = bounds.epsilon_lower(1e-6);
+    upper = bounds.epsilon_upper(1e-6);
+  });
+  std::printf("   time %.3f s; epsilon in [%.6f, %.6f]\n", t, lower, upper);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,5 +205,7 @@ int main(int argc, char** argv) {
   benchmark_convolution();
   benchmark_sixty_thousand();
   benchmark_one_sided();
+  benchmark_small_delta();
+  benchmark_every_shift();
   return 0;
 }
