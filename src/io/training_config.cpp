@@ -25,7 +25,7 @@ const std::vector<C::Key>& C::schema() {
       {"grid.points", &C::grid_points, "",
        "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
       {"model.kind", &C::model_kind, "", "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits"},
-      {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 10,000,000)"},
+      {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
       {"model.init", &C::model_init, "",
@@ -45,7 +45,7 @@ const std::vector<C::Key>& C::schema() {
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
       {"loss.moments_lambda_sq", &C::loss_moments_lambda_sq, "", "moments accountant: initial lambda_sq (lambda = lambda_sq^2 + 1e-4)"},
-      {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 10,000,000)"},
+      {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 1,000,000)"},
       {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
       {"loss.soft_pld_loss_step", &C::loss_soft_pld_loss_step, "nats", "soft PLD: loss grid step; its error grows with n (at n = 128, 1e-3 gives ~3e-4 relative in delta: use 2e-4 to resolve finer improvements)"},
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
@@ -117,14 +117,14 @@ struct WholeRange {
 WholeRange whole_range(const std::string& name) {
   static const std::map<std::string, WholeRange> ranges = {
       {"grid.points", {0, 10000001}},
-      {"model.sigmoids", {1, 10000000}},
+      {"model.sigmoids", {1, 1000000}},  // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
       {"loss.compositions", {1, 1000000000}},
-      {"loss.buckets", {2, 10000000}},
+      {"loss.buckets", {2, 1000000}},
       {"optimiser.epochs", {0, 1000000000}},
       {"optimiser.seed", {0, std::numeric_limits<int64_t>::max()}},
       {"target.trials", {1, 1000}},
       {"target.trial_epochs", {0, 1000000000}},
-      {"certification.max_points", {1024, int64_t{1} << 24}},
+      {"certification.max_points", {1024, int64_t{1} << 24}},  // measured: 2^24 certifies in 1.8 GB
       {"output.log_every", {0, 1000000000}},
       {"output.history_every", {1, 1000000000}},
       {"output.checkpoint_every", {0, 1000000000}},

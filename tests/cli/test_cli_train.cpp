@@ -220,7 +220,7 @@ TEST_CASE("absurd sizes and impossible settings are refused before anything is c
   };
   for (const Case& c : {
            // used to exit 1 with a 4.5 KB LibTorch trace, leaving an empty run directory
-           Case{"train tiny.yaml --out run --set model.sigmoids=1e12", "model.sigmoids must be a whole number from 1 to 10,000,000"},
+           Case{"train tiny.yaml --out run --set model.sigmoids=1e12", "model.sigmoids must be a whole number from 1 to 1,000,000"},
            // used to write a certificate with lower > upper into noise.json
            Case{"train tiny.yaml --out run --set loss.compositions=300000000000000",
                 "loss.compositions must be a whole number from 1 to 1,000,000,000"},

@@ -95,7 +95,7 @@ TEST_CASE("whole-number keys state their allowed range; compositions stop at 10^
            Case{"", {"loss.compositions=1000000001"}, "loss.compositions must be a whole number from 1 to 1,000,000,000"},
            Case{"", {"loss.compositions=0"}, "loss.compositions must be a whole number from 1 to 1,000,000,000 (got '0')"},
            Case{"", {"loss.compositions=1e400"}, "loss.compositions must be a whole number from 1 to 1,000,000,000"},
-           Case{"model:\n  sigmoids: 1e12\n", {}, "model.sigmoids must be a whole number from 1 to 10,000,000 (got '1e12')"},
+           Case{"model:\n  sigmoids: 1e12\n", {}, "model.sigmoids must be a whole number from 1 to 1,000,000 (got '1e12')"},
            Case{"", {"certification.max_points=1e12"}, "certification.max_points must be a whole number from 1,024 to 16,777,216"},
            Case{"", {"loss.buckets=1001"}, "loss.buckets must be even"},
            Case{"", {"optimiser.seed=-1"}, "optimiser.seed must be a whole number from 0 to 2^63 - 1"},
