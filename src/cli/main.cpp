@@ -15,6 +15,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "cli/passive_openmp_waiting.hpp"
 #include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
 
@@ -38,9 +39,15 @@ int main(int argc, char** argv) {
   CLI::App app{"noiselearn: learn differential-privacy noise distributions and certify them"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // One thread by default: no OpenMP thread ever waits for a core another process holds (README, "`--threads`
+  // and speed").
+  int threads = 1;
   bool quiet = false, verbose = false;
-  app.add_option("--threads", threads, "LibTorch threads (default: all cores)")->capture_default_str();
+  app.add_option("--threads", threads,
+                 fmt::format("LibTorch threads (this machine has {} cores); more than 1 waits passively for OpenMP "
+                             "threads",
+                             std::max(1u, std::thread::hardware_concurrency())))
+      ->capture_default_str();
   app.add_flag("--quiet,-q", quiet, "Only warnings and errors on stderr");
   app.add_flag("--verbose,-v", verbose, "Debug messages on stderr");
   noiselearn::TableReadOptions& table_reading = noiselearn::cli::table_read_options();
@@ -64,6 +71,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "noiselearn: error: %s\n", unknown ? unknown->c_str() : (one_line(e.what()) + " (see --help)").c_str());
     return 2;
   }
+  if (threads > 1) noiselearn::cli::reexecute_with_passive_openmp_waiting(argv);
 
   auto logger = spdlog::stderr_color_mt("noiselearn");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
