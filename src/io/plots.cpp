@@ -149,17 +149,31 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
 
   // The floor: delta can never be certified below the probability of a distinguishing event in n releases.
   const double smallest = std::min(smallest_positive(csv, 1), smallest_positive(csv, 2));
-  // Certified points beyond the curve's end (an epsilon past the curve's last point) widen the x axis; their
-  // labels sit right of the point, or left of it near the right edge.
+  // A log axis labels only powers of ten: over less than two decades, label 2 and 5 times them as well.
+  double largest = 0.0;
+  for (size_t column = 1; column < (csv.header.empty() ? 3 : csv.header.size()); ++column)
+    largest = std::max(largest, largest_finite(csv, column));
+  if (std::isfinite(smallest) && largest > 0.0 && largest < 100.0 * smallest) {
+    std::string tics;
+    for (int k = static_cast<int>(std::floor(std::log10(smallest))); k <= static_cast<int>(std::ceil(std::log10(largest))); ++k)
+      for (double mantissa : {2.0, 5.0})
+        tics += fmt::format("{}'{:g}' {:g}", tics.empty() ? "" : ", ", mantissa * std::pow(10.0, k), mantissa * std::pow(10.0, k));
+    script += "set format y '%g'\nset ytics add (" + tics + ")\n";
+  }
+  // Certified points beyond the curve's end (an epsilon past the curve's last point) widen the x axis.
   double right_end = largest_finite(csv, 0);
   for (const auto& d : facts.deltas) right_end = std::max(right_end, 1.05 * d.epsilon);
   for (const auto& e : facts.epsilons)
     if (std::isfinite(e.epsilon_upper)) right_end = std::max(right_end, 1.05 * e.epsilon_upper);
   if (right_end > largest_finite(csv, 0)) script += fmt::format("set xrange [0:{:.17g}]\n", right_end);
-  const auto point_label = [&](const std::string& text, double x, double y) {
-    const bool near_right_edge = x > 0.7 * right_end;
-    return fmt::format("set label {} at first {:.17g}, first {:.17g} offset {},0.9 {} front\n", gnuplot_string(text), x, y,
-                       near_right_edge ? "-1.2" : "1.2", near_right_edge ? "right" : "left");
+  // delta(eps) labels above and right of their point, eps(delta) labels below and left of theirs: the curve
+  // falls from upper left to lower right, so both sides stay clear of it and of each other when the two kinds
+  // of point are close (delta(1) next to epsilon(0.001) when delta(1) is near 0.001). Near the right edge a
+  // label goes left.
+  const auto point_label = [&](const std::string& text, double x, double y, bool above_right) {
+    const bool right = above_right && x <= 0.7 * right_end;
+    return fmt::format("set label {} at first {:.17g}, first {:.17g} offset {},{} {} front\n", gnuplot_string(text), x, y,
+                       right ? "1.2" : "-1.2", above_right ? "0.9" : "-0.9", right ? "left" : "right");
   };
   if (facts.infinity_mass_composed) {
     const double floor = *facts.infinity_mass_composed;
@@ -185,7 +199,7 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
       script += fmt::format("{:.17g},{:.17g}\n", d.epsilon, d.delta_upper);
       const std::string point = fmt::format("delta({}) <= {}", exact(d.epsilon), up(d.delta_upper));
       label += (label.empty() ? "" : ", ") + point;
-      script_labels += point_label(point, d.epsilon, d.delta_upper);
+      script_labels += point_label(point, d.epsilon, d.delta_upper, true);
     }
     script += "EOD\n";
     plots += fmt::format(", $certified_delta using 1:2 with points pt 7 ps 2 lc rgb '#000000' title {}",
@@ -201,7 +215,7 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
       script += fmt::format("{:.17g},{:.17g}\n", e.epsilon_upper, e.delta);
       const std::string point = fmt::format("epsilon({}) <= {}", exact(e.delta), up(e.epsilon_upper));
       label += (label.empty() ? "" : ", ") + point;
-      script_labels += point_label(point, e.epsilon_upper, e.delta);
+      script_labels += point_label(point, e.epsilon_upper, e.delta, false);
     }
     script += "EOD\n";
     plots += fmt::format(", $certified_epsilon using 1:2 with points pt 5 ps 1.6 lc rgb '#000000' title {}",
