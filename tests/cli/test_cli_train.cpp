@@ -123,7 +123,7 @@ TEST_CASE("train refuses a non-empty run directory, --force overwrites, --resume
   CHECK(run_noiselearn("train tiny.yaml --out fresh --resume", dir).exit_code == 2);
 }
 
-TEST_CASE("--resume refuses a changed config key other than optimiser.epochs, naming it, and keeps config.yaml", "[cli][train]") {
+TEST_CASE("train --resume refuses a changed config key other than optimiser.epochs, naming it, and keeps config.yaml", "[cli][train]") {
   const fs::path dir = scratch("resume-changed");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
   REQUIRE(run_noiselearn("train tiny.yaml --out run --set output.plots=false", dir).exit_code == 0);
@@ -304,7 +304,7 @@ TEST_CASE("a relative model.init_table is found from the config's directory, and
   CHECK(read_text(dir / "runs" / "x" / "noise.csv") == read_text(dir / "elsewhere" / "again" / "noise.csv"));
 }
 
-TEST_CASE("--seed overrides optimiser.seed, exactly as --set optimiser.seed does", "[cli][train]") {
+TEST_CASE("train --seed overrides optimiser.seed, exactly as --set optimiser.seed does", "[cli][train]") {
   const fs::path dir = scratch("seed");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
   const std::string quick = " --set output.plots=false --set certification.compare_gaussian=false";
