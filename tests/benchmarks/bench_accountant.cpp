@@ -7,7 +7,7 @@
 //      previous method, tilted_refinement off) next to the exponentially tilted one, each with its reference (the
 //      analytic Gaussian, the exact binomial of randomized response) and its time;
 //   5. the every-shift policy on the 60,001-point table (target <= 1 s).
-// Run: ./build/tests/benchmarks/bench_accountant [--threads N]
+// Run: ./build/tests/benchmarks/bench_accountant [--threads N]   (default 1, like the CLI)
 #include <ATen/Parallel.h>
 
 #include <chrono>
@@ -198,7 +198,7 @@ void benchmark_every_shift() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int threads = bench::threads_argument(argc, argv, 2);
+  const int threads = bench::threads_argument(argc, argv, 1);  // the CLI's default (README, "--threads and speed")
   at::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
   std::printf("bench_accountant (%d threads)\n\n", threads);
