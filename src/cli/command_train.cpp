@@ -73,7 +73,7 @@ Learned search_target(TrainingSetup& s) {
   search.initial_weight = c.schedule_utility_weight_start;
   search.epochs_per_trial = c.target_trial_epochs > 0 ? c.target_trial_epochs : c.optimiser_epochs;
   learned.plan = fmt::format("{} of {}", counted_noun(search.trials, "trial"), counted_noun(search.epochs_per_trial, "epoch"));
-  spdlog::info("target search: certified {} <= {} at epsilon = {}, n = {}: the starting table, then {} ({} in all)", 
+  spdlog::info("target search: certified {} <= {} at epsilon = {}, n = {}: the starting table, then {} ({} in all)",
                c.target_mode == "delta" ? "delta" : "utility", format_exact(search.target), format_exact(c.loss_epsilon),
                c.loss_compositions, learned.plan, counted_noun(search.trials * search.epochs_per_trial, "epoch"));
   // The parameters of the candidates a later trial may start from: the search only ever starts from the best
