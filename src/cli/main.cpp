@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <cstdio>
 #include <new>
 #include <string>
@@ -36,6 +37,9 @@ constexpr const char* kOutOfMemoryAdvice = "use a coarser grid, a smaller model 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (ulimit -f) must end a write with an ordinary error (exit 1, one line, temporary file
+  // removed), not with the kernel's SIGXFSZ killing the process mid-write.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"noiselearn: learn differential-privacy noise distributions and certify them"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
