@@ -50,8 +50,9 @@ std::vector<Direction> directions(const std::vector<DominatingPair>& pairs, int6
   if (pairs.empty()) throw InputError("no dominating pair");
   std::vector<Direction> out;
   for (const auto& pair : pairs) {
-    out.push_back(make_direction(pair.a, pair.b, n));
-    out.push_back(make_direction(pair.b, pair.a, n));
+    const std::vector<double> a = pair.all_a(), b = pair.all_b();
+    out.push_back(make_direction(a, b, n));
+    out.push_back(make_direction(b, a, n));
   }
   return out;
 }

@@ -17,18 +17,24 @@ namespace noiselearn {
 
 namespace {
 
+// B is A reflected, outcome for outcome (the outcomes beyond the grid swap sides too).
 bool is_own_mirror(const DominatingPair& pair) {
   const size_t n = pair.a.size();
   for (size_t i = 0; i < n; ++i)
     if (pair.b[i] != pair.a[n - 1 - i]) return false;
+  const size_t m = pair.a_beyond.size();
+  if (pair.b_beyond.size() != m) return false;
+  for (size_t i = 0; i < m; ++i)
+    if (pair.b_beyond[i] != pair.a_beyond[m - 1 - i]) return false;
   return true;
 }
 
 DirectionalPLDs discretise_pair(const DominatingPair& pair, BoundKind bound, const AccountantOptions& options) {
   DirectionalPLDs result;
   result.name = pair.description;
-  result.first_to_second = discretise(privacy_loss_atoms(pair.a, pair.b), bound, options);
-  if (!is_own_mirror(pair)) result.second_to_first = discretise(privacy_loss_atoms(pair.b, pair.a), bound, options);
+  const std::vector<double> a = pair.all_a(), b = pair.all_b();
+  result.first_to_second = discretise(privacy_loss_atoms(a, b), bound, options);
+  if (!is_own_mirror(pair)) result.second_to_first = discretise(privacy_loss_atoms(b, a), bound, options);
   return result;
 }
 
@@ -189,10 +195,11 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
   }
   // Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
   for (const auto& pair : family.pairs) {
+    const std::vector<double> a = pair.all_a(), b = pair.all_b();
     bounds.single_release_infinity_mass_first =
-        std::max(bounds.single_release_infinity_mass_first, privacy_loss_atoms(pair.a, pair.b).infinity_mass);
+        std::max(bounds.single_release_infinity_mass_first, privacy_loss_atoms(a, b).infinity_mass);
     bounds.single_release_infinity_mass_second =
-        std::max(bounds.single_release_infinity_mass_second, privacy_loss_atoms(pair.b, pair.a).infinity_mass);
+        std::max(bounds.single_release_infinity_mass_second, privacy_loss_atoms(b, a).infinity_mass);
   }
   bounds.composed_infinity_mass_first = bounds.single_release_infinity_mass_first;
   bounds.composed_infinity_mass_second = bounds.single_release_infinity_mass_second;

@@ -184,7 +184,8 @@ double renyi_divergence(const std::vector<double>& first, const std::vector<doub
 }
 
 double renyi_dp(const DominatingPair& pair, double alpha) {
-  return std::max(renyi_divergence(pair.a, pair.b, alpha), renyi_divergence(pair.b, pair.a, alpha));
+  const std::vector<double> a = pair.all_a(), b = pair.all_b();
+  return std::max(renyi_divergence(a, b, alpha), renyi_divergence(b, a, alpha));
 }
 
 RdpCurve rdp_curve(const std::vector<DominatingPair>& pairs) {
@@ -196,7 +197,7 @@ RdpCurve rdp_curve(const std::vector<DominatingPair>& pairs) {
                                    pair.description, pair.a.size(), pair.b.size()));
     }
     // Both directions are evaluated, so both sides need mass.
-    logs->push_back({logarithms(pair.a, "A", true), logarithms(pair.b, "B", true)});
+    logs->push_back({logarithms(pair.all_a(), "A", true), logarithms(pair.all_b(), "B", true)});
   }
   return [logs](double alpha) {
     check_order(alpha);

@@ -21,10 +21,52 @@ std::vector<double> padded(const std::vector<double>& p, int64_t before, int64_t
   return out;
 }
 
+// A pair of a table with geometric tails: A(i) = p(i - u), B(i) = (1 - q) p(i - u) + q p(i - v) for every integer
+// i of the extended grid's index space (p(j) from NoiseTable::p_extended), explicit on 0 .. size-1 of `grid`,
+// and one outcome per side beyond it. Below index 0 both i - u and i - v lie below the table's first point
+// (u, v >= 0), and above the grid both lie beyond its last (grid.size - 1 >= table size - 1 + max(u, v)), so
+// there A/B is the constant 1 / ((1 - q) + q r^(v - u)) (below) or 1 / ((1 - q) + q r^(u - v)) (above).
+DominatingPair tailed_pair(const NoiseTable& table, const Grid& grid, int64_t u, int64_t v, double q) {
+  DominatingPair pair;
+  pair.grid = grid;
+  pair.a.resize(static_cast<size_t>(grid.size));
+  pair.b.resize(static_cast<size_t>(grid.size));
+  for (int64_t i = 0; i < grid.size; ++i) {
+    const double a = table.p_extended(i - u);
+    pair.a[static_cast<size_t>(i)] = a;
+    pair.b[static_cast<size_t>(i)] = q == 1.0 ? table.p_extended(i - v) : (1.0 - q) * a + q * table.p_extended(i - v);
+  }
+  const int64_t above = grid.size;  // first index beyond the grid
+  const double a_below = table.mass_below(-u), a_above = table.mass_from(above - u);
+  const double shifted_below = table.mass_below(-v), shifted_above = table.mass_from(above - v);
+  pair.a_beyond = {a_below, a_above};
+  pair.b_beyond = {q == 1.0 ? shifted_below : (1.0 - q) * a_below + q * shifted_below,
+                   q == 1.0 ? shifted_above : (1.0 - q) * a_above + q * shifted_above};
+  return pair;
+}
+
 }  // namespace
+
+std::vector<double> DominatingPair::all_a() const {
+  std::vector<double> out = a;
+  out.insert(out.end(), a_beyond.begin(), a_beyond.end());
+  return out;
+}
+
+std::vector<double> DominatingPair::all_b() const {
+  std::vector<double> out = b;
+  out.insert(out.end(), b_beyond.begin(), b_beyond.end());
+  return out;
+}
 
 DominatingPair additive_shift_pair(const NoiseTable& table, int64_t shift_cells) {
   if (shift_cells < 0) throw InputError("shift must be non-negative");
+  if (table.tails()) {
+    DominatingPair pair = tailed_pair(table, extended_grid(table.grid(), shift_cells), 0, shift_cells, 1.0);
+    pair.description = fmt::format("additive, shift {} cells ({:g}), geometric tails", shift_cells,
+                                   static_cast<double>(shift_cells) * table.grid().step);
+    return pair;
+  }
   DominatingPair pair;
   pair.grid = extended_grid(table.grid(), shift_cells);
   pair.a = padded(table.probabilities(), 0, shift_cells);
@@ -38,9 +80,19 @@ DominatingPair subsampled_mixture_pair(const NoiseTable& table, int64_t shift_ce
   if (!(sampling_rate > 0.0 && sampling_rate <= 1.0))
     throw InputError(fmt::format("sampling rate {} must be in (0, 1]", sampling_rate));
   const int64_t magnitude = shift_cells < 0 ? -shift_cells : shift_cells;
+  const Grid grid{table.grid().origin - (shift_cells < 0 ? static_cast<double>(magnitude) * table.grid().step : 0.0),
+                  table.grid().step, table.grid().size + magnitude};
+  if (table.tails()) {
+    // In the extended grid's indices the unshifted table starts at `magnitude` for a shift down, the shifted
+    // copy at `magnitude` for a shift up.
+    DominatingPair pair = tailed_pair(table, grid, shift_cells < 0 ? magnitude : 0, shift_cells < 0 ? 0 : magnitude,
+                                      sampling_rate);
+    pair.description = fmt::format("subsampled mixture, q = {:g}, shift {} cells ({:g}), geometric tails", sampling_rate,
+                                   shift_cells, static_cast<double>(shift_cells) * table.grid().step);
+    return pair;
+  }
   DominatingPair pair;
-  pair.grid = Grid{table.grid().origin - (shift_cells < 0 ? static_cast<double>(magnitude) * table.grid().step : 0.0),
-                   table.grid().step, table.grid().size + magnitude};
+  pair.grid = grid;
   // A = p on the extended support; the shifted copy sits `magnitude` cells above (or below) it.
   const int64_t a_offset = shift_cells < 0 ? magnitude : 0, shifted_offset = shift_cells < 0 ? 0 : magnitude;
   pair.a = padded(table.probabilities(), a_offset, magnitude - a_offset);
@@ -116,7 +168,7 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
   const int64_t k =
       whole_steps(specification.sensitivity, table.grid().step, fmt::format("sensitivity {:g}", specification.sensitivity));
   if (k == 0) throw InputError("sensitivity must be positive");
-  if (k >= table.grid().size)
+  if (k >= table.grid().size && !table.tails())
     throw InputError(fmt::format("sensitivity {:g} ({} grid cells) is not smaller than the table's support ({} points): "
                                  "every output would be a distinguishing event; widen the grid",
                                  specification.sensitivity, k, table.grid().size));

@@ -16,6 +16,14 @@ struct DominatingPair {
   std::vector<double> a;  // output distribution on D0
   std::vector<double> b;  // output distribution on D1
   std::string description;
+  // Outcomes beyond the grid, for tables with geometric tails: {below the grid, above it}, each with its A- and
+  // B-mass. Inside each the privacy loss ln(A/B) is one constant, so one outcome per side loses nothing (the
+  // outcomes of equal loss merged: a sufficient statistic). Empty for finite tables.
+  std::vector<double> a_beyond;
+  std::vector<double> b_beyond;
+  // A and B over every outcome, the grid's then the ones beyond it (for accountants that only need the list).
+  std::vector<double> all_a() const;
+  std::vector<double> all_b() const;
 };
 
 // Additive noise with a query difference of `shift_cells` grid cells: A = p, B = p shifted up by k cells,

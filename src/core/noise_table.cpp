@@ -46,7 +46,8 @@ double compensated_sum(const std::vector<double>& values) {
   return sum + compensation;
 }
 
-std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vector<double>& probabilities) {
+std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vector<double>& probabilities,
+                                               double tail_mass) {
   try {
     grid.validate();
   } catch (const InputError& e) {
@@ -61,10 +62,12 @@ std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vect
       return TableProblem{static_cast<int64_t>(i), fmt::format("probability {} is not finite", v)};
     if (v < 0.0) return TableProblem{static_cast<int64_t>(i), fmt::format("probability {:.17g} is negative", v)};
   }
-  const double total = compensated_sum(probabilities);
+  std::vector<double> terms = probabilities;
+  if (tail_mass != 0.0) terms.push_back(tail_mass);
+  const double total = compensated_sum(terms);
   if (std::abs(total - 1.0) > kTableSumTolerance)
-    return TableProblem{std::nullopt, fmt::format("probabilities sum to {:.17g}, not 1 (tolerance {:g})", total,
-                                                  kTableSumTolerance)};
+    return TableProblem{std::nullopt, fmt::format("probabilities sum to {:.17g}{}, not 1 (tolerance {:g})", total,
+                                                  tail_mass != 0.0 ? " with the geometric tails" : "", kTableSumTolerance)};
   return std::nullopt;
 }
 
@@ -93,10 +96,24 @@ SupportKind NoiseTable::infer_support_kind(const Grid& grid, const std::vector<d
   return SupportKind::kGeneral;
 }
 
+namespace {
+
+double geometric_tail_mass(double end_probability, const std::optional<GeometricTails>& tails) {
+  if (!tails) return 0.0;
+  return end_probability * tails->ratio / (1.0 - tails->ratio);
+}
+
+}  // namespace
+
 NoiseTable::NoiseTable(Grid grid, std::vector<double> probabilities, std::optional<SupportKind> kind,
-                       TableProvenance provenance)
-    : grid_(grid), probabilities_(std::move(probabilities)), provenance_(std::move(provenance)) {
-  if (auto problem = find_table_problem(grid_, probabilities_)) {
+                       TableProvenance provenance, std::optional<GeometricTails> tails)
+    : grid_(grid), probabilities_(std::move(probabilities)), provenance_(std::move(provenance)), tails_(tails) {
+  if (tails_ && !(tails_->ratio > 0.0 && tails_->ratio < 1.0))
+    throw InputError(fmt::format("noise table: geometric tail ratio {:.17g} must be in (0, 1)", tails_->ratio));
+  double tail_mass = 0.0;
+  if (tails_ && !probabilities_.empty() && std::isfinite(probabilities_.front()) && std::isfinite(probabilities_.back()))
+    tail_mass = geometric_tail_mass(probabilities_.front(), tails_) + geometric_tail_mass(probabilities_.back(), tails_);
+  if (auto problem = find_table_problem(grid_, probabilities_, tail_mass)) {
     if (problem->index)
       throw InputError(fmt::format("noise table entry {} (x = {:.17g}): {}", *problem->index,
                                    grid_.x(*problem->index), problem->message));
@@ -114,6 +131,32 @@ NoiseTable::NoiseTable(Grid grid, std::vector<double> probabilities, std::option
     throw InputError(fmt::format("noise table is declared {} but its probabilities are {}", to_string(*kind),
                                  to_string(infer_support_kind(grid_, probabilities_))));
   kind_ = *kind;
+}
+
+double NoiseTable::left_tail_mass() const { return geometric_tail_mass(probabilities_.front(), tails_); }
+double NoiseTable::right_tail_mass() const { return geometric_tail_mass(probabilities_.back(), tails_); }
+
+double NoiseTable::p_extended(int64_t i) const {
+  if (i >= 0 && i < grid_.size) return probabilities_[static_cast<size_t>(i)];
+  if (!tails_) return 0.0;
+  // p_end * r^k with k cells beyond the end; pow of an integer exponent is exact enough (one rounding).
+  if (i < 0) return probabilities_.front() * std::pow(tails_->ratio, static_cast<double>(-i));
+  return probabilities_.back() * std::pow(tails_->ratio, static_cast<double>(i - (grid_.size - 1)));
+}
+
+double NoiseTable::mass_below(int64_t i) const {
+  if (i > 0) throw InputError("mass_below: only for indices at or below the first grid point");
+  if (!tails_) return 0.0;
+  // sum_{j < i} p_0 r^{-j} = p_0 r^{1-i} / (1 - r)
+  return probabilities_.front() * std::pow(tails_->ratio, static_cast<double>(1 - i)) / (1.0 - tails_->ratio);
+}
+
+double NoiseTable::mass_from(int64_t i) const {
+  const int64_t last = grid_.size - 1;
+  if (i < last) throw InputError("mass_from: only for indices at or beyond the last grid point");
+  if (!tails_) return i == last ? probabilities_.back() : 0.0;
+  // sum_{j >= i} p_last r^{j - last} = p_last r^{i - last} / (1 - r)
+  return probabilities_.back() * std::pow(tails_->ratio, static_cast<double>(i - last)) / (1.0 - tails_->ratio);
 }
 
 bool NoiseTable::is_symmetric_monotone() const {

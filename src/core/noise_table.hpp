@@ -40,16 +40,26 @@ struct TableProblem {
   std::string message;
 };
 
-std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vector<double>& probabilities);
+// `tail_mass` is the mass outside the grid (geometric tails), which the sum check counts.
+std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vector<double>& probabilities,
+                                               double tail_mass = 0.0);
 
 // Sum with Neumaier compensation; tables have up to millions of entries of very different magnitude.
 double compensated_sum(const std::vector<double>& values);
+
+// Geometric tails (Gilani et al., Defs 3.3 and 3.4): beyond each end of the grid the table continues with the
+// same step as p_end * ratio^k, k = 1, 2, ... The table then has infinite support; its tail masses
+// p_end * ratio / (1 - ratio) count in the sum to 1, and the accountant treats the tails exactly (constant
+// privacy loss there), never as mass to throw away.
+struct GeometricTails {
+  double ratio = 0.0;  // in (0, 1)
+};
 
 class NoiseTable {
  public:
   // Validates (throws InputError). If `kind` is nullopt the support kind is inferred.
   NoiseTable(Grid grid, std::vector<double> probabilities, std::optional<SupportKind> kind = std::nullopt,
-             TableProvenance provenance = {});
+             TableProvenance provenance = {}, std::optional<GeometricTails> tails = std::nullopt);
 
   const Grid& grid() const { return grid_; }
   int64_t size() const { return grid_.size; }
@@ -59,6 +69,15 @@ class NoiseTable {
   SupportKind support_kind() const { return kind_; }
   const TableProvenance& provenance() const { return provenance_; }
   TableProvenance& provenance() { return provenance_; }
+  const std::optional<GeometricTails>& tails() const { return tails_; }
+  // Mass beyond the first (last) grid point: p_0 r / (1 - r) (p_last r / (1 - r)); 0 without tails.
+  double left_tail_mass() const;
+  double right_tail_mass() const;
+  // p at grid index i, for any integer i: the table inside the grid, the geometric tails outside (0 without).
+  double p_extended(int64_t i) const;
+  // Sum of p over the indices below i (i <= 0) or from i on (i >= size - 1), in closed form.
+  double mass_below(int64_t i) const;
+  double mass_from(int64_t i) const;
 
   // The support kind the data shows: symmetric if the grid and the probabilities are mirror images,
   // one-sided if no mass lies below 0, general otherwise.
@@ -72,6 +91,7 @@ class NoiseTable {
   std::vector<double> probabilities_;
   SupportKind kind_;
   TableProvenance provenance_;
+  std::optional<GeometricTails> tails_;
 };
 
 // Two probabilities equal up to floating-point rounding of the computation that produced them

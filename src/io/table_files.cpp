@@ -25,7 +25,7 @@ namespace {
 
 // Keys of table_metadata() that describe the table's structure. A caller's `extra` disagreeing with one
 // of them is a bug worth a warning (the table wins); provenance keys are expected to change silently.
-constexpr const char* kStructuralKeys[] = {"format", "version", "grid", "support"};
+constexpr const char* kStructuralKeys[] = {"format", "version", "grid", "support", "tails"};
 
 void refuse_metadata_path(const fs::path& csv_path) {
   if (csv_path.extension() == ".json")
@@ -148,6 +148,18 @@ class MetadataReader {
     }
   }
 
+  // Optional "tails": {"kind": "geometric", "ratio": r, ...}: the table continues geometrically beyond its grid.
+  std::optional<GeometricTails> tails() const {
+    const auto it = metadata_.find("tails");
+    if (it == metadata_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_object()) fail(fmt::format("\"tails\" must be an object, not {}", it->dump()));
+    const json& kind = member(*it, "kind", "tails.");
+    if (kind != "geometric") fail(fmt::format("\"tails.kind\" must be \"geometric\", not {}", kind.dump()));
+    const double ratio = number(*it, "ratio", "tails.");
+    if (!(ratio > 0.0 && ratio < 1.0)) fail(fmt::format("\"tails.ratio\" must be in (0, 1), not {}", it->at("ratio").dump()));
+    return GeometricTails{ratio};
+  }
+
   // Provenance keys are optional: a hand-written metadata file may only state the grid and support.
   TableProvenance provenance() const {
     TableProvenance provenance;
@@ -218,6 +230,7 @@ LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, 
   reader.check_format();
   const Grid grid = reader.grid();
   const SupportKind kind = reader.support();
+  const std::optional<GeometricTails> tails = reader.tails();
   TableProvenance provenance = reader.provenance();
 
   const std::string json_label = json_path.string();
@@ -235,11 +248,16 @@ LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, 
       throw InputError(fmt::format("{}:{}: x = {:.17g} is not grid point {} (x = {:.17g}) declared in {}", csv_label,
                                    rows.line[static_cast<size_t>(i)], x, i, grid.x(i), json_label));
   }
+  if (tails && options.renormalise)
+    throw InputError(fmt::format("{}: --renormalise does not apply to a table with geometric tails ({})", csv_label, json_label));
   const std::optional<double> renormalised_from = renormalise(rows.p, options, csv_label);
-  if (auto problem = find_table_problem(grid, rows.p)) throw_table_problem(*problem, csv_label, rows);
+  double tail_mass = 0.0;
+  if (tails && std::isfinite(rows.p.front()) && std::isfinite(rows.p.back()))
+    tail_mass = (rows.p.front() + rows.p.back()) * tails->ratio / (1.0 - tails->ratio);
+  if (auto problem = find_table_problem(grid, rows.p, tail_mass)) throw_table_problem(*problem, csv_label, rows);
 
   try {
-    NoiseTable table(grid, std::move(rows.p), kind, std::move(provenance));
+    NoiseTable table(grid, std::move(rows.p), kind, std::move(provenance), tails);
     LoadedTable loaded{std::move(table), std::move(metadata), {}};
     if (renormalised_from) record_renormalisation(loaded, *renormalised_from, options);
     return loaded;
@@ -303,7 +321,7 @@ json table_metadata(const NoiseTable& table) {
   const TableProvenance& provenance = table.provenance();
   json parameters = json::object();
   for (const auto& [name, value] : provenance.parameters) parameters[name] = value;
-  return json{
+  json metadata{
       {"format", kNoiseTableFormat},
       {"version", kNoiseTableFormatVersion},
       {"grid", {{"origin", grid.origin}, {"step", grid.step}, {"size", grid.size}}},
@@ -313,6 +331,14 @@ json table_metadata(const NoiseTable& table) {
       {"note", provenance.note},
       {"noiselearn_version", NOISELEARN_VERSION_STRING},
   };
+  if (table.tails())
+    metadata["tails"] = {{"kind", "geometric"},
+                         {"ratio", table.tails()->ratio},
+                         {"left_mass", table.left_tail_mass()},
+                         {"right_mass", table.right_tail_mass()},
+                         {"meaning", "beyond each end of the grid, p continues as p_end * ratio^k at x_end +- k * step, "
+                                     "k = 1, 2, ...; left_mass and right_mass are those sums"}};
+  return metadata;
 }
 
 void write_noise_table(const NoiseTable& table, const fs::path& csv_path, const json& extra, bool overwrite) {

@@ -30,7 +30,9 @@ std::filesystem::path metadata_path_for(const std::filesystem::path& csv_path);
 //    "grid": {"origin": double, "step": double, "size": integer},
 //    "support": "symmetric" | "general" | "one-sided",
 //    "source": string, "parameters": {name: double, ...}, "note": string,
-//    "noiselearn_version": "0.1.0"}
+//    "noiselearn_version": "0.1.0",
+//    "tails": {"kind": "geometric", "ratio": r, "left_mass": double, "right_mass": double}}  (only for a table
+//    with geometric tails: beyond each end of the grid p continues as p_end * r^k; read back from "ratio")
 nlohmann::json table_metadata(const NoiseTable& table);
 
 // Writes csv_path and its metadata file, both atomically. The metadata is `extra` (an object or null)

@@ -100,7 +100,7 @@ TEST_CASE("randomized response matches the binomial closed form", "[accountant][
   // (1 - e^{eps - (2k - n) eps0})_+.
   for (double eps0 : {0.5, 0.3137, 1.2}) {
     const double p = 1.0 / (1.0 + std::exp(-eps0));
-    DominatingPair pair{Grid{0.0, 1.0, 2}, {p, 1.0 - p}, {1.0 - p, p}, "randomized response"};
+    DominatingPair pair{Grid{0.0, 1.0, 2}, {p, 1.0 - p}, {1.0 - p, p}, "randomized response", {}, {}};
     PairFamily family;
     family.pairs.push_back(pair);
     family.sensitivity_cells = 1;

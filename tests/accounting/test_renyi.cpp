@@ -25,7 +25,7 @@ using LogIntervalMass = std::function<double(double lower, double upper)>;
 // map of the output (a post-processing), so every Renyi divergence of the binned pair is <= that of the laws
 // (data-processing inequality), and close to it for a fine grid.
 DominatingPair binned_pair(const Grid& grid, const LogIntervalMass& first, const LogIntervalMass& second) {
-  DominatingPair pair{grid, {}, {}, "binned laws"};
+  DominatingPair pair{grid, {}, {}, "binned laws", {}, {}};
   for (int64_t i = 0; i < grid.size; ++i) {
     const double lower = i == 0 ? -kInfinity : grid.x(i) - 0.5 * grid.step;
     const double upper = i + 1 == grid.size ? kInfinity : grid.x(i) + 0.5 * grid.step;
@@ -116,7 +116,7 @@ TEST_CASE("Renyi divergence of a binned Laplace pair matches Mironov's Prop. 6",
 TEST_CASE("randomized response: Renyi divergence, KL and max-divergence in closed form", "[renyi]") {
   for (double eps : {0.1, 1.0, 3.0}) {
     const double p = 1.0 / (1.0 + std::exp(-eps)), q = 1.0 / (1.0 + std::exp(eps));
-    const DominatingPair pair{Grid{0.0, 1.0, 2}, {p, q}, {q, p}, "randomized response"};
+    const DominatingPair pair{Grid{0.0, 1.0, 2}, {p, q}, {q, p}, "randomized response", {}, {}};
     for (double alpha : {1.01, 1.5, 2.0, 10.0, 100.0}) {
       // D_alpha = 1/(alpha-1) log((e^{alpha eps} + e^{(1-alpha) eps}) / (1 + e^eps)).
       const double closed_form =
@@ -159,7 +159,7 @@ TEST_CASE("missing support: infinite divergence one way, zeros of P contribute n
     CHECK(renyi_divergence(p, q, alpha) == Approx(std::log(2.0)).epsilon(1e-14));
     CHECK(renyi_divergence(q, p, alpha) == kInfinity);
   }
-  const DominatingPair pair{Grid{0.0, 1.0, 3}, p, q, "missing support"};
+  const DominatingPair pair{Grid{0.0, 1.0, 3}, p, q, "missing support", {}, {}};
   CHECK(renyi_dp(pair, 2.0) == kInfinity);
   const RdpComparison epsilon = rdp_epsilon({pair}, 3, 1e-6);
   CHECK(epsilon.mironov.epsilon == kInfinity);

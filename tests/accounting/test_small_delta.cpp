@@ -107,8 +107,8 @@ TEST_CASE("randomized response at n = 1e5 and delta = 1e-9: finite, and the brac
           "[accountant][small-delta][closed-form]") {
   // Two outcomes, log-odds a = 0.1; the untilted FFT allowance (n times u) exceeds delta there.
   const double a = 0.1, p = std::exp(a) / (1.0 + std::exp(a));
-  DominatingPair pair{Grid{0.0, 1.0, 2}, {p, 1.0 - p}, {1.0 - p, p}, "randomized response"};
-  const PairFamily family{PairKind::kAdditive, {pair}, 1, true, "randomized response"};
+  DominatingPair pair{Grid{0.0, 1.0, 2}, {p, 1.0 - p}, {1.0 - p, p}, "randomized response", {}, {}};
+  const PairFamily family{PairKind::kAdditive, {pair}, 1, true, "randomized response", {}, {}};
   const int64_t n = 100'000;
   const double exact = binomial_epsilon(a, n, 1e-9);
   const Certificate certificate = certify(family, n, 1e-9, true, exact);

@@ -174,7 +174,7 @@ void benchmark_small_delta() {
   const NoiseTable laplace = laplace_table(Grid::symmetric(60.0, 0.01), 1.0);
   small_delta_case("Laplace b = 1, step 0.01", make_pair_family(laplace, PairSpecification{}), 10000, 1e-9, NAN, "(no closed form)");
   const double a = 0.1, q = std::exp(a) / (1.0 + std::exp(a));
-  const PairFamily rr{PairKind::kAdditive, {DominatingPair{Grid{0.0, 1.0, 2}, {q, 1.0 - q}, {1.0 - q, q}, "rr"}}, 1, true, "rr"};
+  const PairFamily rr{PairKind::kAdditive, {DominatingPair{Grid{0.0, 1.0, 2}, {q, 1.0 - q}, {1.0 - q, q}, "rr", {}, {}}}, 1, true, "rr"};
   double lo = 0.0, hi = 1e4;
   for (int i = 0; i < 80; ++i) (binomial_delta(a, 100000, 0.5 * (lo + hi)) > 1e-9 ? lo : hi) = 0.5 * (lo + hi);
   small_delta_case("randomized response, log-odds 0.1 (lattice)", rr, 100000, 1e-9, hi, "exact binomial");
