@@ -83,7 +83,7 @@ TEST_CASE("a key or a section given twice is an error naming both lines", "[conf
   CHECK_NOTHROW(TrainingConfig::parse("grid:\n  range: 4\n  step: 0.1\npair:\n  sensitivity: 1\n", "c.yaml"));
 }
 
-TEST_CASE("whole-number keys state their allowed range; compositions stop at 10^9", "[config]") {
+TEST_CASE("whole-number keys state their allowed range, and compositions stop at 10^9", "[config]") {
   struct Case {
     std::string yaml;
     std::vector<std::string> overrides;
