@@ -1,0 +1,332 @@
+#include "losses/renyi_objective.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.hpp"
+#include "losses/geometric_tail_pair.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+struct MaskedLogPair {
+  torch::Tensor both_finite;    // the outcome has a finite privacy loss
+  torch::Tensor infinite_loss;  // first > 0, second = 0
+  torch::Tensor log_first;      // 0 where !both_finite (so no -inf enters the graph)
+  torch::Tensor log_second;
+};
+
+MaskedLogPair masked(const LogPair& pair) {
+  MaskedLogPair m;
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor first_finite = torch::isfinite(pair.log_first);
+    m.both_finite = torch::logical_and(first_finite, torch::isfinite(pair.log_second));
+    m.infinite_loss = torch::logical_and(first_finite, torch::logical_not(m.both_finite));
+  }
+  m.log_first = torch::where(m.both_finite, pair.log_first, torch::zeros_like(pair.log_first));
+  m.log_second = torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second));
+  return m;
+}
+
+// gamma from G for a conversion, as a tensor (G and alpha may carry gradients).
+torch::Tensor convert(RdpConversion conversion, const torch::Tensor& log_moment, const torch::Tensor& alpha,
+                      int64_t compositions, double delta) {
+  const double log_inverse_delta = -std::log(delta);
+  const torch::Tensor alpha_minus_one = alpha - 1.0;
+  const torch::Tensor composed = static_cast<double>(compositions) * log_moment / alpha_minus_one;
+  if (conversion == RdpConversion::kMironov) return composed + log_inverse_delta / alpha_minus_one;
+  return composed + torch::log(alpha_minus_one / alpha) + (log_inverse_delta - torch::log(alpha)) / alpha_minus_one;
+}
+
+}  // namespace
+
+torch::Tensor log_renyi_moment(const LogPair& pair, const torch::Tensor& alpha) {
+  const MaskedLogPair m = masked(pair);
+  const torch::Tensor a = alpha.to(pair.log_first.device());
+  const torch::Tensor terms = a * m.log_first + (1.0 - a) * m.log_second;
+  const torch::Tensor log_moment =
+      torch::logsumexp(torch::where(m.both_finite, terms, torch::full_like(terms, -kInfinity)), 0);
+  // A distinguishing event (second = 0 < first) has first^alpha second^(1 - alpha) = +inf for alpha > 1.
+  const torch::Tensor any_infinite = m.infinite_loss.any();
+  return torch::where(any_infinite, torch::full_like(log_moment, kInfinity), log_moment);
+}
+
+torch::Tensor log_renyi_moment(const LogPair& pair, double alpha) {
+  return log_renyi_moment(pair, torch::full({}, alpha, pair.log_first.options().requires_grad(false)));
+}
+
+RenyiMomentDerivatives renyi_moment_derivatives(const LogPair& pair, double alpha) {
+  torch::NoGradGuard no_grad;
+  const MaskedLogPair m = masked(pair);
+  if (m.infinite_loss.any().item<bool>()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {kInfinity, nan, nan};
+  }
+  const torch::Tensor terms = torch::where(m.both_finite, alpha * m.log_first + (1.0 - alpha) * m.log_second,
+                                           torch::full_like(m.log_first, -kInfinity));
+  const torch::Tensor log_moment = torch::logsumexp(terms, 0);
+  // pi = normalised summands; G' = E_pi[l], G'' = E_pi[(l - G')^2] (centred: no cancellation).
+  const torch::Tensor pi = torch::exp(terms - log_moment);
+  const torch::Tensor loss = m.log_first - m.log_second;
+  const double mean = (pi * loss).sum().item<double>();
+  const double variance = (pi * (loss - mean).square()).sum().item<double>();
+  return {log_moment.item<double>(), mean, variance};
+}
+
+ConvertedEpsilon converted_epsilon(RdpConversion conversion, double alpha, int64_t compositions, double delta,
+                                   const RenyiMomentDerivatives& moment) {
+  const double n = static_cast<double>(compositions), am1 = alpha - 1.0, log_inverse_delta = -std::log(delta);
+  const double u = n * moment.log_moment / am1;
+  const double u1 = (n * moment.first - u) / am1;
+  const double u2 = (n * moment.second - 2.0 * u1) / am1;
+  if (conversion == RdpConversion::kMironov) {
+    const double h = log_inverse_delta / am1;
+    return {u + h, u1 - h / am1, u2 + 2.0 * h / (am1 * am1)};
+  }
+  const double k = log_inverse_delta - std::log(alpha);
+  const double h = std::log(am1 / alpha) + k / am1;
+  const double h1 = -k / (am1 * am1);
+  const double h2 = 1.0 / (alpha * am1 * am1) + 2.0 * k / (am1 * am1 * am1);
+  return {u + h, u1 + h1, u2 + h2};
+}
+
+double guarded_newton_alpha(double alpha, double first_derivative, double second_derivative) {
+  if (!std::isfinite(first_derivative) || !std::isfinite(second_derivative) || !(second_derivative > 0.0)) return alpha;
+  const double candidate = alpha - first_derivative / second_derivative;
+  if (!std::isfinite(candidate)) return alpha;
+  return candidate > 1.0 ? candidate : 1.0 + 0.5 * (alpha - 1.0);
+}
+
+double gaussian_optimal_alpha(double sigma_over_sensitivity, int64_t compositions, double delta) {
+  return std::sqrt(2.0 * std::log(1.0 / delta) / static_cast<double>(compositions)) * sigma_over_sensitivity + 1.0;
+}
+
+void RenyiFamilyObjectiveOptions::validate() const {
+  if (max_shift < 1) throw InputError(fmt::format("renyi objective: max_shift (s / Delta) {} must be at least 1", max_shift));
+  if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
+  if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("loss.delta {} must lie in (0, 1)", delta));
+  if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("loss.alpha {} must be finite and > 1", alpha));
+  if (!(smooth_max_temperature >= 0.0) || !std::isfinite(smooth_max_temperature))
+    throw InputError(fmt::format("loss.smooth_max_temperature {} must be finite and >= 0", smooth_max_temperature));
+}
+
+RenyiFamilyObjective::RenyiFamilyObjective(int64_t window, double tail_ratio, RenyiFamilyObjectiveOptions options)
+    : window_(window), tail_ratio_(tail_ratio), options_(options) {
+  options_.validate();
+  if (window < 1) throw InputError(fmt::format("model.window {} must be at least 1", window));
+  if (!(tail_ratio > 0.0 && tail_ratio < 1.0)) throw InputError(fmt::format("model.tail_ratio {} must lie in (0, 1)", tail_ratio));
+  const int64_t m = options_.max_shift, cells = 2 * window + m - 1;
+  // Shared explicit range j = -N - m + 1 .. N - 1 (column e = j + N + m - 1). For shift a the cells with
+  // j <= -N - a (e < m - a) have both j and j + a in the left tail: the tail outcome already holds them.
+  const torch::Tensor column = torch::arange(cells, torch::kLong).unsqueeze(0);
+  const torch::Tensor shift = torch::arange(1, m + 1, torch::kLong).unsqueeze(1);
+  left_tail_mask_ = column < (m - shift);
+  shifts_ = torch::arange(1, m + 1, torch::TensorOptions().dtype(torch::kDouble));
+}
+
+void RenyiFamilyObjective::set_alpha(double alpha) {
+  if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("loss.alpha {} must be finite and > 1", alpha));
+  options_.alpha = alpha;
+}
+
+namespace {
+
+// The [m, 2N + m + 1] summand matrix of the batched objective: explicit cells, then left and right tails,
+// and the privacy loss of every cell.
+struct BatchedSummands {
+  torch::Tensor log_terms;  // alpha first + (1 - alpha) second, -inf for the masked cells
+  torch::Tensor losses;     // first - second (0 on masked cells)
+};
+
+BatchedSummands batched_summands(const torch::Tensor& theta, double tail_ratio, int64_t m, const torch::Tensor& mask,
+                                 const torch::Tensor& shifts, const torch::Tensor& alpha, bool with_losses) {
+  const int64_t n = theta.size(0) - 1, cells = 2 * n + m - 1;
+  const torch::Tensor extended = extended_log_probabilities(theta, tail_ratio, m);  // i = -N - m + 1 .. N + m - 1
+  const torch::Tensor first = extended.unfold(0, cells, 1).narrow(0, 1, m);       // row a - 1: P(j + a)
+  const torch::Tensor second = extended.narrow(0, 0, cells).unsqueeze(0);          // P(j)
+  const torch::Tensor device_mask = mask.to(theta.device());
+  torch::Tensor terms = alpha * first + (1.0 - alpha) * second;
+  terms = terms.masked_fill(device_mask, -kInfinity);
+  // Tails (geometric_tail_pair.hpp): left first = p_N / (1 - r), second = p_N r^a / (1 - r), loss a ln(1/r);
+  // right: first and second exchanged, loss -a ln(1/r). Summands p_N r^(a (1 - alpha)) / (1 - r) and
+  // p_N r^(a alpha) / (1 - r).
+  const double log_r = std::log(tail_ratio);
+  const torch::Tensor a = shifts.to(theta.device()).unsqueeze(1);
+  const torch::Tensor base = theta.narrow(0, n, 1) - std::log1p(-tail_ratio);
+  const torch::Tensor left = base + (1.0 - alpha) * a * log_r;
+  const torch::Tensor right = base + alpha * a * log_r;
+  BatchedSummands out;
+  out.log_terms = torch::cat({terms, left, right}, 1);
+  if (with_losses) {
+    const torch::Tensor explicit_losses = (first - second).masked_fill(device_mask, 0.0);
+    out.losses = torch::cat({explicit_losses, -a * log_r, a * log_r}, 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+torch::Tensor RenyiFamilyObjective::log_moments(const torch::Tensor& theta, const torch::Tensor& alpha) const {
+  if (theta.dim() != 1 || theta.size(0) != window_ + 1)
+    throw std::invalid_argument("RenyiFamilyObjective: theta must have N + 1 entries");
+  const torch::Tensor a = alpha.to(theta.device());
+  return torch::logsumexp(
+      batched_summands(theta, tail_ratio_, options_.max_shift, left_tail_mask_, shifts_, a, false).log_terms, 1);
+}
+
+torch::Tensor RenyiFamilyObjective::gamma(const torch::Tensor& theta) const {
+  const torch::Tensor alpha = torch::full({}, options_.alpha, theta.options().requires_grad(false));
+  const torch::Tensor moments = log_moments(theta, alpha);
+  const double tau = options_.smooth_max_temperature;
+  // Danskin: the gradient of the max is the gradient of the active shift.
+  const torch::Tensor worst = tau > 0.0 ? tau * torch::logsumexp(moments / tau, 0) : moments.max();
+  return convert(options_.conversion, worst, alpha, options_.compositions, options_.delta);
+}
+
+RenyiFamilyEvaluation RenyiFamilyObjective::evaluate(const torch::Tensor& theta) const {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor alpha = torch::full({}, options_.alpha, theta.options());
+  const torch::Tensor moments = log_moments(theta, alpha).to(torch::kCPU).contiguous();
+  RenyiFamilyEvaluation e;
+  e.log_moments.assign(moments.data_ptr<double>(), moments.data_ptr<double>() + moments.numel());
+  e.worst_shift = moments.argmax().item<int64_t>() + 1;
+  const double tau = options_.smooth_max_temperature;
+  e.log_moment = tau > 0.0 ? tau * torch::logsumexp(moments / tau, 0).item<double>() : moments.max().item<double>();
+  e.gamma = convert(options_.conversion, torch::full({}, e.log_moment, torch::kDouble), torch::full({}, options_.alpha, torch::kDouble),
+                    options_.compositions, options_.delta)
+                .item<double>();
+  return e;
+}
+
+double RenyiFamilyObjective::value(const torch::Tensor& theta) const {
+  torch::NoGradGuard no_grad;
+  return gamma(theta).item<double>();
+}
+
+std::pair<double, torch::Tensor> RenyiFamilyObjective::value_and_gradient(const torch::Tensor& theta) const {
+  const torch::Tensor leaf = theta.detach().requires_grad_(true);
+  const torch::Tensor g = gamma(leaf);
+  const torch::Tensor gradient = torch::autograd::grad({g}, {leaf})[0];
+  return {g.item<double>(), gradient};
+}
+
+ConvertedEpsilon RenyiFamilyObjective::alpha_derivatives(const torch::Tensor& theta) const {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor alpha = torch::full({}, options_.alpha, theta.options());
+  const BatchedSummands s = batched_summands(theta, tail_ratio_, options_.max_shift, left_tail_mask_, shifts_, alpha, true);
+  const torch::Tensor moments = torch::logsumexp(s.log_terms, 1, true);  // [m, 1]
+  const torch::Tensor pi = torch::exp(s.log_terms - moments);
+  const torch::Tensor mean = (pi * s.losses).sum(1, true);
+  const torch::Tensor variance = (pi * (s.losses - mean).square()).sum(1);
+  const torch::Tensor g = moments.squeeze(1), g1 = mean.squeeze(1);
+  RenyiMomentDerivatives d;
+  const double tau = options_.smooth_max_temperature;
+  if (tau > 0.0) {
+    // G_s = tau log sum_a exp(G_a / tau), w = softmax(G / tau): G_s' = E_w[G_a'],
+    // G_s'' = E_w[G_a''] + Var_w[G_a'] / tau.
+    const torch::Tensor w = torch::softmax(g / tau, 0);
+    const double first = (w * g1).sum().item<double>();
+    d = {tau * torch::logsumexp(g / tau, 0).item<double>(), first,
+         (w * variance).sum().item<double>() + (w * (g1 - first).square()).sum().item<double>() / tau};
+  } else {
+    const int64_t worst = g.argmax().item<int64_t>();
+    d = {g[worst].item<double>(), g1[worst].item<double>(), variance[worst].item<double>()};
+  }
+  return converted_epsilon(options_.conversion, options_.alpha, options_.compositions, options_.delta, d);
+}
+
+double RenyiFamilyObjective::newton_update(const torch::Tensor& theta) {
+  const ConvertedEpsilon d = alpha_derivatives(theta);
+  options_.alpha = guarded_newton_alpha(options_.alpha, d.first, d.second);
+  return options_.alpha;
+}
+
+double reference_log_renyi_moment(const std::vector<double>& log_window, double tail_ratio, int64_t shift, double alpha) {
+  const int64_t n = static_cast<int64_t>(log_window.size()) - 1;
+  const double log_r = std::log(tail_ratio), log_tail = -std::log1p(-tail_ratio);
+  const auto log_p = [&](int64_t i) {
+    const int64_t k = i < 0 ? -i : i;
+    return k <= n ? log_window[static_cast<size_t>(k)] : log_window.back() + static_cast<double>(k - n) * log_r;
+  };
+  std::vector<double> terms;
+  terms.reserve(static_cast<size_t>(2 * n + shift + 1));
+  const double a = static_cast<double>(shift);
+  terms.push_back(log_window.back() + log_tail + (1.0 - alpha) * a * log_r);  // left tail, j <= -N - a
+  for (int64_t j = -n - shift + 1; j <= n - 1; ++j) terms.push_back(alpha * log_p(j + shift) + (1.0 - alpha) * log_p(j));
+  terms.push_back(log_window.back() + log_tail + alpha * a * log_r);  // right tail, j >= N
+  double largest = -kInfinity;
+  for (double t : terms) largest = std::max(largest, t);
+  double sum = 0.0;
+  for (double t : terms) sum += std::exp(t - largest);
+  return largest + std::log(sum);
+}
+
+std::string to_string(AlphaUpdate update) { return update == AlphaUpdate::kGradient ? "gradient" : "newton"; }
+
+AlphaUpdate parse_alpha_update(const std::string& text) {
+  if (text == "gradient") return AlphaUpdate::kGradient;
+  if (text == "newton") return AlphaUpdate::kNewton;
+  throw InputError(fmt::format("loss.alpha_update '{}' is not one of: gradient, newton", text));
+}
+
+void RenyiLossOptions::validate() const {
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
+  if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
+  if (!(initial_alpha > 1.0) || !std::isfinite(initial_alpha))
+    throw InputError(fmt::format("loss.alpha {} must be finite and > 1", initial_alpha));
+}
+
+RenyiLoss::RenyiLoss(RenyiLossOptions options) : options_(options) {
+  options_.validate();
+  const torch::Tensor initial = torch::full({}, std::log(options_.initial_alpha - 1.0), torch::TensorOptions().dtype(torch::kDouble));
+  const char* names[2] = {"log_alpha_minus_one_forward", "log_alpha_minus_one_backward"};
+  for (int d = 0; d < 2; ++d) {
+    // Newton mode: a buffer (saved in checkpoints, not seen by Adam).
+    log_alpha_minus_one_[d] = options_.alpha_update == AlphaUpdate::kGradient ? register_parameter(names[d], initial.clone())
+                                                                              : register_buffer(names[d], initial.clone());
+  }
+}
+
+double RenyiLoss::alpha(int direction) const {
+  return 1.0 + std::exp(log_alpha_minus_one_[direction].item<double>());
+}
+
+torch::Tensor RenyiLoss::direction_delta(const LogPair& pair, int direction) {
+  const double n = static_cast<double>(options_.compositions), eps = options_.epsilon;
+  const bool balle = options_.conversion == RdpConversion::kBalle;
+  const MaskedLogPair m = masked(pair);
+  // G over the finite part only; the distinguishing events are paid for by omega below.
+  const LogPair finite_part{torch::where(m.both_finite, pair.log_first, torch::full_like(pair.log_first, -kInfinity)),
+                            pair.log_second};
+  if (options_.alpha_update == AlphaUpdate::kNewton) {
+    const double alpha_now = alpha(direction);
+    const RenyiMomentDerivatives d = renyi_moment_derivatives(
+        {finite_part.log_first.detach(), torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second)).detach()},
+        alpha_now);
+    const double first = n * d.first - eps + (balle ? std::log1p(-1.0 / alpha_now) : 0.0);
+    const double second = n * d.second + (balle ? 1.0 / (alpha_now * (alpha_now - 1.0)) : 0.0);
+    const double next = guarded_newton_alpha(alpha_now, first, second);
+    torch::NoGradGuard no_grad;
+    log_alpha_minus_one_[direction].fill_(std::log(next - 1.0));
+  }
+  const torch::Tensor alpha = 1.0 + torch::exp(log_alpha_minus_one_[direction].to(pair.log_first.device()));
+  const torch::Tensor g = log_renyi_moment({finite_part.log_first, torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second))}, alpha);
+  torch::Tensor exponent = n * g - (alpha - 1.0) * eps;
+  if (balle) exponent = exponent + (alpha - 1.0) * torch::log1p(-1.0 / alpha) - torch::log(alpha);
+  // exp(t) for t <= 0, 1 + t above: continuous with a continuous derivative, never overflows.
+  const torch::Tensor clipped = torch::clamp_max(exponent, 0.0);
+  const torch::Tensor renyi_term = torch::where(exponent <= 0.0, torch::exp(clipped), 1.0 + exponent);
+  // omega = first-mass of the distinguishing events; 1 - (1 - omega)^n = -expm1(n log1p(-omega)).
+  const torch::Tensor omega_terms =
+      torch::exp(torch::where(m.infinite_loss, pair.log_first, torch::full_like(pair.log_first, -kInfinity)));
+  const torch::Tensor omega = torch::clamp(omega_terms.sum(), 0.0, 1.0 - 1e-16);
+  return -torch::expm1(n * torch::log1p(-omega)) + renyi_term;
+}
+
+}  // namespace noiselearn
