@@ -1,0 +1,458 @@
+#include "train/preconditioned_gradient.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <sstream>
+
+#include "core/errors.hpp"
+#include "core/noise_table.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+torch::Tensor to_tensor(const std::vector<double>& values) {
+  return torch::tensor(values, torch::TensorOptions().dtype(torch::kDouble));
+}
+
+std::vector<double> to_vector(const torch::Tensor& tensor) {
+  const torch::Tensor cpu = tensor.detach().to(torch::kCPU).to(torch::kDouble).contiguous();
+  return std::vector<double>(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0.0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+bool all_finite(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+}
+
+// The constraints in q-space at p: rows B_r = c_r * p, scaled to unit norm (the cost row's coefficients reach
+// 1e12 and more; scaling keeps the k x k Gram matrix well conditioned). scale_r = 1 / ||c_r * p||.
+struct ConstraintRows {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> scale;
+  std::vector<std::vector<double>> gram_inverse;  // (B B^T)^-1 of the scaled rows
+};
+
+// Inverse of a small symmetric positive definite matrix by Gauss-Jordan elimination with partial pivoting.
+std::vector<std::vector<double>> small_inverse(std::vector<std::vector<double>> m) {
+  const size_t k = m.size();
+  std::vector<std::vector<double>> inv(k, std::vector<double>(k, 0.0));
+  for (size_t i = 0; i < k; ++i) inv[i][i] = 1.0;
+  for (size_t c = 0; c < k; ++c) {
+    size_t pivot = c;
+    for (size_t r = c + 1; r < k; ++r)
+      if (std::abs(m[r][c]) > std::abs(m[pivot][c])) pivot = r;
+    if (!(std::abs(m[pivot][c]) > 0.0)) throw std::runtime_error("preconditioned gradient: the constraints are linearly dependent");
+    std::swap(m[c], m[pivot]);
+    std::swap(inv[c], inv[pivot]);
+    const double d = m[c][c];
+    for (size_t j = 0; j < k; ++j) m[c][j] /= d, inv[c][j] /= d;
+    for (size_t r = 0; r < k; ++r) {
+      if (r == c) continue;
+      const double f = m[r][c];
+      for (size_t j = 0; j < k; ++j) m[r][j] -= f * m[c][j], inv[r][j] -= f * inv[c][j];
+    }
+  }
+  return inv;
+}
+
+ConstraintRows constraint_rows(const std::vector<double>& theta, const std::vector<LinearConstraint>& constraints) {
+  ConstraintRows out;
+  const size_t k = constraints.size(), n = theta.size();
+  for (const auto& c : constraints) {
+    std::vector<double> row(n);
+    for (size_t i = 0; i < n; ++i) row[i] = c.coefficients[i] * std::exp(theta[i]);
+    const double norm = std::sqrt(dot(row, row));
+    const double scale = norm > 0.0 ? 1.0 / norm : 1.0;
+    for (double& x : row) x *= scale;
+    out.rows.push_back(std::move(row));
+    out.scale.push_back(scale);
+  }
+  std::vector<std::vector<double>> gram(k, std::vector<double>(k));
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = 0; j < k; ++j) gram[i][j] = dot(out.rows[i], out.rows[j]);
+  out.gram_inverse = small_inverse(gram);
+  return out;
+}
+
+// v - B^T (B B^T)^-1 B v, twice (the second pass removes the rounding of the first).
+std::vector<double> project(const ConstraintRows& b, std::vector<double> v) {
+  const size_t k = b.rows.size();
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<double> bv(k), lambda(k, 0.0);
+    for (size_t r = 0; r < k; ++r) bv[r] = dot(b.rows[r], v);
+    for (size_t r = 0; r < k; ++r)
+      for (size_t c = 0; c < k; ++c) lambda[r] += b.gram_inverse[r][c] * bv[c];
+    for (size_t r = 0; r < k; ++r)
+      for (size_t i = 0; i < v.size(); ++i) v[i] -= b.rows[r][i] * lambda[r];
+  }
+  return v;
+}
+
+// A p - b per constraint (compensated sums) and the largest relative residual.
+std::vector<double> residuals(const std::vector<double>& theta, const std::vector<LinearConstraint>& constraints,
+                              double* relative) {
+  std::vector<double> out;
+  double worst = 0.0;
+  std::vector<double> terms(theta.size());
+  for (const auto& c : constraints) {
+    for (size_t i = 0; i < theta.size(); ++i) terms[i] = c.coefficients[i] * std::exp(theta[i]);
+    const double r = compensated_sum(terms) - c.target;
+    out.push_back(r);
+    worst = std::max(worst, std::abs(r) / std::max(std::abs(c.target), 1e-300));
+  }
+  if (relative) *relative = worst;
+  return out;
+}
+
+}  // namespace
+
+double impose_linear_constraints(std::vector<double>& theta, const std::vector<LinearConstraint>& constraints) {
+  double relative = 0.0;
+  std::vector<double> r = residuals(theta, constraints, &relative);
+  // p <- p (1 + B^T lambda) with (B B^T) lambda = b - A p: the smallest relative change of p (in the
+  // preconditioned metric) that satisfies the linearised constraints. Repeated while it helps.
+  for (int round = 0; round < 4 && relative > 1e-16; ++round) {
+    const ConstraintRows b = constraint_rows(theta, constraints);
+    const size_t k = constraints.size();
+    std::vector<double> lambda(k, 0.0);
+    for (size_t i = 0; i < k; ++i)
+      for (size_t j = 0; j < k; ++j) lambda[i] += b.gram_inverse[i][j] * (-r[j] * b.scale[j]);
+    std::vector<double> candidate = theta;
+    for (size_t i = 0; i < theta.size(); ++i) {
+      double change = 0.0;
+      for (size_t j = 0; j < k; ++j) change += b.rows[j][i] * lambda[j];
+      candidate[i] += std::log1p(change);
+    }
+    double candidate_relative = 0.0;
+    const std::vector<double> candidate_r = residuals(candidate, constraints, &candidate_relative);
+    if (!(candidate_relative < relative) || !all_finite(candidate)) break;
+    theta = std::move(candidate);
+    r = candidate_r;
+    relative = candidate_relative;
+  }
+  return relative;
+}
+
+ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective) {
+  ConstrainedObjective out;
+  out.name = "renyi gamma";
+  out.value = [objective](const torch::Tensor& theta) { return objective->value(theta); };
+  out.value_and_gradient = [objective](const torch::Tensor& theta) {
+    auto [value, gradient] = objective->value_and_gradient(theta);
+    return ObjectiveEvaluation{value, gradient};
+  };
+  out.outer_update = [objective](const torch::Tensor& theta) {
+    const double before = objective->alpha();
+    return objective->newton_update(theta) != before;
+  };
+  out.diagnostics = [objective](const torch::Tensor& theta) {
+    const RenyiFamilyEvaluation e = objective->evaluate(theta);
+    return ObjectiveDiagnostics{objective->alpha(), e.worst_shift, e.gamma};
+  };
+  return out;
+}
+
+std::string to_string(PreconditionedDirection direction) {
+  return direction == PreconditionedDirection::kSteepest ? "steepest" : "lbfgs";
+}
+
+PreconditionedDirection parse_preconditioned_direction(const std::string& text) {
+  if (text == "steepest") return PreconditionedDirection::kSteepest;
+  if (text == "lbfgs") return PreconditionedDirection::kLbfgs;
+  throw InputError(fmt::format("optimiser.direction '{}' is not one of: steepest, lbfgs", text));
+}
+
+void PreconditionedGradientOptions::validate() const {
+  if (max_iterations < 0) throw InputError(fmt::format("optimiser.iterations {} must be >= 0", max_iterations));
+  if (line_search_halvings < 1 || line_search_halvings > 1000)
+    throw InputError(fmt::format("optimiser.line_search_halvings {} must lie in 1 .. 1000", line_search_halvings));
+  if (line_search_refinements < 0) throw InputError("optimiser.line_search_refinements must be >= 0");
+  if (lbfgs_memory < 1) throw InputError(fmt::format("optimiser.lbfgs_memory {} must be at least 1", lbfgs_memory));
+  if (outer_update_every < 0) throw InputError("optimiser.alpha_update_every must be >= 0");
+  if (!(relative_progress_tolerance >= 0.0)) throw InputError("optimiser.relative_progress_tolerance must be >= 0");
+  if (patience < 1) throw InputError("optimiser.patience must be at least 1");
+  if (!(max_seconds > 0.0)) throw InputError("optimiser.max_seconds must be > 0");
+  if (history_every < 1) throw InputError("optimiser.history_every must be at least 1");
+  if (log_every < 0) throw InputError("optimiser.log_every must be >= 0");
+}
+
+std::string PreconditionedGradientSummary::report() const {
+  std::ostringstream out;
+  out << "Preconditioned gradient report\n";
+  out << fmt::format("  iterations            {}\n", iterations);
+  out << fmt::format("  objective             {:.10g} -> {:.10g}\n", initial_objective, final_objective);
+  out << fmt::format("  evaluations           {} values, {} gradients, {} outer updates\n", value_evaluations,
+                     gradient_evaluations, outer_updates);
+  out << fmt::format("  constraint residual   {:.3g} (largest relative, over every iterate)\n", max_constraint_residual);
+  out << fmt::format("  time                  {:.3f} s\n", seconds);
+  if (!history.empty()) {
+    const auto& last = history.back();
+    out << fmt::format("  last record           iteration {}, alpha {:.6g}, worst shift {}, gamma {:.10g}\n", last.iteration,
+                       last.alpha, last.worst_shift, last.gamma);
+  }
+  out << fmt::format("  termination           {}{}\n", termination, stopped_by_guard ? " (guard)" : "");
+  return out.str();
+}
+
+namespace {
+
+class Run {
+ public:
+  Run(std::vector<double>& theta, const std::vector<LinearConstraint>& constraints, const ConstrainedObjective& objective,
+      const PreconditionedGradientOptions& options)
+      : theta_(theta), constraints_(constraints), objective_(objective), options_(options) {}
+
+  PreconditionedGradientSummary run();
+
+ private:
+  double value_at(const std::vector<double>& theta) {
+    ++summary_.value_evaluations;
+    if (!all_finite(theta)) return kInfinity;  // a zero probability: the Renyi objective is infinite
+    return objective_.value(to_tensor(theta));
+  }
+  // theta + log1p(mu d), made feasible to rounding.
+  std::vector<double> step_to(double mu, const std::vector<double>& direction) {
+    std::vector<double> candidate = theta_;
+    for (size_t i = 0; i < candidate.size(); ++i) candidate[i] += std::log1p(mu * direction[i]);
+    if (all_finite(candidate)) impose_linear_constraints(candidate, constraints_);
+    return candidate;
+  }
+  // Best step along direction d (B d = 0, d . g < 0) from the current point with value f; returns mu (0 if none)
+  // and moves theta_ there.
+  double line_search(const std::vector<double>& direction, double mu_start, double& f);
+  void record(int64_t iteration, double f, double step, bool force);
+  std::vector<double> lbfgs_direction(const std::vector<double>& g_proj, const ConstraintRows& rows);
+
+  std::vector<double>& theta_;
+  const std::vector<LinearConstraint>& constraints_;
+  const ConstrainedObjective& objective_;
+  const PreconditionedGradientOptions& options_;
+  PreconditionedGradientSummary summary_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::deque<std::pair<std::vector<double>, std::vector<double>>> memory_;  // (s, y) pairs of L-BFGS
+};
+
+double Run::line_search(const std::vector<double>& direction, double mu_start, double& f) {
+  double best_f = f, best_mu = 0.0;
+  std::vector<double> best_theta;
+  double mu = mu_start;
+  for (int k = 0; k <= options_.line_search_halvings; ++k, mu *= 0.5) {
+    std::vector<double> candidate = step_to(mu, direction);
+    const double value = value_at(candidate);
+    // A NaN at a trial point is a rejected trial, not a stop: the current point is still good.
+    if (std::isfinite(value) && value < best_f) {
+      best_f = value;
+      best_mu = mu;
+      best_theta = std::move(candidate);
+    } else if (!options_.exhaustive_line_search && best_mu > 0.0) {
+      break;  // unimodal along the line: the best step is bracketed by (mu, 4 mu)
+    }
+  }
+  if (best_mu > 0.0 && options_.line_search_refinements > 0) {
+    // Golden section on [best / 2, 2 best] (values there are <= those at the ends by unimodality).
+    const double ratio = 0.5 * (std::sqrt(5.0) - 1.0);
+    double lo = 0.5 * best_mu, hi = std::min(2.0 * best_mu, mu_start);
+    for (int r = 0; r < options_.line_search_refinements && hi > lo; ++r) {
+      const double m1 = hi - ratio * (hi - lo), m2 = lo + ratio * (hi - lo);
+      std::vector<double> c1 = step_to(m1, direction), c2 = step_to(m2, direction);
+      const double v1 = value_at(c1), v2 = value_at(c2);
+      if (std::isfinite(v1) && v1 < best_f) best_f = v1, best_mu = m1, best_theta = c1;
+      if (std::isfinite(v2) && v2 < best_f) best_f = v2, best_mu = m2, best_theta = c2;
+      if (!(v1 <= v2)) lo = m1; else hi = m2;
+    }
+  }
+  if (best_mu > 0.0) {
+    theta_ = std::move(best_theta);
+    f = best_f;
+  }
+  return best_mu;
+}
+
+std::vector<double> Run::lbfgs_direction(const std::vector<double>& g_proj, const ConstraintRows& rows) {
+  std::vector<double> q = g_proj;
+  std::vector<double> alphas(memory_.size());
+  for (size_t i = memory_.size(); i-- > 0;) {
+    const auto& [s, y] = memory_[i];
+    alphas[i] = dot(s, q) / dot(y, s);
+    for (size_t j = 0; j < q.size(); ++j) q[j] -= alphas[i] * y[j];
+  }
+  if (!memory_.empty()) {
+    const auto& [s, y] = memory_.back();
+    const double scale = dot(s, y) / dot(y, y);
+    for (double& x : q) x *= scale;
+  }
+  for (size_t i = 0; i < memory_.size(); ++i) {
+    const auto& [s, y] = memory_[i];
+    const double beta = dot(y, q) / dot(y, s);
+    for (size_t j = 0; j < q.size(); ++j) q[j] += (alphas[i] - beta) * s[j];
+  }
+  std::vector<double> d = project(rows, q);
+  for (double& x : d) x = -x;
+  if (!(dot(d, g_proj) < 0.0) || !all_finite(d)) {  // not a descent direction: fall back to steepest
+    memory_.clear();
+    for (size_t j = 0; j < d.size(); ++j) d[j] = -g_proj[j];
+  }
+  return d;
+}
+
+void Run::record(int64_t iteration, double f, double step, bool force) {
+  if (!force && iteration % options_.history_every != 0) return;
+  PreconditionedIteration r;
+  r.iteration = iteration;
+  r.objective = f;
+  r.step = step;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  residuals(theta_, constraints_, &r.constraint_residual);
+  if (objective_.diagnostics) {
+    const ObjectiveDiagnostics d = objective_.diagnostics(to_tensor(theta_));
+    r.alpha = d.alpha, r.worst_shift = d.worst_shift, r.gamma = d.gamma;
+  } else {
+    r.alpha = std::numeric_limits<double>::quiet_NaN(), r.gamma = f;
+  }
+  if (!summary_.history.empty() && summary_.history.back().iteration == iteration) summary_.history.pop_back();
+  summary_.history.push_back(r);
+  if (options_.log_every > 0 && iteration % options_.log_every == 0)
+    spdlog::info("pgd iteration {}: objective {:.10g}, alpha {:.6g}, worst shift {}, step {:.3g}, {:.2f} s", iteration, f,
+                 r.alpha, r.worst_shift, step, r.seconds);
+}
+
+PreconditionedGradientSummary Run::run() {
+  options_.validate();
+  if (constraints_.empty()) throw InputError("preconditioned gradient: at least one linear constraint is needed");
+  for (const auto& c : constraints_)
+    if (c.coefficients.size() != theta_.size())
+      throw InputError(fmt::format("preconditioned gradient: constraint '{}' has {} coefficients for {} unknowns", c.name,
+                                   c.coefficients.size(), theta_.size()));
+  if (!all_finite(theta_)) throw InputError("preconditioned gradient: the starting log-probabilities must be finite");
+  double relative = 0.0;
+  residuals(theta_, constraints_, &relative);
+  if (relative > 1e-9)
+    throw InputError(fmt::format("preconditioned gradient: the starting point violates the constraints (relative residual {:.3g})",
+                                 relative));
+  impose_linear_constraints(theta_, constraints_);
+
+  ObjectiveEvaluation current = objective_.value_and_gradient(to_tensor(theta_));
+  ++summary_.gradient_evaluations;
+  double f = current.value;
+  summary_.initial_objective = f;
+  if (!std::isfinite(f)) throw InputError(fmt::format("preconditioned gradient: the objective at the start is {}", f));
+  record(0, f, 0.0, true);
+  std::vector<double> previous_theta, previous_g_proj;
+  int64_t slow = 0, iteration = 0;
+  bool outer_just_ran = false;
+  summary_.termination = "iteration limit reached";
+  for (iteration = 1; iteration <= options_.max_iterations; ++iteration) {
+    const std::vector<double> g = to_vector(current.gradient);
+    if (!all_finite(g)) {
+      summary_.stopped_by_guard = true;
+      summary_.termination = fmt::format("NaN or infinity in the gradient at iteration {} (the last good point is kept)", iteration);
+      break;
+    }
+    const ConstraintRows rows = constraint_rows(theta_, constraints_);
+    const std::vector<double> g_proj = project(rows, g);
+    if (options_.direction == PreconditionedDirection::kLbfgs && !previous_theta.empty()) {
+      std::vector<double> s(theta_.size()), y(theta_.size());
+      for (size_t i = 0; i < s.size(); ++i) s[i] = theta_[i] - previous_theta[i], y[i] = g_proj[i] - previous_g_proj[i];
+      if (dot(s, y) > 1e-12 * std::sqrt(dot(s, s) * dot(y, y))) {
+        memory_.emplace_back(std::move(s), std::move(y));
+        if (static_cast<int>(memory_.size()) > options_.lbfgs_memory) memory_.pop_front();
+      }
+    }
+    std::vector<double> direction;
+    if (options_.direction == PreconditionedDirection::kLbfgs) {
+      direction = lbfgs_direction(g_proj, rows);
+    } else {
+      direction.resize(g_proj.size());
+      for (size_t i = 0; i < g_proj.size(); ++i) direction[i] = -g_proj[i];
+    }
+    // mu_ub: q = 1 + mu d >= 0 (Alg. 3 line 10 with d = -g_proj).
+    double mu_ub = kInfinity;
+    for (double d : direction)
+      if (d < 0.0) mu_ub = std::min(mu_ub, -1.0 / d);
+    if (!std::isfinite(mu_ub)) {
+      summary_.termination = fmt::format("the projected gradient vanished at iteration {}", iteration);
+      break;
+    }
+    const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !memory_.empty() ? std::min(1.0, mu_ub) : mu_ub;
+    const double f_before = f;
+    previous_theta = theta_;
+    previous_g_proj = g_proj;
+    const double step = line_search(direction, mu_start, f);
+    summary_.iterations = iteration;
+    summary_.max_constraint_residual = std::max(summary_.max_constraint_residual, [&] {
+      double r = 0.0;
+      residuals(theta_, constraints_, &r);
+      return r;
+    }());
+    const bool outer_due = objective_.outer_update && options_.outer_update_every > 0 &&
+                           iteration % options_.outer_update_every == 0;
+    if (step == 0.0 && !(objective_.outer_update && !outer_just_ran)) {
+      record(iteration, f, 0.0, true);
+      summary_.termination = fmt::format("no decrease along the search direction at iteration {} (converged to rounding)", iteration);
+      break;
+    }
+    bool changed = false;
+    if (outer_due || step == 0.0) {
+      changed = objective_.outer_update(to_tensor(theta_));
+      ++summary_.outer_updates;
+      outer_just_ran = true;
+      if (changed) memory_.clear(), previous_theta.clear();
+    } else {
+      outer_just_ran = false;
+    }
+    current = objective_.value_and_gradient(to_tensor(theta_));
+    ++summary_.gradient_evaluations;
+    if (!std::isfinite(current.value)) {
+      summary_.stopped_by_guard = true;
+      summary_.termination = fmt::format("objective {} at iteration {} (the last good point is kept)", current.value, iteration);
+      theta_ = previous_theta.empty() ? theta_ : previous_theta;
+      break;
+    }
+    f = current.value;
+    record(iteration, f, step, false);
+    if (f <= options_.objective_target) {
+      summary_.termination = fmt::format("objective target {} reached at iteration {}", options_.objective_target, iteration);
+      break;
+    }
+    const double progress = changed ? kInfinity : (f_before - f) / std::max(std::abs(f_before), 1e-300);
+    slow = progress < options_.relative_progress_tolerance ? slow + 1 : 0;
+    if (slow >= options_.patience) {
+      summary_.termination = fmt::format("relative progress below {} for {} iterations (iteration {})",
+                                         options_.relative_progress_tolerance, options_.patience, iteration);
+      break;
+    }
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > options_.max_seconds) {
+      summary_.termination = fmt::format("time limit {} s reached at iteration {}", options_.max_seconds, iteration);
+      break;
+    }
+  }
+  summary_.final_objective = f;
+  record(summary_.iterations, f, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
+  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return summary_;
+}
+
+}  // namespace
+
+PreconditionedGradientSummary preconditioned_gradient_descent(std::vector<double>& theta,
+                                                              const std::vector<LinearConstraint>& constraints,
+                                                              const ConstrainedObjective& objective,
+                                                              const PreconditionedGradientOptions& options) {
+  Run run(theta, constraints, objective, options);
+  return run.run();
+}
+
+}  // namespace noiselearn
