@@ -32,7 +32,7 @@ const char* argument(int argc, char** argv, const char* name, const char* fallba
 int main(int argc, char** argv) {
   const int threads = bench::threads_argument(argc, argv, 1);
   torch::set_num_threads(threads);
-  const double target = std::atof(argument(argc, argv, "--target", "3.35"));
+  const double target = std::atof(argument(argc, argv, "--target", "3.2"));
   const int64_t iterations = std::atoll(argument(argc, argv, "--iterations", "3000"));
   const PreconditionedDirection direction = parse_preconditioned_direction(argument(argc, argv, "--direction", "steepest"));
 
