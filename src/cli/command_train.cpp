@@ -12,6 +12,7 @@
 #include "accounting/certificate.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "cli/command.hpp"
+#include "cli/train_family.hpp"
 #include "cli/train_setup.hpp"
 #include "core/counted_noun.hpp"
 #include "core/directed_format.hpp"
@@ -236,6 +237,11 @@ std::string summary_paragraph(const TrainingSetup& s, const Learned& learned, co
 }
 
 void run_train(const TrainOptions& options) {
+  // The geometric-tail families train by the preconditioned gradient under a cost constraint (train_family.hpp).
+  if (TrainingConfig::load(options.config, options.overrides).model_kind == "geometric-tail") {
+    run_train_family(options);
+    return;
+  }
   TrainingSetup s = set_up(options);
   const TrainingConfig& c = s.config;
   spdlog::info("training {} on {} with {} (epsilon {}, n = {}) and {} utility; run directory {}", s.model->model_name(),

@@ -77,6 +77,9 @@ LossSpecification loss_specification_of(const TrainingConfig& c) {
   s.buckets = c.loss_buckets;
   s.bucket_factor = c.loss_bucket_factor;
   s.soft_pld_loss_step = c.loss_soft_pld_loss_step;
+  s.renyi_alpha = c.loss_alpha > 0.0 ? c.loss_alpha : 10.0;
+  s.renyi_conversion = c.loss_rdp_conversion;
+  s.renyi_alpha_update = c.loss_alpha_update;
   return s;
 }
 

@@ -24,7 +24,9 @@ const std::vector<C::Key>& C::schema() {
        "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
       {"grid.points", &C::grid_points, "",
        "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
-      {"model.kind", &C::model_kind, "", "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits"},
+      {"model.kind", &C::model_kind, "",
+       "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits, geometric-tail (Gilani et al. Defs 3.3-3.4: "
+       "needs optimiser.kind = pgd and loss.kind = renyi; the grid.* keys do not apply)"},
       {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
@@ -35,25 +37,53 @@ const std::vector<C::Key>& C::schema() {
        "noise table (CSV) to start from when model.init = table; relative to the config file's directory (to the working "
        "directory in --set); the run's config.yaml records it as an absolute path"},
       {"model.init_sigma", &C::model_init_sigma, "x units", "sigma of the truncated Gaussian start (model.init = truncated-gaussian)"},
+      {"model.domain", &C::model_domain, "",
+       "geometric-tail: continuous (piecewise-constant density on bins of width model.bin_width) or discrete (integers)"},
+      {"model.window", &C::model_window, "bins", "geometric-tail: N, free masses p_0 .. p_N; geometric tails beyond bin N (1 to 1,000,000)"},
+      {"model.tail_ratio", &C::model_tail_ratio, "per bin", "geometric-tail: r, the tails' decay per bin, in (0, 1)"},
+      {"model.bin_width", &C::model_bin_width, "x units",
+       "geometric-tail: Delta, the bin width (pair.sensitivity must be a whole number of bins); 1 for the discrete domain"},
+      {"model.cost", &C::model_cost, "", "geometric-tail: the constrained cost: square (variance), absolute (E|x|), exceedance (Pr[|x| > model.cost_threshold])"},
+      {"model.cost_budget", &C::model_cost_budget, "cost units",
+       "geometric-tail: C, the expected cost the noise must meet exactly (x units^2 for square, x units for absolute, a probability for exceedance)"},
+      {"model.cost_threshold", &C::model_cost_threshold, "x units", "geometric-tail: tau of the exceedance cost"},
       {"pair.kind", &C::pair_kind, "", "additive (p vs p shifted by the sensitivity) or subsampled (DP-SGD mixture, eq. 5)"},
       {"pair.sensitivity", &C::pair_sensitivity, "x units",
        "query sensitivity s (clipping norm C for subsampled); a whole number of grid steps, less than 2 grid.range"},
       {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
       {"loss.kind", &C::loss_kind, "",
-       "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp"},
+       "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp, "
+       "renyi (Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et al.'s gamma, "
+       "epsilon at loss.delta)"},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
       {"loss.moments_lambda_sq", &C::loss_moments_lambda_sq, "", "moments accountant: initial lambda_sq (lambda = lambda_sq^2 + 1e-4)"},
       {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 1,000,000)"},
       {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
+      {"loss.delta", &C::loss_delta, "", "renyi with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
+      {"loss.alpha", &C::loss_alpha, "", "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 (pgd) or 10 (adam)"},
+      {"loss.rdp_conversion", &C::loss_rdp_conversion, "",
+       "renyi: RDP to (epsilon, delta): mironov (Prop. 3, eq. 25) or balle (Balle et al. 2020, Thm 21; tighter)"},
+      {"loss.alpha_update", &C::loss_alpha_update, "", "renyi with adam: alpha trained by gradient or moved by a Newton step each epoch (newton)"},
       {"loss.soft_pld_loss_step", &C::loss_soft_pld_loss_step, "nats", "soft PLD: loss grid step; its error grows with n (at n = 128, 1e-3 gives ~3e-4 relative in delta: use 2e-4 to resolve finer improvements)"},
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
       {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
+      {"optimiser.kind", &C::optimiser_kind, "",
+       "adam (Sommer et al.; grid models) or pgd (Gilani et al. Alg. 3, corrected: preconditioned projected gradient on "
+       "model.kind = geometric-tail)"},
       {"optimiser.epochs", &C::optimiser_epochs, "epochs", "number of Adam steps"},
       {"optimiser.learning_rate", &C::optimiser_learning_rate, "", "initial Adam learning rate"},
       {"optimiser.learning_rate_decay", &C::optimiser_learning_rate_decay, "per epoch", "exponential learning-rate decay factor"},
       {"optimiser.seed", &C::optimiser_seed, "", "random seed (runs are reproducible bit for bit on the same machine and threads)"},
+      {"optimiser.iterations", &C::optimiser_iterations, "iterations", "pgd: largest number of iterations"},
+      {"optimiser.direction", &C::optimiser_direction, "", "pgd: steepest (Alg. 3) or lbfgs (ours: L-BFGS in log p, projected)"},
+      {"optimiser.line_search_halvings", &C::optimiser_line_search_halvings, "",
+       "pgd: steps mu_ub / 2^k, k = 0 .. this (the paper's 10 stall; 40-60 per the errata; 1 to 200)"},
+      {"optimiser.alpha_update_every", &C::optimiser_alpha_update_every, "iterations", "pgd: Newton step of alpha every T iterations (0: alpha fixed)"},
+      {"optimiser.relative_tolerance", &C::optimiser_relative_tolerance, "",
+       "pgd: stop when the relative decrease of the objective stays below this for 5 iterations"},
+      {"optimiser.max_seconds", &C::optimiser_max_seconds, "seconds", "pgd: stop after this much time (0: no limit)"},
       {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
       {"schedule.utility_weight_halving_epochs", &C::schedule_utility_weight_halving_epochs, "epochs", "gamma of eq. (3)"},
       {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
@@ -117,7 +147,11 @@ struct WholeRange {
 WholeRange whole_range(const std::string& name) {
   static const std::map<std::string, WholeRange> ranges = {
       {"grid.points", {0, 10000001}},
-      {"model.sigmoids", {1, 1000000}},  // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
+      {"model.sigmoids", {1, 1000000}},
+      {"model.window", {1, 1000000}},
+      {"optimiser.iterations", {0, 1000000000}},
+      {"optimiser.line_search_halvings", {1, 200}},
+      {"optimiser.alpha_update_every", {0, 1000000000}},  // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
       {"loss.compositions", {1, 1000000000}},
       {"loss.buckets", {2, 1000000}},
       {"optimiser.epochs", {0, 1000000000}},
@@ -313,7 +347,29 @@ void TrainingConfig::validate() const {
   require(grid_points == 0 || (grid_points >= 3 && grid_points % 2 == 1 && grid_points <= 10000001), "grid.points",
           "must be 0 or an odd number from 3 to 10,000,001");
   grid();  // consistency of range, step and points
-  require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits"});
+  require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits", "geometric-tail"});
+  const bool family = model_kind == "geometric-tail";
+  require_one_of(model_domain, "model.domain", {"continuous", "discrete"});
+  require(model_tail_ratio > 0.0 && model_tail_ratio < 1.0, "model.tail_ratio", "must be in (0, 1)");
+  require(positive(model_bin_width), "model.bin_width", "must be positive");
+  require(!family || model_domain != "discrete" || model_bin_width == 1.0, "model.bin_width", "must be 1 for the discrete domain");
+  require_one_of(model_cost, "model.cost", {"square", "absolute", "exceedance"});
+  require(positive(model_cost_budget), "model.cost_budget", "must be positive");
+  require(model_cost != "exceedance" || model_cost_budget < 1.0, "model.cost_budget", "must be below 1 (a probability) for the exceedance cost");
+  require(model_cost_threshold >= 0.0 && std::isfinite(model_cost_threshold), "model.cost_threshold", "must be finite and >= 0");
+  require_one_of(optimiser_kind, "optimiser.kind", {"adam", "pgd"});
+  require(!family || optimiser_kind == "pgd", "optimiser.kind", "must be pgd for model.kind = geometric-tail");
+  require(family || optimiser_kind == "adam", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
+  require(!family || loss_kind == "renyi", "loss.kind", "must be renyi for model.kind = geometric-tail");
+  require(!family || target_mode == "none", "target.mode", "must be none for model.kind = geometric-tail (the cost is a constraint)");
+  require(!family || pair_kind == "additive", "pair.kind", "must be additive for model.kind = geometric-tail");
+  require(loss_delta > 0.0 && loss_delta < 1.0, "loss.delta", "must be in (0, 1)");
+  require(loss_alpha == 0.0 || (loss_alpha > 1.0 && std::isfinite(loss_alpha)), "loss.alpha", "must be 0 (automatic) or > 1");
+  require_one_of(loss_rdp_conversion, "loss.rdp_conversion", {"mironov", "balle"});
+  require_one_of(loss_alpha_update, "loss.alpha_update", {"gradient", "newton"});
+  require_one_of(optimiser_direction, "optimiser.direction", {"steepest", "lbfgs"});
+  require(optimiser_relative_tolerance >= 0.0 && optimiser_relative_tolerance < 1.0, "optimiser.relative_tolerance", "must be in [0, 1)");
+  require(optimiser_max_seconds >= 0.0 && std::isfinite(optimiser_max_seconds), "optimiser.max_seconds", "must be finite and >= 0");
   require(positive(model_slope), "model.slope", "must be positive");
   require_one_of(model_init, "model.init", {"paper", "uniform", "truncated-gaussian", "table"});
   require(model_init != "table" || !model_init_table.empty(), "model.init_table", "must name a table when model.init = table");
@@ -323,13 +379,13 @@ void TrainingConfig::validate() const {
   require(positive(pair_sensitivity), "pair.sensitivity", "must be positive");
   // A table on [-r, r] and its copy shifted by s >= 2r share at most the one point r: every other output tells
   // the neighbours apart, so every table on this grid has delta >= 1/2 (delta = 1 when s > 2r).
-  if (pair_sensitivity >= 2.0 * grid_range)
+  if (!family && pair_sensitivity >= 2.0 * grid_range)
     throw InputError(fmt::format("pair.sensitivity {} is not less than the grid's width 2 grid.range = {}: a table and its "
                                  "shift by the sensitivity would share at most one grid point, so no table on this grid "
                                  "has delta below 1/2 (make grid.range larger than {})",
                                  pair_sensitivity, 2.0 * grid_range, pair_sensitivity / 2.0));
   require(pair_sampling_rate > 0.0 && pair_sampling_rate <= 1.0, "pair.sampling_rate", "must be in (0, 1]");
-  require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp"});
+  require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "renyi"});
   require(loss_epsilon >= 0.0 && std::isfinite(loss_epsilon), "loss.epsilon", "must be finite and >= 0");
   require_one_of(loss_directions, "loss.directions", {"sum", "max"});
   require(std::isfinite(loss_moments_lambda_sq), "loss.moments_lambda_sq", "must be finite");

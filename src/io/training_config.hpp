@@ -25,6 +25,14 @@ struct TrainingConfig {
   std::string model_init = "paper";
   std::string model_init_table;
   double model_init_sigma = 0.0;
+  // model: the geometric-tail families of Gilani et al. (model.kind = geometric-tail)
+  std::string model_domain = "continuous";
+  int64_t model_window = 2000;
+  double model_tail_ratio = 0.9999;
+  double model_bin_width = 0.05;
+  std::string model_cost = "square";
+  double model_cost_budget = 25.0;
+  double model_cost_threshold = 0.0;
   // pair
   std::string pair_kind = "additive";
   double pair_sensitivity = 1.0;
@@ -38,14 +46,25 @@ struct TrainingConfig {
   int64_t loss_buckets = 1000;
   double loss_bucket_factor = 0.0;
   double loss_soft_pld_loss_step = 1e-3;
+  double loss_delta = 1e-6;
+  double loss_alpha = 0.0;
+  std::string loss_rdp_conversion = "mironov";
+  std::string loss_alpha_update = "gradient";
   // utility
   std::string utility_kind = "l1";
   double utility_tail_threshold = 1.0;
   // optimiser
+  std::string optimiser_kind = "adam";
   int64_t optimiser_epochs = 15000;
   double optimiser_learning_rate = 1e-3;
   double optimiser_learning_rate_decay = 0.99995;
   int64_t optimiser_seed = 1;
+  int64_t optimiser_iterations = 2000;
+  std::string optimiser_direction = "steepest";
+  int64_t optimiser_line_search_halvings = 50;
+  int64_t optimiser_alpha_update_every = 10;
+  double optimiser_relative_tolerance = 1e-10;
+  double optimiser_max_seconds = 0.0;
   // schedule (Sommer et al., eq. 3)
   double schedule_utility_weight_start = 0.5;
   double schedule_utility_weight_halving_epochs = 2500.0;

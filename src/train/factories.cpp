@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "losses/moments_accountant_loss.hpp"
 #include "losses/privacy_buckets_loss.hpp"
+#include "losses/renyi_objective.hpp"
 #include "losses/soft_pld_loss.hpp"
 #include "models/free_logits.hpp"
 #include "models/monotone_logits.hpp"
@@ -57,6 +58,15 @@ std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecif
 }
 
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
+  if (s.kind == "renyi") {
+    RenyiLossOptions options;
+    options.epsilon = s.epsilon;
+    options.compositions = s.compositions;
+    options.initial_alpha = s.renyi_alpha;
+    options.conversion = s.renyi_conversion == "balle" ? RdpConversion::kBalle : RdpConversion::kMironov;
+    options.alpha_update = parse_alpha_update(s.renyi_alpha_update);
+    return std::make_shared<RenyiLoss>(options);
+  }
   if (s.kind == "soft-pld") {
     SoftPldLossOptions options;
     options.epsilon = s.epsilon;
@@ -81,7 +91,7 @@ std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
     return std::make_shared<PrivacyBucketsLoss>(options);
   }
   throw InputError(fmt::format("unknown loss.kind '{}' (valid: soft-pld, moments-accountant, privacy-buckets-adp, "
-                               "privacy-buckets-pdp)", s.kind));
+                               "privacy-buckets-pdp, renyi)", s.kind));
 }
 
 }  // namespace noiselearn

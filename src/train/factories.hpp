@@ -25,13 +25,16 @@ struct ModelSpecification {
 std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecification& specification);
 
 struct LossSpecification {
-  std::string kind = "soft-pld";  // soft-pld, moments-accountant, privacy-buckets-adp, privacy-buckets-pdp
+  std::string kind = "soft-pld";  // soft-pld, moments-accountant, privacy-buckets-adp, privacy-buckets-pdp, renyi
   double epsilon = 0.3;
   int64_t compositions = 1;
   double moments_lambda_sq = 1.0;
   int64_t buckets = 1000;
   double bucket_factor = 0.0;
   double soft_pld_loss_step = 1e-3;
+  double renyi_alpha = 10.0;                 // renyi: initial alpha
+  std::string renyi_conversion = "mironov";  // mironov, balle
+  std::string renyi_alpha_update = "gradient";
 };
 
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& specification);

@@ -1,0 +1,215 @@
+// noiselearn train with model.kind = geometric-tail (Gilani et al.): the run directory, the certificate of a table
+// with geometric tails, and the references of the same cost checked against their closed forms (the discrete
+// Laplace's binomial delta, the Gaussian mechanism's analytic delta) through what the run writes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/run_noiselearn.hpp"
+
+namespace fs = std::filesystem;
+using namespace noiselearn::testing;
+
+namespace {
+
+const char* kDiscreteConfig = R"(model:
+  kind: geometric-tail
+  domain: discrete
+  window: 40
+  tail_ratio: 0.9
+  bin_width: 1
+  cost: square
+  cost_budget: 9
+pair:
+  sensitivity: 1
+loss:
+  kind: renyi
+  delta: 1.0e-3
+  compositions: 4
+optimiser:
+  kind: pgd
+  iterations: 60
+certification:
+  deltas: [1.0e-2]
+output:
+  log_every: 0
+  plots: false
+)";
+
+const char* kContinuousConfig = R"(model:
+  kind: geometric-tail
+  domain: continuous
+  window: 200
+  tail_ratio: 0.99
+  bin_width: 0.1
+  cost_budget: 4
+pair:
+  sensitivity: 1
+loss:
+  kind: renyi
+  delta: 1.0e-4
+  compositions: 3
+optimiser:
+  kind: pgd
+  iterations: 40
+output:
+  log_every: 0
+  plots: false
+)";
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+// comparison.csv rows by noise name: {epsilon_lower, epsilon_upper}.
+std::map<std::string, std::pair<double, double>> comparison_of(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, std::pair<double, double>> rows;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    REQUIRE(cells.size() >= 5);
+    rows[cells[0]] = {std::stod(cells[cells.size() - 2]), std::stod(cells.back())};
+  }
+  return rows;
+}
+
+// The discrete Laplace P(i) ~ r^|i| with shift 1: the loss is +-a, a = ln(1/r), +a with probability 1/(1+r); after
+// n releases delta(eps) = E[(1 - e^(eps - L))_+], L = a (2K - n), K ~ Binomial(n, 1/(1+r)).
+double discrete_laplace_delta(double r, int n, double eps) {
+  const double a = std::log(1.0 / r), pi = 1.0 / (1.0 + r);
+  double delta = 0.0;
+  for (int k = 0; k <= n; ++k) {
+    const double loss = a * (2.0 * k - n);
+    if (loss <= eps) continue;
+    const double weight = std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(pi) +
+                                   (n - k) * std::log1p(-pi));
+    delta += weight * -std::expm1(eps - loss);
+  }
+  return delta;
+}
+
+// Balle and Wang (2018): n releases of the Gaussian mechanism, m = s sqrt(n) / sigma.
+double gaussian_delta(double sigma, int n, double eps) {
+  const double m = std::sqrt(static_cast<double>(n)) / sigma;
+  auto phi = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  return phi(-eps / m + m / 2.0) - std::exp(eps) * phi(-eps / m - m / 2.0);
+}
+
+}  // namespace
+
+TEST_CASE("train geometric-tail (discrete): run directory with tails, gamma decreased, certificate re-evaluated "
+          "alike, and the discrete Laplace of the same variance certified around its binomial value",
+          "[cli][family]") {
+  const fs::path dir = scratch("family-discrete");
+  std::ofstream(dir / "family.yaml") << kDiscreteConfig;
+  const Run run = run_noiselearn("train family.yaml --out run", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  for (const char* file : {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "history.csv", "comparison.csv", "summary.txt"})
+    CHECK(fs::exists(dir / "run" / file));
+  const auto metadata = read_json(dir / "run" / "noise.json");
+  CHECK(metadata["tails"]["ratio"] == 0.9);
+  CHECK(metadata["grid"]["size"] == 81);
+  CHECK(metadata["model"]["cost"]["achieved"].get<double>() == Approx(9.0).epsilon(1e-12));
+  CHECK(metadata["loss"]["gamma"].get<double>() < metadata["loss"]["gamma_start"].get<double>());
+  CHECK(metadata["training"]["max_constraint_residual"].get<double>() <= 1e-12);
+  const double upper = metadata["certificate"]["epsilon_at_delta"][0]["epsilon_upper"];
+  const double lower = metadata["certificate"]["epsilon_at_delta"][0]["epsilon_lower"];
+  CHECK(lower <= upper);
+  CHECK(upper - lower <= 1e-3);
+  // The table as written (window + tails from noise.json) certifies to the same bracket through `evaluate`.
+  const Run evaluated = run_noiselearn("evaluate run/noise.csv --sensitivity 1 --compositions 4 --delta 1e-3", dir);
+  INFO(evaluated.err);
+  REQUIRE(evaluated.exit_code == 0);
+  std::ostringstream bracket;
+  bracket << "epsilon in [" << std::fixed;
+  bracket.precision(6);
+  bracket << std::floor(lower * 1e6) / 1e6;
+  CHECK_THAT(evaluated.out, Catch::Contains(bracket.str()));
+  // The discrete Laplace of variance 9: ratio r with 2r / (1-r)^2 = 9; its certified epsilon brackets the exact one.
+  const auto rows = comparison_of(dir / "run" / "comparison.csv");
+  REQUIRE(rows.count("discrete-laplace") == 1);
+  REQUIRE(rows.count("learned") == 1);
+  const double r = 1.0 + 1.0 / 9.0 - std::sqrt(1.0 / 81.0 + 2.0 / 9.0);
+  const auto [laplace_lower, laplace_upper] = rows.at("discrete-laplace");
+  CHECK(discrete_laplace_delta(r, 4, laplace_upper) <= 1e-3 * (1.0 + 1e-9));
+  CHECK(discrete_laplace_delta(r, 4, laplace_lower) >= 1e-3 * (1.0 - 1e-9));
+}
+
+TEST_CASE("train geometric-tail (continuous): the Gaussian mechanism of the same variance is certified around its "
+          "analytic value, and the certificate covers real shifts (stated)",
+          "[cli][family]") {
+  const fs::path dir = scratch("family-continuous");
+  std::ofstream(dir / "family.yaml") << kContinuousConfig;
+  const Run run = run_noiselearn("train family.yaml --out run", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = comparison_of(dir / "run" / "comparison.csv");
+  REQUIRE(rows.count("gaussian") == 1);
+  const auto [gaussian_lower, gaussian_upper] = rows.at("gaussian");
+  CHECK(gaussian_delta(2.0, 3, gaussian_upper) <= 1e-4 * (1.0 + 1e-6));
+  CHECK(gaussian_delta(2.0, 3, gaussian_lower) >= 1e-4 * (1.0 - 1e-6));
+  CHECK(rows.count("laplace") == 1);
+  CHECK(rows.count("truncated-gaussian") == 1);
+  CHECK_THAT(run.out, Catch::Contains("whole-bin shifts cover every real difference in [-s, s]"));
+  const auto metadata = read_json(dir / "run" / "noise.json");
+  CHECK(metadata["model"]["cost"]["achieved"].get<double>() == Approx(4.0).epsilon(1e-12));
+}
+
+TEST_CASE("train geometric-tail refuses what it cannot do with one line naming the key, exit 2, and no run directory",
+          "[cli][family]") {
+  const fs::path dir = scratch("family-bad");
+  std::ofstream(dir / "family.yaml") << kContinuousConfig;
+  const std::pair<const char*, const char*> cases[] = {
+      {"--set optimiser.kind=adam", "optimiser.kind"},
+      {"--set loss.kind=soft-pld", "loss.kind"},
+      {"--set pair.sensitivity=0.125", "pair.sensitivity 0.125"},
+      {"--set model.domain=discrete", "model.bin_width"},
+      {"--set model.tail_ratio=1", "model.tail_ratio"},
+      {"--set model.cost_budget=0.0001", "model.cost_budget"},
+      {"--set model.windw=10", "model.window"},
+  };
+  for (const auto& [overrides, culprit] : cases) {
+    const Run run = run_noiselearn(std::string("train family.yaml --out run ") + overrides, dir);
+    INFO(overrides << ": " << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(error_line(run), Catch::Contains(culprit));
+    CHECK(!fs::exists(dir / "run"));
+  }
+}
+
+TEST_CASE("train with loss.kind = renyi and Adam on a grid model runs and is certified", "[cli][family]") {
+  const fs::path dir = scratch("renyi-adam");
+  std::ofstream(dir / "tiny.yaml") << R"(grid:
+  range: 4
+  step: 0.1
+model:
+  kind: free-logits
+  init: truncated-gaussian
+  init_sigma: 1.5
+loss:
+  kind: renyi
+  epsilon: 1.0
+  compositions: 2
+optimiser:
+  epochs: 20
+  learning_rate: 0.01
+output:
+  log_every: 0
+  plots: false
+)";
+  const Run run = run_noiselearn("train tiny.yaml --out run", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("with renyi"));
+}
