@@ -242,19 +242,34 @@ std::string history_plot(const fs::path& dir, const RunFacts& facts) {
     std::string title, ylabel;
     bool log;
   };
-  const std::vector<Panel> panels{
+  // A geometric-tail run (preconditioned gradient) logs iterations: iteration, alpha, worst_shift, gamma,
+  // objective, step, seconds, constraint_residual.
+  const bool iterations = !csv.header.empty() && csv.header[0] == "iteration";
+  std::string unit = "epoch";
+  std::vector<Panel> panels{
       {3, "Privacy: " + surrogate, "delta surrogate (log scale)", true},
       {4, fmt::format("Utility: {} of the table (lower is better)", facts.utility_kind), facts.utility_kind, false},
       {5, "Utility weight w (objective = delta surrogate + w x utility)", "weight w (log scale)", true},
       {6, "Learning rate", "learning rate (log scale)", true},
   };
+  if (iterations) {
+    unit = "iteration";
+    heading = fmt::format("Preconditioned gradient: {} logged iteration{}", rows, rows == 1 ? "" : "s");
+    panels = {
+        {4, "gamma: Renyi bound on epsilon at delta (eq. 25; objective, not a certificate)", "gamma", false},
+        {2, "Renyi order alpha (Newton steps)", "alpha", false},
+        {6, "Accepted step mu (0: none)", "mu (log scale)", true},
+        {8, "Constraint residual |A p - b| / |b| (normalisation, cost)", "relative residual (log scale)", true},
+    };
+  }
   std::string script = fmt::format("{}set output 'history.png'\nset multiplot layout 2,2 title {} font ',13'\nunset key\n",
                                    kCommonSettings, gnuplot_string(heading));
   // A single epoch: an x range around it with whole-epoch tics, so the point is clear of the border.
   if (rows == 1 && !csv.rows[0].empty() && std::isfinite(csv.rows[0][0]))
     script += fmt::format("set xrange [{:.17g}:{:.17g}]\nset xtics 1\n", csv.rows[0][0] - 0.5, csv.rows[0][0] + 1.5);
   for (const auto& panel : panels) {
-    script += fmt::format("set title {}\nset xlabel 'epoch'\nset ylabel {}\n", gnuplot_string(panel.title), gnuplot_string(panel.ylabel));
+    script += fmt::format("set title {}\nset xlabel '{}'\nset ylabel {}\n", gnuplot_string(panel.title), unit,
+                          gnuplot_string(panel.ylabel));
     script += panel.log ? "set logscale y\nset format y '1e%L'\n" : "unset logscale y\nset format y '%g'\n";
     const std::string value = panel.log ? fmt::format("(${} > 0 ? ${} : 1/0)", panel.column, panel.column)
                                         : fmt::format("{}", panel.column);

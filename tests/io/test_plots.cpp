@@ -133,3 +133,16 @@ TEST_CASE("the plot script names its files relative to the run directory", "[plo
   CHECK_THAT(text, Contains("set output 'certificate.png'") && Contains("'comparison_curves.csv' using"));
   CHECK_THAT(text, Contains("set output 'history.png'") && Contains("'history.csv' using"));
 }
+
+TEST_CASE("history plot of a geometric-tail run: gamma, alpha, step and constraint residual against the iteration",
+          "[plots]") {
+  const ScratchDirectory dir;
+  write_run(dir, kCurves,
+            "iteration,alpha,worst_shift,gamma,objective,step,seconds,constraint_residual\n"
+            "0,9.3,20,3.52,3.52,0,0.01,1e-16\n1,9.31,20,3.5,3.5,0.5,0.02,2e-16\n");
+  const std::string text = plot_script(dir.path()).text;
+  CHECK_THAT(text, Contains("Preconditioned gradient: 2 logged iterations"));
+  CHECK_THAT(text, Contains("Renyi order alpha") && Contains("set xlabel 'iteration'"));
+  CHECK_THAT(text, Contains("plot 'history.csv' using 1:4 ") && Contains("plot 'history.csv' using 1:2 "));
+  CHECK_THAT(text, !Contains("Learning rate"));
+}
