@@ -12,13 +12,6 @@ namespace noiselearn {
 
 namespace {
 
-// A differentiable PLD on the grid {(first + i) step}: masses (tensor) and infinity mass (scalar tensor).
-struct SoftPld {
-  torch::Tensor masses;
-  int64_t first = 0;
-  torch::Tensor infinity_mass;
-};
-
 // Smallest size >= n with only factors 2, 3, 5 (fast FFT sizes).
 int64_t smooth_size(int64_t n) {
   int64_t best = std::numeric_limits<int64_t>::max();
@@ -41,9 +34,9 @@ torch::Tensor convolve(const torch::Tensor& x, const torch::Tensor& y) {
   return torch::fft::irfft(fx * fy, size).narrow(0, 0, length);
 }
 
-// Cut tails of at most tail_mass per side (the cut points carry no gradient); the top tail joins the infinity
-// mass, the bottom tail joins the lowest kept point.
-void truncate(SoftPld& pld, double tail_mass) {
+}  // namespace
+
+void truncate_soft_pld(SoftPld& pld, double tail_mass) {
   int64_t low = 0, high = pld.masses.size(0);
   {
     torch::NoGradGuard guard;
@@ -65,6 +58,8 @@ void truncate(SoftPld& pld, double tail_mass) {
   pld.first += low;
 }
 
+namespace {
+
 SoftPld compose(const SoftPld& x, const SoftPld& y, double tail_mass) {
   SoftPld out;
   out.masses = torch::clamp_min(convolve(x.masses, y.masses), 0.0);
@@ -72,11 +67,34 @@ SoftPld compose(const SoftPld& x, const SoftPld& y, double tail_mass) {
   // Infinite if either component is: omega_x T_y + F_x omega_y.
   const torch::Tensor finite_x = x.masses.sum(), finite_y = y.masses.sum();
   out.infinity_mass = x.infinity_mass * (finite_y + y.infinity_mass) + finite_x * y.infinity_mass;
-  truncate(out, tail_mass);
+  truncate_soft_pld(out, tail_mass);
   return out;
 }
 
 }  // namespace
+
+SoftPld compose_soft_pld(const SoftPld& single, int64_t compositions, double tail_mass) {
+  // Square-and-multiply over the bits of n.
+  int64_t n = compositions;
+  SoftPld power = single, result;
+  bool have = false;
+  while (n > 0) {
+    if (n & 1) {
+      result = have ? compose(result, power, tail_mass) : power;
+      have = true;
+    }
+    n >>= 1;
+    if (n > 0) power = compose(power, power, tail_mass);
+  }
+  return result;
+}
+
+torch::Tensor soft_pld_delta(const SoftPld& pld, double loss_step, double epsilon) {
+  const torch::Tensor grid_losses =
+      (torch::arange(pld.masses.size(0), pld.masses.options()) + static_cast<double>(pld.first)) * loss_step;
+  const torch::Tensor weight = torch::clamp_min(-torch::expm1(epsilon - grid_losses), 0.0);
+  return pld.infinity_mass + (weight * pld.masses).sum();
+}
 
 void SoftPldLossOptions::validate() const {
   if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
@@ -126,24 +144,9 @@ torch::Tensor SoftPldLoss::direction_delta(const LogPair& pair, int direction) {
   pmf = pmf.scatter_add(0, slot, a * (1.0 - fraction)).scatter_add(0, slot + 1, a * fraction);
 
   SoftPld single{pmf, first, omega};
-  truncate(single, options_.tail_mass);
-  // Square-and-multiply over the bits of n.
-  int64_t n = options_.compositions;
-  SoftPld power = single, result;
-  bool have = false;
-  while (n > 0) {
-    if (n & 1) {
-      result = have ? compose(result, power, options_.tail_mass) : power;
-      have = true;
-    }
-    n >>= 1;
-    if (n > 0) power = compose(power, power, options_.tail_mass);
-  }
-  // delta(eps) = omega_n + sum_{l > eps} (1 - e^{eps - l}) pmf(l).
-  const torch::Tensor grid_losses = (torch::arange(result.masses.size(0), tensor_options) + static_cast<double>(result.first)) * step;
-  const torch::Tensor weight = torch::clamp_min(-torch::expm1(options_.epsilon - grid_losses), 0.0);
+  truncate_soft_pld(single, options_.tail_mass);
   (void)direction;
-  return result.infinity_mass + (weight * result.masses).sum();
+  return soft_pld_delta(compose_soft_pld(single, options_.compositions, options_.tail_mass), step, options_.epsilon);
 }
 
 }  // namespace noiselearn

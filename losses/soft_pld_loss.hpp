@@ -15,6 +15,24 @@
 
 namespace noiselearn {
 
+// A differentiable PLD on the loss grid {(first + i) step}: masses (1-D float64 tensor) and the infinity mass
+// (scalar tensor). Shared by the soft PLD loss and the family objective (losses/soft_pld_family_objective.hpp).
+struct SoftPld {
+  torch::Tensor masses;
+  int64_t first = 0;
+  torch::Tensor infinity_mass;
+};
+
+// Cuts tails of at most tail_mass per side (the cut points carry no gradient); the top tail joins the infinity
+// mass, the bottom tail joins the lowest kept point.
+void truncate_soft_pld(SoftPld& pld, double tail_mass);
+
+// The n-fold composition (square-and-multiply of FFT convolutions, truncated after each step).
+SoftPld compose_soft_pld(const SoftPld& single, int64_t compositions, double tail_mass);
+
+// delta(eps) = omega + sum_{l > eps} (1 - e^{eps - l}) pmf(l), differentiable in the masses (eps fixed).
+torch::Tensor soft_pld_delta(const SoftPld& pld, double loss_step, double epsilon);
+
 struct SoftPldLossOptions {
   double epsilon = 0.3;
   int64_t compositions = 1;

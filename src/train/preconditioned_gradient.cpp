@@ -165,6 +165,23 @@ ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective
   return out;
 }
 
+ConstrainedObjective soft_pld_family_objective(std::shared_ptr<SoftPldFamilyObjective> objective) {
+  ConstrainedObjective out;
+  out.name = objective->options().target == SoftPldTarget::kEpsilon ? "soft-pld epsilon" : "soft-pld log delta";
+  out.value = [objective](const torch::Tensor& theta) { return objective->value(theta); };
+  out.value_and_gradient = [objective](const torch::Tensor& theta) {
+    auto [value, gradient] = objective->value_and_gradient(theta);
+    return ObjectiveEvaluation{value, gradient};
+  };
+  // No second composition per record: the shift from the single-release curves, gamma left to the record (NaN:
+  // the objective itself).
+  out.diagnostics = [objective](const torch::Tensor& theta) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return ObjectiveDiagnostics{nan, objective->dominant_single_release_shift(theta), nan};
+  };
+  return out;
+}
+
 std::string to_string(PreconditionedDirection direction) {
   return direction == PreconditionedDirection::kSteepest ? "steepest" : "lbfgs";
 }
@@ -318,7 +335,7 @@ void Run::record(int64_t iteration, double f, double step, bool force) {
   residuals(theta_, constraints_, &r.constraint_residual);
   if (objective_.diagnostics) {
     const ObjectiveDiagnostics d = objective_.diagnostics(to_tensor(theta_));
-    r.alpha = d.alpha, r.worst_shift = d.worst_shift, r.gamma = d.gamma;
+    r.alpha = d.alpha, r.worst_shift = d.worst_shift, r.gamma = std::isnan(d.gamma) ? f : d.gamma;
   } else {
     r.alpha = std::numeric_limits<double>::quiet_NaN(), r.gamma = f;
   }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "losses/renyi_objective.hpp"
+#include "losses/soft_pld_family_objective.hpp"
 
 namespace noiselearn {
 
@@ -52,7 +53,7 @@ struct ObjectiveEvaluation {
 struct ObjectiveDiagnostics {
   double alpha = std::numeric_limits<double>::quiet_NaN();
   int64_t worst_shift = 0;
-  double gamma = std::numeric_limits<double>::quiet_NaN();
+  double gamma = std::numeric_limits<double>::quiet_NaN();  // NaN: the record shows the objective
 };
 
 struct ConstrainedObjective {
@@ -71,6 +72,11 @@ struct ConstrainedObjective {
 // alpha, with the guarded Newton step of alpha as the outer update. The objective object is shared: its alpha
 // is the one the run ends with.
 ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective);
+
+// The soft-PLD objective (ours, losses/soft_pld_family_objective.hpp): the soft epsilon at delta (or log delta at
+// epsilon) of the composed envelope over the shifts, the certified quantity made smooth. No outer update; the
+// diagnostics give the shift attaining the single-release envelope most and the objective as gamma.
+ConstrainedObjective soft_pld_family_objective(std::shared_ptr<SoftPldFamilyObjective> objective);
 
 // How a search direction is chosen.
 enum class PreconditionedDirection {
