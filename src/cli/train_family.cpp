@@ -23,6 +23,7 @@
 #include "io/table_files.hpp"
 #include "io/training_config.hpp"
 #include "losses/renyi_objective.hpp"
+#include "losses/soft_pld_family_objective.hpp"
 #include "models/geometric_tail_family.hpp"
 #include "train/preconditioned_gradient.hpp"
 
@@ -248,28 +249,60 @@ void run_train_family(const TrainOptions& options) {
   pgd.log_every = c.output_log_every;
   pgd.validate();
   const double start_alpha = objective->alpha();
+  // loss.kind = soft-pld: the soft epsilon (or log delta) of the composed envelope, optionally after a warm start
+  // by the Renyi objective (optimiser.warm_start = renyi: the soft-PLD run starts from the Renyi-optimised table).
+  const bool soft_pld = c.loss_kind == "soft-pld";
+  const bool warm_start = soft_pld && c.optimiser_warm_start == "renyi";
+  std::shared_ptr<SoftPldFamilyObjective> soft_objective;
+  if (soft_pld) {
+    SoftPldFamilyObjectiveOptions soft_options;
+    soft_options.max_shift = s.shift_bins;
+    soft_options.compositions = n;
+    soft_options.target = parse_soft_pld_target(c.loss_soft_pld_minimise);
+    soft_options.delta = c.loss_delta;
+    soft_options.epsilon = c.loss_epsilon;
+    soft_options.combination = parse_shift_combination(c.loss_soft_pld_shifts);
+    soft_options.loss_step = c.loss_soft_pld_loss_step;
+    soft_objective = std::make_shared<SoftPldFamilyObjective>(s.shape.window, s.shape.ratio, soft_options);
+  }
+  const std::string objective_name =
+      soft_pld ? fmt::format("the soft-PLD {} ({}, loss step {}){}",
+                             c.loss_soft_pld_minimise == "epsilon" ? fmt::format("epsilon at delta = {}", format_exact(c.loss_delta))
+                                                                   : fmt::format("log delta at epsilon = {}", format_exact(c.loss_epsilon)),
+                             c.loss_soft_pld_shifts, format_exact(c.loss_soft_pld_loss_step), warm_start ? " after a Renyi warm start" : "")
+               : fmt::format("gamma at delta = {}", format_exact(c.loss_delta));
 
   prepare_run_directory(s.directory, options.force);
   s.lock = std::make_unique<RunDirectoryLock>(s.directory);
   write_file_atomically(s.directory / "config.yaml", c.to_yaml(), /*overwrite=*/true);
   spdlog::info("training the {} geometric-tail family (N = {}, r = {}, bin width {}) under {} cost {} with the preconditioned "
-               "gradient ({}) on gamma at delta = {}, n = {}, alpha from {:.6g}; run directory {}",
+               "gradient ({}) on {}, n = {}, alpha from {:.6g}; run directory {}",
                c.model_domain, s.shape.window, format_exact(s.shape.ratio), format_exact(s.shape.bin_width), c.model_cost,
-               format_exact(c.model_cost_budget), c.optimiser_direction, format_exact(c.loss_delta), n, start_alpha,
+               format_exact(c.model_cost_budget), c.optimiser_direction, objective_name, n, start_alpha,
                s.directory.string());
-  const PreconditionedGradientSummary summary =
-      preconditioned_gradient_descent(theta, constraints, renyi_family_objective(objective), pgd);
+  PreconditionedGradientSummary warm_summary;
+  if (warm_start) {
+    PreconditionedGradientOptions warm_pgd = pgd;
+    if (c.optimiser_warm_start_iterations > 0) warm_pgd.max_iterations = c.optimiser_warm_start_iterations;
+    warm_pgd.direction = PreconditionedDirection::kSteepest;  // Alg. 3 as the paper runs it; optimiser.direction is the soft-PLD stage's
+    warm_summary = preconditioned_gradient_descent(theta, constraints, renyi_family_objective(objective), warm_pgd);
+    spdlog::info("Renyi warm start: gamma {:.6g} -> {:.6g} in {:.1f} s ({})", warm_summary.initial_objective,
+                 warm_summary.final_objective, warm_summary.seconds, warm_summary.termination);
+  }
+  const PreconditionedGradientSummary summary = preconditioned_gradient_descent(
+      theta, constraints, soft_pld ? soft_pld_family_objective(soft_objective) : renyi_family_objective(objective), pgd);
   spdlog::info("{}", summary.termination);
 
   // The learned table and its certificate: from the certified accountant, never from the training objective.
   const GeometricTailFamily learned_family(s.shape, theta);
   TableProvenance provenance;
   provenance.source = "train geometric-tail";
-  provenance.note = fmt::format("{} geometric-tail family, N = {}, r = {}, bin width {}, {} cost {}; pgd on gamma (delta {}, n = {}); "
+  provenance.note = fmt::format("{} geometric-tail family, N = {}, r = {}, bin width {}, {} cost {}; pgd on {} (n = {}); "
                                 "config {}",
                                 c.model_domain, s.shape.window, s.shape.ratio, s.shape.bin_width, c.model_cost,
-                                c.model_cost_budget, c.loss_delta, n, options.config);
-  provenance.parameters = {{"iterations", static_cast<double>(summary.iterations)}, {"alpha", objective->alpha()}};
+                                c.model_cost_budget, objective_name, n, options.config);
+  provenance.parameters = {{"iterations", static_cast<double>(summary.iterations + warm_summary.iterations)}};
+  if (!soft_pld || warm_start) provenance.parameters["alpha"] = objective->alpha();
   const NoiseTable table = learned_family.table(provenance);
   spdlog::info("certifying the learned table (n = {}, {})", n, describe(s.pair.neighbours));
   Certificate certificate = certify(s, account(make_pair_family(table, s.pair), n, s.accountant));
@@ -295,24 +328,45 @@ void run_train_family(const TrainOptions& options) {
                                       "(density p / bin_width); beyond the window the masses continue geometrically (tails)"
                                     : "noise.csv lists the probabilities of the integers in the window; beyond it they continue "
                                       "geometrically (tails)"}};
-  extra["loss"] = {{"kind", "renyi"},          {"delta", c.loss_delta},          {"compositions", n},
-                   {"alpha_start", start_alpha}, {"alpha", objective->alpha()},    {"conversion", c.loss_rdp_conversion},
-                   {"gamma", summary.final_objective}, {"gamma_start", summary.initial_objective}};
+  if (soft_pld) {
+    extra["loss"] = {{"kind", "soft-pld"},
+                     {"minimise", c.loss_soft_pld_minimise},
+                     {"shifts", c.loss_soft_pld_shifts},
+                     {"delta", c.loss_delta},
+                     {"epsilon", c.loss_epsilon},
+                     {"compositions", n},
+                     {"loss_step", c.loss_soft_pld_loss_step},
+                     {"objective", summary.final_objective},
+                     {"objective_start", summary.initial_objective}};
+    if (warm_start)
+      extra["loss"]["warm_start"] = {{"kind", "renyi"},           {"alpha_start", start_alpha},
+                                     {"alpha", objective->alpha()}, {"conversion", c.loss_rdp_conversion},
+                                     {"gamma", warm_summary.final_objective}, {"gamma_start", warm_summary.initial_objective},
+                                     {"iterations", warm_summary.iterations}, {"seconds", warm_summary.seconds}};
+  } else {
+    extra["loss"] = {{"kind", "renyi"},          {"delta", c.loss_delta},          {"compositions", n},
+                     {"alpha_start", start_alpha}, {"alpha", objective->alpha()},    {"conversion", c.loss_rdp_conversion},
+                     {"gamma", summary.final_objective}, {"gamma_start", summary.initial_objective}};
+  }
   extra["pair"] = {{"kind", "additive"}, {"sensitivity", s.pair.sensitivity}, {"shift_bins", s.shift_bins}};
   extra["training"] = {{"optimiser", "pgd"},
                        {"direction", c.optimiser_direction},
                        {"iterations", summary.iterations},
-                       {"seconds", summary.seconds},
+                       {"seconds", summary.seconds + warm_summary.seconds},
                        {"termination", summary.termination},
                        {"max_constraint_residual", summary.max_constraint_residual}};
   extra["utility"] = {{"l1", l1_utility(table)}, {"second_moment", second_moment(table)}};
   extra["certificate"] = certificate_json(certificate);
   write_noise_table(table, s.directory / "noise.csv", extra, /*overwrite=*/true);
   write_certificate_curve(certificate, s.directory / "certificate.csv", /*overwrite=*/true);
+  // After a warm start, its records come first and the soft-PLD iterations continue its count (and its clock).
   std::vector<std::vector<double>> history;
-  for (const auto& h : summary.history)
+  for (const auto& h : warm_summary.history)
     history.push_back({double(h.iteration), h.alpha, double(h.worst_shift), h.gamma, h.objective, h.step, h.seconds,
                        h.constraint_residual});
+  for (const auto& h : summary.history)
+    history.push_back({double(h.iteration + warm_summary.iterations), h.alpha, double(h.worst_shift), h.gamma, h.objective,
+                       h.step, h.seconds + warm_summary.seconds, h.constraint_residual});
   write_numeric_csv(s.directory / "history.csv",
                     {"iteration", "alpha", "worst_shift", "gamma", "objective", "step", "seconds", "constraint_residual"},
                     history, /*overwrite=*/true);
@@ -322,6 +376,13 @@ void run_train_family(const TrainOptions& options) {
   write_file_atomically(s.directory / "comparison.csv", csv, /*overwrite=*/true);
 
   // The summary: certified epsilons, upper rounded up and lower down.
+  const std::string renyi_progress = fmt::format("gamma {:.6g} -> {:.6g}, alpha {:.6g} -> {:.6g}",
+                                                 (warm_start ? warm_summary : summary).initial_objective,
+                                                 (warm_start ? warm_summary : summary).final_objective, start_alpha, objective->alpha());
+  const std::string soft_progress = fmt::format("soft {} {:.6g} -> {:.6g}", c.loss_soft_pld_minimise, summary.initial_objective,
+                                                summary.final_objective);
+  const std::string objective_progress =
+      !soft_pld ? renyi_progress : (warm_start ? renyi_progress + " (warm start), then " + soft_progress : soft_progress);
   std::string comparison_text;
   for (size_t i = 1; i < rows.size(); ++i)
     comparison_text += fmt::format("{}{} {}", i == 1 ? "" : ", ", rows[i].noise,
@@ -329,12 +390,13 @@ void run_train_family(const TrainOptions& options) {
   const auto& first = certificate.epsilons.front();
   const std::string paragraph = fmt::format(
       "Trained the {} geometric-tail family (N = {}, r = {}, bin width {}) with {} cost {} by the preconditioned gradient ({}) "
-      "on the Renyi objective in {} ({}; {:.1f} s): gamma {:.6g} -> {:.6g}, alpha {:.6g} -> {:.6g}. After n = {} its "
+      "on {} in {} ({}; {:.1f} s): {}. After n = {} its "
       "certified epsilon at delta = {} is in [{}, {}] (lower, upper; {}). Certified epsilon of the same cost: {}. Run "
       "directory: {}.\n",
       c.model_domain, s.shape.window, format_exact(s.shape.ratio), format_exact(s.shape.bin_width), c.model_cost,
-      format_exact(c.model_cost_budget), c.optimiser_direction, counted_noun(summary.iterations, "iteration"), summary.termination,
-      summary.seconds, summary.initial_objective, summary.final_objective, start_alpha, objective->alpha(), n,
+      format_exact(c.model_cost_budget), c.optimiser_direction, soft_pld ? objective_name : "the Renyi objective",
+      counted_noun(summary.iterations + warm_summary.iterations, "iteration"), summary.termination, summary.seconds + warm_summary.seconds,
+      objective_progress, n,
       format_exact(first.delta), format_fixed(first.epsilon_lower, 4, Rounding::kDown),
       std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf",
       certificate.shift_justification, comparison_text, s.directory.string());

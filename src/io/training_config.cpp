@@ -26,7 +26,7 @@ const std::vector<C::Key>& C::schema() {
        "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
       {"model.kind", &C::model_kind, "",
        "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits, geometric-tail (Gilani et al. Defs 3.3-3.4: "
-       "needs optimiser.kind = pgd and loss.kind = renyi; the grid.* keys do not apply)"},
+       "needs optimiser.kind = pgd and loss.kind = renyi or soft-pld; the grid.* keys do not apply)"},
       {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
@@ -54,19 +54,26 @@ const std::vector<C::Key>& C::schema() {
       {"loss.kind", &C::loss_kind, "",
        "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp, "
        "renyi (Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et al.'s gamma, "
-       "epsilon at loss.delta)"},
+       "epsilon at loss.delta); with model.kind = geometric-tail, soft-pld is the soft epsilon at loss.delta (or log delta at "
+       "loss.epsilon) of the composed envelope over the shifts, the certified quantity made smooth"},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
       {"loss.moments_lambda_sq", &C::loss_moments_lambda_sq, "", "moments accountant: initial lambda_sq (lambda = lambda_sq^2 + 1e-4)"},
       {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 1,000,000)"},
       {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
-      {"loss.delta", &C::loss_delta, "", "renyi with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
+      {"loss.delta", &C::loss_delta, "", "renyi or soft-pld with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
       {"loss.alpha", &C::loss_alpha, "", "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 (pgd) or 10 (adam)"},
       {"loss.rdp_conversion", &C::loss_rdp_conversion, "",
        "renyi: RDP to (epsilon, delta): mironov (Prop. 3, eq. 25) or balle (Balle et al. 2020, Thm 21; tighter)"},
       {"loss.alpha_update", &C::loss_alpha_update, "", "renyi with adam: alpha trained by gradient or moved by a Newton step each epoch (newton)"},
       {"loss.soft_pld_loss_step", &C::loss_soft_pld_loss_step, "nats", "soft PLD: loss grid step; its error grows with n (at n = 128, 1e-3 gives ~3e-4 relative in delta: use 2e-4 to resolve finer improvements)"},
+      {"loss.soft_pld_minimise", &C::loss_soft_pld_minimise, "",
+       "soft-pld with model.kind = geometric-tail: epsilon (epsilon at loss.delta, gradient by the implicit function) or "
+       "log-delta (log delta at loss.epsilon)"},
+      {"loss.soft_pld_shifts", &C::loss_soft_pld_shifts, "",
+       "soft-pld with model.kind = geometric-tail: envelope (one PLD dominating every shift 1 .. s / Delta, as certified) or "
+       "worst-shift (the largest same-shift composition: the certificate's lower-bound scenario, m times the work)"},
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
       {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
       {"optimiser.kind", &C::optimiser_kind, "",
@@ -83,7 +90,12 @@ const std::vector<C::Key>& C::schema() {
       {"optimiser.alpha_update_every", &C::optimiser_alpha_update_every, "iterations", "pgd: Newton step of alpha every T iterations (0: alpha fixed)"},
       {"optimiser.relative_tolerance", &C::optimiser_relative_tolerance, "",
        "pgd: stop when the relative decrease of the objective stays below this for 5 iterations"},
-      {"optimiser.max_seconds", &C::optimiser_max_seconds, "seconds", "pgd: stop after this much time (0: no limit)"},
+      {"optimiser.max_seconds", &C::optimiser_max_seconds, "seconds", "pgd: stop after this much time (0: no limit; each stage of a warm-started run)"},
+      {"optimiser.warm_start", &C::optimiser_warm_start, "",
+       "pgd with loss.kind = soft-pld: none (start at Alg. 2's Gaussian) or renyi (first the preconditioned gradient on "
+       "Gilani et al.'s gamma, steepest as in Alg. 3, then on the soft-PLD objective from its table with optimiser.direction)"},
+      {"optimiser.warm_start_iterations", &C::optimiser_warm_start_iterations, "iterations",
+       "pgd: iterations of the renyi warm start (0: optimiser.iterations)"},
       {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
       {"schedule.utility_weight_halving_epochs", &C::schedule_utility_weight_halving_epochs, "epochs", "gamma of eq. (3)"},
       {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
@@ -151,7 +163,8 @@ WholeRange whole_range(const std::string& name) {
       {"model.window", {1, 1000000}},
       {"optimiser.iterations", {0, 1000000000}},
       {"optimiser.line_search_halvings", {1, 200}},
-      {"optimiser.alpha_update_every", {0, 1000000000}},  // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
+      {"optimiser.alpha_update_every", {0, 1000000000}},
+      {"optimiser.warm_start_iterations", {0, 1000000000}},  // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
       {"loss.compositions", {1, 1000000000}},
       {"loss.buckets", {2, 1000000}},
       {"optimiser.epochs", {0, 1000000000}},
@@ -360,7 +373,8 @@ void TrainingConfig::validate() const {
   require_one_of(optimiser_kind, "optimiser.kind", {"adam", "pgd"});
   require(!family || optimiser_kind == "pgd", "optimiser.kind", "must be pgd for model.kind = geometric-tail");
   require(family || optimiser_kind == "adam", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
-  require(!family || loss_kind == "renyi", "loss.kind", "must be renyi for model.kind = geometric-tail");
+  require(!family || loss_kind == "renyi" || loss_kind == "soft-pld", "loss.kind",
+          "must be renyi or soft-pld for model.kind = geometric-tail");
   require(!family || target_mode == "none", "target.mode", "must be none for model.kind = geometric-tail (the cost is a constraint)");
   require(!family || pair_kind == "additive", "pair.kind", "must be additive for model.kind = geometric-tail");
   require(loss_delta > 0.0 && loss_delta < 1.0, "loss.delta", "must be in (0, 1)");
@@ -368,6 +382,11 @@ void TrainingConfig::validate() const {
   require_one_of(loss_rdp_conversion, "loss.rdp_conversion", {"mironov", "balle"});
   require_one_of(loss_alpha_update, "loss.alpha_update", {"gradient", "newton"});
   require_one_of(optimiser_direction, "optimiser.direction", {"steepest", "lbfgs"});
+  require_one_of(loss_soft_pld_minimise, "loss.soft_pld_minimise", {"epsilon", "log-delta"});
+  require_one_of(loss_soft_pld_shifts, "loss.soft_pld_shifts", {"envelope", "worst-shift"});
+  require_one_of(optimiser_warm_start, "optimiser.warm_start", {"none", "renyi"});
+  require(optimiser_warm_start == "none" || (family && loss_kind == "soft-pld"), "optimiser.warm_start",
+          "renyi applies to model.kind = geometric-tail with loss.kind = soft-pld");
   require(optimiser_relative_tolerance >= 0.0 && optimiser_relative_tolerance < 1.0, "optimiser.relative_tolerance", "must be in [0, 1)");
   require(optimiser_max_seconds >= 0.0 && std::isfinite(optimiser_max_seconds), "optimiser.max_seconds", "must be finite and >= 0");
   require(positive(model_slope), "model.slope", "must be positive");

@@ -50,6 +50,8 @@ struct TrainingConfig {
   double loss_alpha = 0.0;
   std::string loss_rdp_conversion = "mironov";
   std::string loss_alpha_update = "gradient";
+  std::string loss_soft_pld_minimise = "epsilon";
+  std::string loss_soft_pld_shifts = "envelope";
   // utility
   std::string utility_kind = "l1";
   double utility_tail_threshold = 1.0;
@@ -65,6 +67,8 @@ struct TrainingConfig {
   int64_t optimiser_alpha_update_every = 10;
   double optimiser_relative_tolerance = 1e-10;
   double optimiser_max_seconds = 0.0;
+  std::string optimiser_warm_start = "none";
+  int64_t optimiser_warm_start_iterations = 0;
   // schedule (Sommer et al., eq. 3)
   double schedule_utility_weight_start = 0.5;
   double schedule_utility_weight_halving_epochs = 2500.0;
