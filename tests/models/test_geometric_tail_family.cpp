@@ -72,7 +72,7 @@ double coefficient_cost(const GeometricTailShape& shape, const std::vector<doubl
 
 }  // namespace
 
-TEST_CASE("family domain and cost names parse and print; shapes are validated naming the key", "[geometric_tail]") {
+TEST_CASE("family domain and cost names parse and print, and shapes are validated naming the key", "[geometric_tail]") {
   CHECK(parse_family_domain("continuous") == FamilyDomain::kContinuous);
   CHECK(parse_family_domain("discrete") == FamilyDomain::kDiscrete);
   CHECK(to_string(FamilyDomain::kDiscrete) == "discrete");
