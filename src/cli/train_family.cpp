@@ -351,7 +351,7 @@ void run_train_family(const TrainOptions& options) {
   extra["pair"] = {{"kind", "additive"}, {"sensitivity", s.pair.sensitivity}, {"shift_bins", s.shift_bins}};
   extra["training"] = {{"optimiser", "pgd"},
                        {"direction", c.optimiser_direction},
-                       {"iterations", summary.iterations},
+                       {"iterations", summary.iterations + warm_summary.iterations},
                        {"seconds", summary.seconds + warm_summary.seconds},
                        {"termination", summary.termination},
                        {"max_constraint_residual", summary.max_constraint_residual}};
