@@ -11,6 +11,7 @@ set grid
 gauss(x) = exp(-x*x / 50.0) / sqrt(2 * pi * 25.0)
 plot results."/runs/steepest-12000/noise.csv" skip 1 using 1:($2 / 0.05) with lines lw 2 lc rgb "#1f77b4" title "steepest, 12000 iterations", \
      results."/runs/lbfgs-3000/noise.csv" skip 1 using 1:($2 / 0.05) with lines lw 1.5 lc rgb "#2ca02c" title "L-BFGS, 3000 iterations", \
+     results."/runs/soft-pld-lbfgs-1000/noise.csv" skip 1 using 1:($2 / 0.05) with lines lw 1.5 lc rgb "#9467bd" title "soft PLD (ours), L-BFGS after Renyi", \
      gauss(x) with lines lw 1 dt 2 lc rgb "#d62728" title "Gaussian, sigma = 5"
 set output results."/alpha.png"
 set xrange [*:*]

@@ -276,10 +276,10 @@ void run_train_family(const TrainOptions& options) {
   s.lock = std::make_unique<RunDirectoryLock>(s.directory);
   write_file_atomically(s.directory / "config.yaml", c.to_yaml(), /*overwrite=*/true);
   spdlog::info("training the {} geometric-tail family (N = {}, r = {}, bin width {}) under {} cost {} with the preconditioned "
-               "gradient ({}) on {}, n = {}, alpha from {:.6g}; run directory {}",
+               "gradient ({}) on {}, n = {}{}; run directory {}",
                c.model_domain, s.shape.window, format_exact(s.shape.ratio), format_exact(s.shape.bin_width), c.model_cost,
-               format_exact(c.model_cost_budget), c.optimiser_direction, objective_name, n, start_alpha,
-               s.directory.string());
+               format_exact(c.model_cost_budget), c.optimiser_direction, objective_name, n,
+               !soft_pld || warm_start ? fmt::format(", alpha from {:.6g}", start_alpha) : "", s.directory.string());
   PreconditionedGradientSummary warm_summary;
   if (warm_start) {
     PreconditionedGradientOptions warm_pgd = pgd;
