@@ -107,6 +107,13 @@ FamilySetup set_up_family(const TrainOptions& options) {
   if (s.shift_bins < 1) throw InputError("pair.sensitivity must be at least one bin (model.bin_width)");
   if (s.shift_bins > 1000)
     throw InputError(fmt::format("pair.sensitivity / model.bin_width = {} bins: at most 1000 shifts are supported", s.shift_bins));
+  // The objective holds one row of 2N + m + 1 log-summands per shift (float64, and as much again for the
+  // gradient): cap it at 5e7 entries (about 1 GB in all) rather than fail an allocation.
+  const double entries = static_cast<double>(s.shift_bins) * static_cast<double>(2 * s.shape.window + s.shift_bins + 1);
+  if (entries > 5e7)
+    throw InputError(fmt::format("model.window {} with {} shifts (pair.sensitivity / model.bin_width) needs {:.3g} objective "
+                                 "entries, more than the limit 5e7: lower model.window or widen model.bin_width",
+                                 s.shape.window, s.shift_bins, entries));
   s.pair.kind = PairKind::kAdditive;
   s.pair.sensitivity = static_cast<double>(s.shift_bins) * s.shape.bin_width;
   s.pair.shifts = parse_shift_policy(c.certification_shifts);

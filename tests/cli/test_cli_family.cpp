@@ -178,6 +178,7 @@ TEST_CASE("train geometric-tail refuses what it cannot do with one line naming t
       {"--set model.tail_ratio=1", "model.tail_ratio"},
       {"--set model.cost_budget=0.0001", "model.cost_budget"},
       {"--set model.windw=10", "model.window"},
+      {"--set model.window=1000000 --set model.bin_width=0.01", "model.window 1000000 with 100 shifts"},
   };
   for (const auto& [overrides, culprit] : cases) {
     const Run run = run_noiselearn(std::string("train family.yaml --out run ") + overrides, dir);
