@@ -172,7 +172,7 @@ TEST_CASE("train geometric-tail refuses what it cannot do with one line naming t
   std::ofstream(dir / "family.yaml") << kContinuousConfig;
   const std::pair<const char*, const char*> cases[] = {
       {"--set optimiser.kind=adam", "optimiser.kind"},
-      {"--set loss.kind=soft-pld", "loss.kind"},
+      {"--set loss.kind=moments-accountant", "loss.kind"},
       {"--set pair.sensitivity=0.125", "pair.sensitivity 0.125"},
       {"--set model.domain=discrete", "model.bin_width"},
       {"--set model.tail_ratio=1", "model.tail_ratio"},
