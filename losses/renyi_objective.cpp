@@ -243,8 +243,97 @@ ConvertedEpsilon RenyiFamilyObjective::alpha_derivatives(const torch::Tensor& th
 
 double RenyiFamilyObjective::newton_update(const torch::Tensor& theta) {
   const ConvertedEpsilon d = alpha_derivatives(theta);
-  options_.alpha = guarded_newton_alpha(options_.alpha, d.first, d.second);
+  return accept_alpha(theta, guarded_newton_alpha(options_.alpha, d.first, d.second), d.value);
+}
+
+double RenyiFamilyObjective::accept_alpha(const torch::Tensor& theta, double candidate, double value_before) {
+  // The Newton step uses the worst shift's G (or the smooth max's); the max over shifts is convex in alpha too
+  // but has kinks where the worst shift changes, and a step across one can increase gamma. So the step is
+  // halved until gamma (the max over every shift) decreases, at most 30 times; otherwise alpha stays.
+  const double before = options_.alpha;
+  for (int halving = 0; halving < 30 && candidate != before; ++halving) {
+    options_.alpha = candidate;
+    if (value(theta) < value_before) return options_.alpha;
+    candidate = before + 0.5 * (candidate - before);
+  }
+  options_.alpha = before;
+  return before;
+}
+
+double RenyiFamilyObjective::minimise_alpha(const torch::Tensor& theta) {
+  for (int step = 0; step < 50; ++step) {
+    const double before = options_.alpha;
+    newton_update(theta);
+    if (!(std::abs(options_.alpha - before) > 1e-12 * before)) break;
+  }
   return options_.alpha;
+}
+
+MaxNewtonModel RenyiFamilyObjective::newton_model(const torch::Tensor& theta, const std::vector<double>& weights) const {
+  const RenyiFamilyEvaluation e = evaluate(theta);
+  const torch::Tensor cpu = theta.detach().to(torch::kCPU).to(torch::kDouble).contiguous();
+  const int64_t n = window_, m = options_.max_shift;
+  const double* log_p = cpu.data_ptr<double>();
+  const double log_r = std::log(tail_ratio_), alpha = options_.alpha, log_tail = -std::log1p(-tail_ratio_);
+  const auto index = [n](int64_t i) { return std::min<int64_t>(i < 0 ? -i : i, n); };
+  const auto log_probability = [&](int64_t i) {
+    const int64_t k = i < 0 ? -i : i;
+    return k <= n ? log_p[k] : log_p[n] + static_cast<double>(k - n) * log_r;
+  };
+  const double tau = options_.smooth_max_temperature;
+  std::vector<double> weight(static_cast<size_t>(m), 0.0);
+  if (tau > 0.0) {
+    double total = 0.0;
+    for (int64_t a = 0; a < m; ++a) total += weight[a] = std::exp((e.log_moments[a] - e.log_moment) / tau);
+    for (double& w : weight) w /= total;
+  } else if (static_cast<int64_t>(weights.size()) == m) {
+    for (int64_t a = 0; a < m; ++a) weight[a] = weights[a] + options_.other_shift_curvature;
+  } else {
+    for (int64_t a = 0; a < m; ++a) weight[a] = a == e.worst_shift - 1 ? 1.0 : options_.other_shift_curvature;
+  }
+  const double c = static_cast<double>(options_.compositions) / (alpha - 1.0);
+  MaxNewtonModel model;
+  model.curvature = SymmetricBandedMatrix(n + 1, m);
+  std::vector<std::vector<double>> gradients(static_cast<size_t>(m), std::vector<double>(static_cast<size_t>(n + 1), 0.0));
+  std::vector<double> values(static_cast<size_t>(m));
+  for (int64_t a = 1; a <= m; ++a) {
+    const double w = weight[static_cast<size_t>(a - 1)];
+    const double log_g = e.log_moments[static_cast<size_t>(a - 1)];
+    std::vector<double>& gradient = gradients[static_cast<size_t>(a - 1)];
+    values[static_cast<size_t>(a - 1)] =
+        convert(options_.conversion, torch::full({}, log_g, torch::kDouble), torch::full({}, alpha, torch::kDouble),
+                options_.compositions, options_.delta)
+            .item<double>();
+    for (int64_t j = -n - a + 1; j <= n - 1; ++j) {
+      const int64_t u = index(j + a), v = index(j);
+      const double pi = std::exp(alpha * log_probability(j + a) + (1.0 - alpha) * log_probability(j) - log_g);
+      if (!(pi > 0.0)) continue;
+      gradient[static_cast<size_t>(u)] += c * alpha * pi;
+      gradient[static_cast<size_t>(v)] += c * (1.0 - alpha) * pi;
+      if (u == v || !(w > 0.0)) continue;
+      const double h = c * alpha * (alpha - 1.0) * w * pi;
+      model.curvature.add(u, u, h);
+      model.curvature.add(v, v, h);
+      model.curvature.add(u, v, -h);
+    }
+    // The two tail outcomes scale with p_N (both sides in the same tail: linear in q_N, no curvature).
+    const double base = log_p[n] + log_tail;
+    const double left = std::exp(base + (1.0 - alpha) * static_cast<double>(a) * log_r - log_g);
+    const double right = std::exp(base + alpha * static_cast<double>(a) * log_r - log_g);
+    gradient[static_cast<size_t>(n)] += c * (left + right);
+  }
+  if (tau > 0.0) {
+    // One piece: the smooth max, gradient sum_a weight_a grad gamma_a.
+    std::vector<double> smooth(static_cast<size_t>(n + 1), 0.0);
+    for (int64_t a = 0; a < m; ++a)
+      for (int64_t k = 0; k <= n; ++k) smooth[static_cast<size_t>(k)] += weight[a] * gradients[a][static_cast<size_t>(k)];
+    model.gradients.push_back(std::move(smooth));
+    model.values.push_back(value(theta));
+  } else {
+    model.gradients = std::move(gradients);
+    model.values = std::move(values);
+  }
+  return model;
 }
 
 double reference_log_renyi_moment(const std::vector<double>& log_window, double tail_ratio, int64_t shift, double alpha) {

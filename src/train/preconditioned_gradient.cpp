@@ -4,8 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <sstream>
 
@@ -146,7 +148,15 @@ double impose_linear_constraints(std::vector<double>& theta, const std::vector<L
   return relative;
 }
 
-ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective) {
+std::string to_string(AlphaOuterUpdate update) { return update == AlphaOuterUpdate::kMinimise ? "minimise" : "newton"; }
+
+AlphaOuterUpdate parse_alpha_outer_update(const std::string& text) {
+  if (text == "newton") return AlphaOuterUpdate::kNewtonStep;
+  if (text == "minimise") return AlphaOuterUpdate::kMinimise;
+  throw InputError(fmt::format("optimiser.alpha_update '{}' is not one of: newton, minimise", text));
+}
+
+ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective, AlphaOuterUpdate alpha_update) {
   ConstrainedObjective out;
   out.name = "renyi gamma";
   out.value = [objective](const torch::Tensor& theta) { return objective->value(theta); };
@@ -154,9 +164,14 @@ ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective
     auto [value, gradient] = objective->value_and_gradient(theta);
     return ObjectiveEvaluation{value, gradient};
   };
-  out.outer_update = [objective](const torch::Tensor& theta) {
+  out.outer_update = [objective, alpha_update](const torch::Tensor& theta) {
     const double before = objective->alpha();
-    return objective->newton_update(theta) != before;
+    const double after =
+        alpha_update == AlphaOuterUpdate::kMinimise ? objective->minimise_alpha(theta) : objective->newton_update(theta);
+    return after != before;
+  };
+  out.newton_model = [objective](const torch::Tensor& theta, const std::vector<double>& weights) {
+    return objective->newton_model(theta, weights);
   };
   out.diagnostics = [objective](const torch::Tensor& theta) {
     const RenyiFamilyEvaluation e = objective->evaluate(theta);
@@ -183,13 +198,19 @@ ConstrainedObjective soft_pld_family_objective(std::shared_ptr<SoftPldFamilyObje
 }
 
 std::string to_string(PreconditionedDirection direction) {
-  return direction == PreconditionedDirection::kSteepest ? "steepest" : "lbfgs";
+  switch (direction) {
+    case PreconditionedDirection::kSteepest: return "steepest";
+    case PreconditionedDirection::kLbfgs: return "lbfgs";
+    case PreconditionedDirection::kNewton: return "newton";
+  }
+  return "steepest";
 }
 
 PreconditionedDirection parse_preconditioned_direction(const std::string& text) {
   if (text == "steepest") return PreconditionedDirection::kSteepest;
   if (text == "lbfgs") return PreconditionedDirection::kLbfgs;
-  throw InputError(fmt::format("optimiser.direction '{}' is not one of: steepest, lbfgs", text));
+  if (text == "newton") return PreconditionedDirection::kNewton;
+  throw InputError(fmt::format("optimiser.direction '{}' is not one of: steepest, lbfgs, newton", text));
 }
 
 void PreconditionedGradientOptions::validate() const {
@@ -204,6 +225,11 @@ void PreconditionedGradientOptions::validate() const {
   if (!(max_seconds > 0.0)) throw InputError("optimiser.max_seconds must be > 0");
   if (history_every < 1) throw InputError("optimiser.history_every must be at least 1");
   if (log_every < 0) throw InputError("optimiser.log_every must be >= 0");
+  if (checkpoint_every < 0) throw InputError("output.checkpoint_every must be >= 0");
+  if (first_iteration < 0 || first_iteration > max_iterations)
+    throw InputError(fmt::format("the checkpoint's iteration {} is beyond optimiser.iterations = {}; raise optimiser.iterations "
+                                 "to train longer",
+                                 first_iteration, max_iterations));
 }
 
 std::string PreconditionedGradientSummary::report() const {
@@ -213,6 +239,7 @@ std::string PreconditionedGradientSummary::report() const {
   out << fmt::format("  objective             {:.10g} -> {:.10g}\n", initial_objective, final_objective);
   out << fmt::format("  evaluations           {} values, {} gradients, {} outer updates\n", value_evaluations,
                      gradient_evaluations, outer_updates);
+  if (newton_fallbacks > 0) out << fmt::format("  newton fallbacks      {} (steepest steps where the Newton direction failed)\n", newton_fallbacks);
   out << fmt::format("  constraint residual   {:.3g} (largest relative, over every iterate)\n", max_constraint_residual);
   out << fmt::format("  time                  {:.3f} s\n", seconds);
   if (!history.empty()) {
@@ -243,7 +270,15 @@ class Run {
   // theta + log1p(mu d), made feasible to rounding.
   std::vector<double> step_to(double mu, const std::vector<double>& direction) {
     std::vector<double> candidate = theta_;
-    for (size_t i = 0; i < candidate.size(); ++i) candidate[i] += std::log1p(mu * direction[i]);
+    bool linear = true;  // p (1 + mu d) stays positive
+    for (double d : direction) linear = linear && 1.0 + mu * d > 0.0;
+    if (options_.direction == PreconditionedDirection::kNewton && newton_ok_ && !linear) {
+      // A long Newton step that p (1 + mu d) cannot take: p e^(mu d) instead (same first order). Short steps are
+      // linear in q, where the model lives, so Newton keeps its fast local convergence.
+      for (size_t i = 0; i < candidate.size(); ++i) candidate[i] += mu * direction[i];
+    } else {
+      for (size_t i = 0; i < candidate.size(); ++i) candidate[i] += std::log1p(mu * direction[i]);
+    }
     if (all_finite(candidate)) impose_linear_constraints(candidate, constraints_);
     return candidate;
   }
@@ -251,7 +286,17 @@ class Run {
   // and moves theta_ there.
   double line_search(const std::vector<double>& direction, double mu_start, double& f);
   void record(int64_t iteration, double f, double step, bool force);
+  void checkpoint(int64_t iteration) {
+    if (!options_.write_checkpoint) return;
+    PreconditionedCheckpoint c;
+    c.iteration = iteration;
+    c.theta = &theta_;
+    c.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    c.history = &summary_.history;
+    options_.write_checkpoint(c);
+  }
   std::vector<double> lbfgs_direction(const std::vector<double>& g_proj, const ConstraintRows& rows);
+  std::vector<double> newton_direction(const std::vector<double>& g, const std::vector<double>& g_proj, const ConstraintRows& rows);
 
   std::vector<double>& theta_;
   const std::vector<LinearConstraint>& constraints_;
@@ -260,6 +305,8 @@ class Run {
   PreconditionedGradientSummary summary_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::deque<std::pair<std::vector<double>, std::vector<double>>> memory_;  // (s, y) pairs of L-BFGS
+  bool newton_ok_ = false;  // the last Newton direction was a descent direction (not the steepest fallback)
+  std::vector<double> piece_weights_;  // the Newton model's multipliers of the pieces at the last step
 };
 
 double Run::line_search(const std::vector<double>& direction, double mu_start, double& f) {
@@ -325,13 +372,141 @@ std::vector<double> Run::lbfgs_direction(const std::vector<double>& g_proj, cons
   return d;
 }
 
+// The weights w on the simplex maximising w^T f - w^T Q w / 2 (Q positive semidefinite, a few dozen pieces):
+// accelerated projected gradient ascent (FISTA) with step 1 / trace(Q), from the indicator of the largest f.
+std::vector<double> simplex_dual(const std::vector<double>& f, const std::vector<std::vector<double>>& q) {
+  const size_t m = f.size();
+  const auto project_simplex = [m](std::vector<double> v) {  // Euclidean projection (sort and threshold)
+    std::vector<double> u = v;
+    std::sort(u.begin(), u.end(), std::greater<double>());
+    double cumulative = 0.0, threshold = 0.0;
+    for (size_t i = 0; i < m; ++i) {
+      cumulative += u[i];
+      const double t = (cumulative - 1.0) / static_cast<double>(i + 1);
+      if (u[i] - t > 0.0) threshold = t;
+    }
+    for (double& x : v) x = std::max(0.0, x - threshold);
+    return v;
+  };
+  double lipschitz = 0.0;
+  for (size_t a = 0; a < m; ++a) lipschitz += std::max(q[a][a], 0.0);
+  std::vector<double> w(m, 0.0);
+  w[static_cast<size_t>(std::max_element(f.begin(), f.end()) - f.begin())] = 1.0;
+  if (!(lipschitz > 0.0) || m == 1) return w;
+  std::vector<double> y = w, previous = w;
+  double t = 1.0;
+  for (int iteration = 0; iteration < 2000; ++iteration) {
+    std::vector<double> ascent(m);
+    for (size_t a = 0; a < m; ++a) {
+      double qy = 0.0;
+      for (size_t b = 0; b < m; ++b) qy += q[a][b] * y[b];
+      ascent[a] = y[a] + (f[a] - qy) / lipschitz;
+    }
+    w = project_simplex(ascent);
+    const double t_next = 0.5 * (1.0 + std::sqrt(1.0 + 4.0 * t * t));
+    double change = 0.0;
+    for (size_t a = 0; a < m; ++a) {
+      y[a] = w[a] + (t - 1.0) / t_next * (w[a] - previous[a]);
+      change = std::max(change, std::abs(w[a] - previous[a]));
+    }
+    previous = w;
+    t = t_next;
+    if (change < 1e-13) break;
+  }
+  return w;
+}
+
+std::vector<double> Run::newton_direction(const std::vector<double>& g, const std::vector<double>& g_proj,
+                                          const ConstraintRows& rows) {
+  // The curvature of 1-homogeneous pieces (g_alpha(p q) in q) is a weighted graph Laplacian: H 1 = 0. A ridge
+  // alone would leave H^-1 a huge eigenvalue along 1, and the constraint solve would cancel it catastrophically.
+  // So each constrained solve writes d = e + t 1 with e_k0 = 0 (k0 the largest diagonal: the Laplacian grounded
+  // there is positive definite), and minimises r^T d + e^T H e / 2 (H 1 = 0) under B d = 0:
+  //   e = -H~^-1 (r - B^T lambda),  B e + t B 1 = 0,  1^T r = lambda^T B 1   (stationarity in t),
+  // H~ the grounded H plus a ridge of 1e-10 of its largest diagonal (unknowns with no curvature at all).
+  // d(r) = -P r is linear in r; the pieces' directions d_a = d(g_a) give Q_ab = -g_a^T d_b.
+  MaxNewtonModel model = objective_.newton_model(to_tensor(theta_), piece_weights_);
+  SymmetricBandedMatrix& h = model.curvature;
+  const int64_t n = static_cast<int64_t>(g.size());
+  const size_t pieces = model.gradients.size(), k = rows.rows.size();
+  int64_t ground = 0;
+  for (int64_t i = 1; i < n; ++i)
+    if (h.at(i, i) > h.at(ground, ground)) ground = i;
+  const double ridge = std::max(1e-10 * h.largest_diagonal(), 1e-300);
+  for (int64_t j = std::max<int64_t>(0, ground - h.bandwidth()); j <= std::min(n - 1, ground + h.bandwidth()); ++j)
+    if (j != ground) h.add(ground, j, -h.at(ground, j));
+  h.add(ground, ground, 1.0 - h.at(ground, ground) - ridge);
+  for (int64_t i = 0; i < n; ++i) h.add(i, i, ridge);
+  std::vector<std::vector<double>> solves = model.gradients;
+  for (const auto& row : rows.rows) solves.push_back(row);
+  for (auto& v : solves) v[static_cast<size_t>(ground)] = 0.0;
+  std::vector<double> d(g.size(), std::numeric_limits<double>::quiet_NaN());
+  bool solved = pieces > 0 && h.solve(solves);
+  std::vector<std::vector<double>> directions(pieces);
+  if (solved) {
+    std::vector<double> row_sums(k, 0.0);
+    for (size_t r = 0; r < k; ++r) row_sums[r] = compensated_sum(rows.rows[r]);
+    // [S  b1; b1^T  0] [lambda; t] = [B y; 1^T r], S_rc = B_r . H~^-1 B_c.
+    std::vector<std::vector<double>> system(k + 1, std::vector<double>(k + 1, 0.0));
+    for (size_t r = 0; r < k; ++r) {
+      for (size_t c = 0; c < k; ++c) system[r][c] = dot(rows.rows[r], solves[pieces + c]);
+      system[r][k] = system[k][r] = row_sums[r];
+    }
+    try {
+      const auto inverse = small_inverse(system);
+      for (size_t a = 0; a < pieces; ++a) {
+        std::vector<double> right(k + 1), solution(k + 1, 0.0);
+        for (size_t r = 0; r < k; ++r) right[r] = dot(rows.rows[r], solves[a]);
+        right[k] = compensated_sum(model.gradients[a]);
+        for (size_t r = 0; r <= k; ++r)
+          for (size_t c = 0; c <= k; ++c) solution[r] += inverse[r][c] * right[c];
+        std::vector<double> da(g.size());
+        for (size_t i = 0; i < da.size(); ++i) {
+          double e = -solves[a][i];
+          for (size_t c = 0; c < k; ++c) e += solution[c] * solves[pieces + c][i];
+          da[i] = e + solution[k];
+        }
+        directions[a] = project(rows, da);  // removes the rounding of the solves
+      }
+    } catch (const std::runtime_error&) {
+      solved = false;
+    }
+  }
+  if (solved) {
+    // The dual of the max-of-pieces model: w on the simplex maximising w^T f - w^T Q w / 2, d = sum_a w_a d_a.
+    std::vector<std::vector<double>> q(pieces, std::vector<double>(pieces));
+    for (size_t a = 0; a < pieces; ++a)
+      for (size_t b = 0; b <= a; ++b) q[a][b] = q[b][a] = -0.5 * (dot(model.gradients[a], directions[b]) + dot(model.gradients[b], directions[a]));
+    piece_weights_ = pieces > 1 ? simplex_dual(model.values, q) : std::vector<double>{};
+    d.assign(g.size(), 0.0);
+    for (size_t a = 0; a < pieces; ++a) {
+      const double w = pieces > 1 ? piece_weights_[a] : 1.0;
+      if (w == 0.0) continue;
+      for (size_t i = 0; i < d.size(); ++i) d[i] += w * directions[a][i];
+    }
+  }
+  // A descent direction of the model: max_a (f_a + g_a^T d) < max_a f_a (one piece: g^T d < 0).
+  double largest = -kInfinity, predicted = -kInfinity;
+  for (size_t a = 0; a < pieces && solved; ++a) {
+    largest = std::max(largest, model.values[a]);
+    predicted = std::max(predicted, model.values[a] + dot(model.gradients[a], d));
+  }
+  newton_ok_ = solved && all_finite(d) && (pieces > 1 ? predicted < largest : dot(d, g_proj) < 0.0);
+  if (!newton_ok_) {  // not a descent direction: fall back to steepest
+    ++summary_.newton_fallbacks;
+    piece_weights_.clear();
+    for (size_t j = 0; j < d.size(); ++j) d[j] = -g_proj[j];
+  }
+  return d;
+}
+
 void Run::record(int64_t iteration, double f, double step, bool force) {
   if (!force && iteration % options_.history_every != 0) return;
   PreconditionedIteration r;
   r.iteration = iteration;
   r.objective = f;
   r.step = step;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  r.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   residuals(theta_, constraints_, &r.constraint_residual);
   if (objective_.diagnostics) {
     const ObjectiveDiagnostics d = objective_.diagnostics(to_tensor(theta_));
@@ -354,6 +529,9 @@ PreconditionedGradientSummary Run::run() {
       throw InputError(fmt::format("preconditioned gradient: constraint '{}' has {} coefficients for {} unknowns", c.name,
                                    c.coefficients.size(), theta_.size()));
   if (!all_finite(theta_)) throw InputError("preconditioned gradient: the starting log-probabilities must be finite");
+  if (options_.direction == PreconditionedDirection::kNewton && !objective_.newton_model)
+    throw InputError(fmt::format("optimiser.direction newton needs the objective's curvature, which '{}' does not provide "
+                                 "(use steepest or lbfgs)", objective_.name));
   double relative = 0.0;
   residuals(theta_, constraints_, &relative);
   if (relative > 1e-9)
@@ -364,14 +542,17 @@ PreconditionedGradientSummary Run::run() {
   ObjectiveEvaluation current = objective_.value_and_gradient(to_tensor(theta_));
   ++summary_.gradient_evaluations;
   double f = current.value;
-  summary_.initial_objective = f;
+  summary_.history = options_.history_before;
+  summary_.initial_objective = summary_.history.empty() ? f : summary_.history.front().objective;
+  summary_.iterations = options_.first_iteration;
   if (!std::isfinite(f)) throw InputError(fmt::format("preconditioned gradient: the objective at the start is {}", f));
-  record(0, f, 0.0, true);
+  // Resuming: the checkpoint's last record is this point; re-recording it keeps its step.
+  record(options_.first_iteration, f, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
   std::vector<double> previous_theta, previous_g_proj;
   int64_t slow = 0, iteration = 0;
   bool outer_just_ran = false;
   summary_.termination = "iteration limit reached";
-  for (iteration = 1; iteration <= options_.max_iterations; ++iteration) {
+  for (iteration = options_.first_iteration + 1; iteration <= options_.max_iterations; ++iteration) {
     const std::vector<double> g = to_vector(current.gradient);
     if (!all_finite(g)) {
       summary_.stopped_by_guard = true;
@@ -391,6 +572,8 @@ PreconditionedGradientSummary Run::run() {
     std::vector<double> direction;
     if (options_.direction == PreconditionedDirection::kLbfgs) {
       direction = lbfgs_direction(g_proj, rows);
+    } else if (options_.direction == PreconditionedDirection::kNewton) {
+      direction = newton_direction(g, g_proj, rows);
     } else {
       direction.resize(g_proj.size());
       for (size_t i = 0; i < g_proj.size(); ++i) direction[i] = -g_proj[i];
@@ -403,11 +586,24 @@ PreconditionedGradientSummary Run::run() {
       summary_.termination = fmt::format("the projected gradient vanished at iteration {}", iteration);
       break;
     }
-    const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !memory_.empty() ? std::min(1.0, mu_ub) : mu_ub;
+    // L-BFGS and Newton propose a full step of 1 (Newton's steps are exponential in p: no positivity bound).
+    const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !memory_.empty() ? std::min(1.0, mu_ub)
+                            : options_.direction == PreconditionedDirection::kNewton && newton_ok_ ? 1.0
+                                                                                                   : mu_ub;
     const double f_before = f;
     previous_theta = theta_;
     previous_g_proj = g_proj;
-    const double step = line_search(direction, mu_start, f);
+    double step = line_search(direction, mu_start, f);
+    if (step == 0.0 && options_.direction == PreconditionedDirection::kNewton && newton_ok_) {
+      // The Newton model failed (a kink of the max over shifts): try the steepest direction before giving up.
+      newton_ok_ = false;
+      ++summary_.newton_fallbacks;
+      for (size_t i = 0; i < direction.size(); ++i) direction[i] = -g_proj[i];
+      double ub = kInfinity;
+      for (double d : direction)
+        if (d < 0.0) ub = std::min(ub, -1.0 / d);
+      if (std::isfinite(ub)) step = line_search(direction, ub, f);
+    }
     summary_.iterations = iteration;
     summary_.max_constraint_residual = std::max(summary_.max_constraint_residual, [&] {
       double r = 0.0;
@@ -451,6 +647,8 @@ PreconditionedGradientSummary Run::run() {
                                          options_.relative_progress_tolerance, options_.patience, iteration);
       break;
     }
+    if (options_.checkpoint_every > 0 && iteration % options_.checkpoint_every == 0 && iteration < options_.max_iterations)
+      checkpoint(iteration);
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > options_.max_seconds) {
       summary_.termination = fmt::format("time limit {} s reached at iteration {}", options_.max_seconds, iteration);
       break;
@@ -458,7 +656,8 @@ PreconditionedGradientSummary Run::run() {
   }
   summary_.final_objective = f;
   record(summary_.iterations, f, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
-  summary_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  summary_.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  checkpoint(summary_.iterations);
   return summary_;
 }
 

@@ -66,12 +66,24 @@ struct ConstrainedObjective {
   std::function<bool(const torch::Tensor& theta)> outer_update;
   // Optional: the diagnostics of a history record.
   std::function<ObjectiveDiagnostics(const torch::Tensor& theta)> diagnostics;
+  // Optional: the objective as a max of smooth pieces with a banded curvature in q = p_new / p at q = 1, given
+  // the pieces' weights of the previous step (empty: none yet). The Newton direction needs it.
+  std::function<MaxNewtonModel(const torch::Tensor& theta, const std::vector<double>& weights)> newton_model;
 };
 
+// How the outer update moves alpha.
+enum class AlphaOuterUpdate {
+  kNewtonStep,  // one guarded Newton step (Alg. 3 line 21)
+  kMinimise,    // Newton steps until alpha minimises gamma at the current p (ours; G is convex in alpha)
+};
+std::string to_string(AlphaOuterUpdate update);
+AlphaOuterUpdate parse_alpha_outer_update(const std::string& text);  // "newton", "minimise"
+
 // The paper's objective: gamma(alpha) of eq. 25 (or the conversion chosen in the options) at the current
-// alpha, with the guarded Newton step of alpha as the outer update. The objective object is shared: its alpha
-// is the one the run ends with.
-ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective);
+// alpha, with alpha's update as the outer update, and the objective's banded curvature. The objective object is
+// shared: its alpha is the one the run ends with.
+ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective,
+                                            AlphaOuterUpdate alpha_update = AlphaOuterUpdate::kNewtonStep);
 
 // The soft-PLD objective (ours, losses/soft_pld_family_objective.hpp): the soft epsilon at delta (or log delta at
 // epsilon) of the composed envelope over the shifts, the certified quantity made smooth. No outer update; the
@@ -86,9 +98,29 @@ enum class PreconditionedDirection {
   // `lbfgs_memory` pairs, projected again onto the constraints; falls back to -g_proj when the result is not a
   // descent direction, and forgets its memory when the outer update changes the objective.
   kLbfgs,
+  // Newton (ours; an SQP step for a max of pieces): minimises max_a (f_a + g_a^T d) + d^T H d / 2 subject to
+  // B d = 0, H the objective's banded q-space curvature (newton_model). By duality the step is
+  // d = -P sum_a w_a g_a, P the constrained inverse of H, w maximising w^T f - w^T Q w / 2 over the simplex
+  // (Q_ab = g_a^T P g_b, a small QP): one banded factorisation and one solve per piece. With one piece it is
+  // Newton's method. The step is theta + mu d (multiplicative in p, so p stays positive), made feasible by the
+  // same correction, mu from 1 down by halvings; if that fails the steepest direction is tried. For the Renyi
+  // objective at fixed alpha each piece g_alpha(p, a) is convex in q: a few dozen iterations where the
+  // steepest method takes thousands.
+  kNewton,
 };
 std::string to_string(PreconditionedDirection direction);
-PreconditionedDirection parse_preconditioned_direction(const std::string& text);  // "steepest", "lbfgs"
+PreconditionedDirection parse_preconditioned_direction(const std::string& text);  // "steepest", "lbfgs", "newton"
+
+struct PreconditionedIteration;
+
+// What a checkpoint holds: the iterate after `iteration` iterations (counted over every session), the training
+// time so far and the history records so far. The objective's own state (alpha) is the caller's to save.
+struct PreconditionedCheckpoint {
+  int64_t iteration = 0;
+  const std::vector<double>* theta = nullptr;
+  double seconds = 0.0;
+  const std::vector<PreconditionedIteration>* history = nullptr;
+};
 
 struct PreconditionedGradientOptions {
   int64_t max_iterations = 2000;
@@ -113,6 +145,16 @@ struct PreconditionedGradientOptions {
   double max_seconds = std::numeric_limits<double>::infinity();
   int64_t history_every = 1;  // a history record every N iterations (and the last)
   int64_t log_every = 0;      // a progress line (spdlog info) every N iterations; 0: never
+  // Checkpoints: write_checkpoint every `checkpoint_every` iterations and at the end (0 or no callback: none). An
+  // exception it throws ends the run (the caller reports it).
+  int64_t checkpoint_every = 0;
+  std::function<void(const PreconditionedCheckpoint&)> write_checkpoint;
+  // Resuming from a checkpoint: its iteration count, time and history. Iterations are numbered on from
+  // first_iteration, max_iterations counts them all (so first_iteration + the iterations of this session), and
+  // the records' seconds continue from seconds_before.
+  int64_t first_iteration = 0;
+  double seconds_before = 0.0;
+  std::vector<PreconditionedIteration> history_before;
   void validate() const;      // InputError naming the field
 };
 
@@ -132,6 +174,7 @@ struct PreconditionedGradientSummary {
   int64_t value_evaluations = 0;
   int64_t gradient_evaluations = 0;
   int64_t outer_updates = 0;
+  int64_t newton_fallbacks = 0;  // Newton directions replaced by the steepest one (not a descent direction)
   double initial_objective = 0.0;
   double final_objective = 0.0;
   double seconds = 0.0;

@@ -4,10 +4,14 @@
 // Prints: the time of one objective + gradient and of one full line search (51 values) next to the yardstick,
 // the plain per-term loop over every outcome and shift (reference_log_renyi_moment); then the time (one
 // thread by default) for the PGD to bring gamma below a target, with the final gamma and alpha (paper: alpha
-// about 12.58). Usage: bench_renyi [--threads N] [--target GAMMA] [--iterations K] [--direction steepest|lbfgs]
+// about 12.58); for the Newton direction (ours) the time of its model and banded solve next to a dense solve of
+// the same system, and the Newton run to the same target.
+// Usage: bench_renyi [--threads N] [--target GAMMA] [--iterations K] [--direction steepest|lbfgs|newton]
+//        [--compare yes]
 #include <fmt/format.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -61,6 +65,34 @@ int main(int argc, char** argv) {
   fmt::print("  full line search, 51 values               {:8.3f} ms (median {:.3f})\n", 1e3 * line_search.best, 1e3 * line_search.median);
   fmt::print("  yardstick: per-term loop, one value       {:8.3f} ms (median {:.3f})\n", 1e3 * yardstick.best, 1e3 * yardstick.median);
 
+  // The Newton direction's cost: its model (per-shift gradients and the banded curvature) and one banded
+  // factorisation with 23 right-hand sides, against a dense LAPACK solve of the same (grounded) matrix.
+  const auto model_time = bench::time_of(1, 10, [&] { objective->newton_model(theta, {}); });
+  MaxNewtonModel model = objective->newton_model(theta, {});
+  SymmetricBandedMatrix grounded = model.curvature;
+  for (int64_t i = 0; i <= shape.window; ++i) grounded.add(i, i, 1e-10 * model.curvature.largest_diagonal() + (i == 0 ? 1.0 : 0.0));
+  std::vector<std::vector<double>> right_hand_sides = model.gradients;
+  right_hand_sides.resize(23, std::vector<double>(static_cast<size_t>(shape.window + 1), 1.0));
+  const auto banded_time = bench::time_of(1, 10, [&] {
+    auto copy = right_hand_sides;
+    if (!grounded.solve(copy)) std::puts("banded solve failed");
+  });
+  const auto dense_time = bench::time_of(1, 3, [&] {
+    const int64_t n = shape.window + 1;
+    torch::Tensor a = torch::zeros({n, n}, torch::kDouble);
+    auto acc = a.accessor<double, 2>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = std::max<int64_t>(0, i - 20); j <= std::min(n - 1, i + 20); ++j) acc[i][j] = grounded.at(i, j);
+    torch::Tensor b = torch::zeros({n, 23}, torch::kDouble);
+    torch::linalg_solve(a, b);
+  });
+  fmt::print("  Newton model (gradients of 20 shifts, banded curvature)  {:8.3f} ms (median {:.3f})\n", 1e3 * model_time.best,
+             1e3 * model_time.median);
+  fmt::print("  banded Cholesky, n = 2001, bandwidth 20, 23 right sides  {:8.3f} ms (median {:.3f})\n", 1e3 * banded_time.best,
+             1e3 * banded_time.median);
+  fmt::print("  yardstick: dense LAPACK solve of the same system          {:8.3f} ms (median {:.3f})\n", 1e3 * dense_time.best,
+             1e3 * dense_time.median);
+
   const auto run = [&](PreconditionedDirection dir, bool exhaustive, int halvings) {
     auto fresh = std::make_shared<RenyiFamilyObjective>(shape.window, shape.ratio, objective_options);
     std::vector<double> x = log_window;
@@ -72,6 +104,7 @@ int main(int argc, char** argv) {
     options.line_search_halvings = halvings;
     options.history_every = 100;
     options.max_seconds = 600;
+    options.outer_update_every = dir == PreconditionedDirection::kNewton ? 1 : 10;
     const std::vector<LinearConstraint> constraints = {
         {"normalisation", normalisation_coefficients(shape), 1.0},
         {"variance", cost_coefficients(shape, {CostKind::kSquare, 0.0}), sigma * sigma}};
@@ -83,6 +116,7 @@ int main(int argc, char** argv) {
   fmt::print("time to gamma <= {} (Mironov conversion at the current alpha; Gaussian start: gamma(alpha0) = {:.6f}):\n",
              target, objective->value(theta));
   run(direction, false, 50);
+  if (direction != PreconditionedDirection::kNewton) run(PreconditionedDirection::kNewton, false, 50);
   if (std::strcmp(argument(argc, argv, "--compare", "no"), "yes") == 0) {
     run(direction, true, 50);
     run(PreconditionedDirection::kSteepest, true, 10);

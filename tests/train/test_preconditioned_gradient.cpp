@@ -165,3 +165,103 @@ TEST_CASE("PGD refuses an infeasible start and bad options, naming them", "[pgd]
   CHECK(parse_preconditioned_direction("lbfgs") == PreconditionedDirection::kLbfgs);
   CHECK_THROWS_AS(parse_preconditioned_direction("adam"), InputError);
 }
+
+TEST_CASE("Newton direction, one shift, fixed alpha: 100 times closer to the KKT conditions than steepest, and lower", "[pgd]") {
+  // With m = 1 there is one piece, g_alpha(p, 1) is convex in p, the constraints are linear: the minimiser has
+  // a zero projected gradient (grad_theta gamma = B^T lambda). After 40 iterations the Newton direction must be
+  // far closer to it than the steepest method. (Measured: 6.1e-3 against 1.4e-5; Newton converges linearly here,
+  // about 0.93 per iteration at the end, not quadratically: see the closing note.) The steepest method run 50
+  // times longer must not beat it.
+  SmallProblem problem;
+  RenyiFamilyObjectiveOptions options;
+  options.max_shift = 1;
+  options.compositions = 10;
+  options.delta = 1e-6;
+  options.alpha = 8.0;
+  const auto objective = std::make_shared<RenyiFamilyObjective>(problem.shape.window, problem.shape.ratio, options);
+  const auto projected_gradient_norm = [&](const std::vector<double>& theta) {
+    const torch::Tensor t = torch::tensor(theta, torch::kDouble);
+    const torch::Tensor g = objective->value_and_gradient(t).second;
+    // least squares of g on the constraint rows B = c * p (normal equations, 2 x 2)
+    std::vector<std::vector<double>> rows;
+    for (const auto& c : problem.constraints) {
+      std::vector<double> row;
+      for (size_t i = 0; i < theta.size(); ++i) row.push_back(c.coefficients[i] * std::exp(theta[i]));
+      rows.push_back(row);
+    }
+    const auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+      double s = 0.0;
+      for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+      return s;
+    };
+    std::vector<double> gv(g.data_ptr<double>(), g.data_ptr<double>() + g.numel());
+    const double a00 = dot(rows[0], rows[0]), a01 = dot(rows[0], rows[1]), a11 = dot(rows[1], rows[1]);
+    const double b0 = dot(rows[0], gv), b1 = dot(rows[1], gv), det = a00 * a11 - a01 * a01;
+    const double l0 = (a11 * b0 - a01 * b1) / det, l1 = (a00 * b1 - a01 * b0) / det;
+    double worst = 0.0;
+    for (size_t i = 0; i < gv.size(); ++i) worst = std::max(worst, std::abs(gv[i] - l0 * rows[0][i] - l1 * rows[1][i]));
+    return worst;
+  };
+  double residual[2], finals[2];
+  int64_t iterations[2];
+  for (int newton = 0; newton < 2; ++newton) {
+    std::vector<double> theta = problem.start;
+    PreconditionedGradientOptions pgd;
+    pgd.max_iterations = 40;
+    pgd.outer_update_every = 0;
+    pgd.direction = newton ? PreconditionedDirection::kNewton : PreconditionedDirection::kSteepest;
+    const PreconditionedGradientSummary summary =
+        preconditioned_gradient_descent(theta, problem.constraints, renyi_family_objective(objective), pgd);
+    INFO(summary.report());
+    for (size_t k = 1; k < summary.history.size(); ++k) CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
+    CHECK(summary.max_constraint_residual <= 1e-12);
+    residual[newton] = projected_gradient_norm(theta);
+    finals[newton] = summary.final_objective;
+    iterations[newton] = summary.iterations;
+  }
+  INFO("projected gradient: steepest " << residual[0] << ", newton " << residual[1] << " after " << iterations[1]);
+  CHECK(residual[0] > 1e2 * residual[1]);
+  CHECK(finals[1] <= finals[0]);
+  std::vector<double> theta = problem.start;
+  PreconditionedGradientOptions long_steepest;
+  long_steepest.max_iterations = 2000;
+  long_steepest.outer_update_every = 0;
+  const PreconditionedGradientSummary summary =
+      preconditioned_gradient_descent(theta, problem.constraints, renyi_family_objective(objective), long_steepest);
+  CHECK(finals[1] <= summary.final_objective);
+}
+
+TEST_CASE("Newton direction with every shift and alpha minimised: below the steepest method's long run, monotone, feasible", "[pgd]") {
+  SmallProblem problem;
+  double finals[2];
+  for (int newton = 0; newton < 2; ++newton) {
+    auto objective = problem.objective();
+    std::vector<double> theta = problem.start;
+    PreconditionedGradientOptions pgd;
+    pgd.max_iterations = newton ? 60 : 3000;
+    pgd.outer_update_every = newton ? 1 : 10;
+    pgd.direction = newton ? PreconditionedDirection::kNewton : PreconditionedDirection::kSteepest;
+    const PreconditionedGradientSummary summary = preconditioned_gradient_descent(
+        theta, problem.constraints,
+        renyi_family_objective(objective, newton ? AlphaOuterUpdate::kMinimise : AlphaOuterUpdate::kNewtonStep), pgd);
+    INFO(summary.report());
+    // Every accepted step and every alpha update lowers gamma (the alpha update is safeguarded).
+    for (size_t k = 1; k < summary.history.size(); ++k) CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
+    CHECK(summary.max_constraint_residual <= 1e-12);
+    finals[newton] = summary.final_objective;
+  }
+  INFO("steepest 3000: " << finals[0] << ", newton 60: " << finals[1]);
+  CHECK(finals[1] <= finals[0]);
+}
+
+TEST_CASE("the Newton direction needs an objective with a model: the soft-PLD objective is refused by name", "[pgd]") {
+  SmallProblem problem;
+  ConstrainedObjective bare = renyi_family_objective(problem.objective());
+  bare.newton_model = nullptr;
+  bare.name = "bare";
+  std::vector<double> theta = problem.start;
+  PreconditionedGradientOptions pgd;
+  pgd.direction = PreconditionedDirection::kNewton;
+  CHECK_THROWS_WITH(preconditioned_gradient_descent(theta, problem.constraints, bare, pgd),
+                    Catch::Contains("newton") && Catch::Contains("bare"));
+}
