@@ -300,7 +300,7 @@ Command make_train_command(CLI::App& parent) {
       app->add_option("--seed", *seed, "Random seed: overrides the config's optimiser.seed (a whole number >= 0)")
           ->check(CLI::NonNegativeNumber);
   app->add_flag("--force", o->force, "Overwrite a non-empty run directory");
-  app->add_flag("--resume", o->resume, "Continue from the run directory's checkpoint.pt (same config; optimiser.epochs may grow)");
+  app->add_flag("--resume", o->resume, "Continue from the run directory's checkpoint.pt (same config; optimiser.epochs, or optimiser.iterations for pgd, may grow)");
   return Command{app, [o, seed, seed_option] {
                    if (seed_option->count() > 0) o->seed = *seed;
                    run_train(*o);

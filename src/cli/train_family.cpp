@@ -6,6 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "accounting/certificate.hpp"
 #include "accounting/continuous_mechanisms.hpp"
@@ -17,6 +21,7 @@
 #include "core/utility.hpp"
 #include "io/atomic_file.hpp"
 #include "io/certificate_files.hpp"
+#include "io/checkpoint_file.hpp"
 #include "io/plots.hpp"
 #include "io/run_directory.hpp"
 #include "io/run_directory_lock.hpp"
@@ -24,6 +29,7 @@
 #include "io/training_config.hpp"
 #include "losses/renyi_objective.hpp"
 #include "losses/soft_pld_family_objective.hpp"
+#include "cli/train_setup.hpp"
 #include "models/geometric_tail_family.hpp"
 #include "train/preconditioned_gradient.hpp"
 
@@ -97,8 +103,14 @@ FamilySetup set_up_family(const TrainOptions& options) {
     s.config.validate();
   }
   const TrainingConfig& c = s.config;
-  if (options.resume) throw InputError("--resume applies to Adam runs; a geometric-tail run (optimiser.kind = pgd) starts afresh");
   s.directory = options.out.empty() ? fs::path("runs") / fs::path(options.config).stem() : fs::path(options.out);
+  if (options.resume) {
+    if (!fs::is_directory(s.directory)) throw InputError(fmt::format("--resume: run directory {} does not exist", s.directory.string()));
+    s.lock = std::make_unique<RunDirectoryLock>(s.directory);  // before reading what another run could be writing
+    if (!fs::exists(s.directory / "checkpoint.pt"))
+      throw InputError(fmt::format("--resume: {} has no checkpoint.pt", s.directory.string()));
+    require_same_run(c, s.directory, "optimiser.iterations");
+  }
   s.shape = shape_of(c);
   s.cost.kind = parse_cost_kind(c.model_cost);
   s.cost.threshold = c.model_cost_threshold;
@@ -219,6 +231,71 @@ std::string justification_for(const FamilySetup& s, const std::string& accountan
          "coin, so whole-bin shifts cover every real difference in [-s, s] (Thm 3.6 for the hockey-stick divergence)";
 }
 
+// checkpoint.pt of a family run (io/checkpoint_file.hpp adds the header and checksum): JSON with the stage
+// ("warm": the Renyi warm start, "main"), the iteration count and time of that stage, alpha, theta = log p_0 .. log p_N
+// (every double written with 17 significant digits, so that a resumed run continues from the same point) and the
+// stage's history; for the main stage of a warm-started run also the warm start's summary.
+nlohmann::json history_json(const std::vector<PreconditionedIteration>& history) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& h : history)
+    out.push_back({h.iteration, h.alpha, h.worst_shift, h.gamma, h.objective, h.step, h.seconds, h.constraint_residual});
+  return out;
+}
+
+std::vector<PreconditionedIteration> history_of(const nlohmann::json& rows) {
+  std::vector<PreconditionedIteration> out;
+  for (const auto& r : rows) {
+    PreconditionedIteration h;
+    h.iteration = r.at(0).get<int64_t>();
+    const auto number = [](const nlohmann::json& x) {
+      return x.is_null() ? std::numeric_limits<double>::quiet_NaN() : x.get<double>();  // NaN is written as null
+    };
+    h.alpha = number(r.at(1));
+    h.worst_shift = r.at(2).get<int64_t>();
+    h.gamma = number(r.at(3));
+    h.objective = number(r.at(4));
+    h.step = number(r.at(5));
+    h.seconds = number(r.at(6));
+    h.constraint_residual = number(r.at(7));
+    out.push_back(h);
+  }
+  return out;
+}
+
+struct FamilyCheckpoint {
+  std::string stage;  // "warm" or "main"
+  int64_t iteration = 0;
+  double seconds = 0.0;
+  double alpha = 0.0;
+  std::vector<double> theta;
+  std::vector<PreconditionedIteration> history;
+  nlohmann::json warm;  // main stage after a warm start: the warm start's summary
+};
+
+FamilyCheckpoint read_family_checkpoint(const fs::path& path, size_t unknowns) {
+  FamilyCheckpoint c;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_checkpoint_file(path));
+    if (j.value("format", "") != "noiselearn-pgd-checkpoint")
+      throw InputError(fmt::format("--resume: {} is a checkpoint of another kind of run (not optimiser.kind = pgd)", path.string()));
+    c.stage = j.at("stage").get<std::string>();
+    c.iteration = j.at("iteration").get<int64_t>();
+    c.seconds = j.at("seconds").get<double>();
+    c.alpha = j.at("alpha").get<double>();
+    c.theta = j.at("theta").get<std::vector<double>>();
+    c.history = history_of(j.at("history"));
+    if (j.contains("warm")) c.warm = j.at("warm");
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("--resume: {} is not a pgd checkpoint this version can read ({})", path.string(), e.what()));
+  }
+  if (c.theta.size() != unknowns || (c.stage != "warm" && c.stage != "main"))
+    throw InputError(fmt::format("--resume: {} holds {} unknowns of stage '{}', the config needs {}", path.string(), c.theta.size(),
+                                 c.stage, unknowns));
+  for (double x : c.theta)
+    if (!std::isfinite(x)) throw InputError(fmt::format("--resume: {} holds a non-finite log-probability", path.string()));
+  return c;
+}
+
 }  // namespace
 
 void run_train_family(const TrainOptions& options) {
@@ -255,11 +332,15 @@ void run_train_family(const TrainOptions& options) {
   pgd.history_every = std::max<int64_t>(1, c.output_history_every);
   pgd.log_every = c.output_log_every;
   pgd.validate();
+  const AlphaOuterUpdate alpha_update = parse_alpha_outer_update(c.optimiser_alpha_update);
   const double start_alpha = objective->alpha();
   // loss.kind = soft-pld: the soft epsilon (or log delta) of the composed envelope, optionally after a warm start
   // by the Renyi objective (optimiser.warm_start = renyi: the soft-PLD run starts from the Renyi-optimised table).
   const bool soft_pld = c.loss_kind == "soft-pld";
   const bool warm_start = soft_pld && c.optimiser_warm_start == "renyi";
+  if (soft_pld && pgd.direction == PreconditionedDirection::kNewton)
+    throw InputError("optimiser.direction newton applies to loss.kind renyi (the soft-PLD objective has no banded curvature); "
+                     "use steepest or lbfgs");
   std::shared_ptr<SoftPldFamilyObjective> soft_objective;
   if (soft_pld) {
     SoftPldFamilyObjectiveOptions soft_options;
@@ -279,25 +360,82 @@ void run_train_family(const TrainOptions& options) {
                              c.loss_soft_pld_shifts, format_exact(c.loss_soft_pld_loss_step), warm_start ? " after a Renyi warm start" : "")
                : fmt::format("gamma at delta = {}", format_exact(c.loss_delta));
 
-  prepare_run_directory(s.directory, options.force);
-  s.lock = std::make_unique<RunDirectoryLock>(s.directory);
-  write_file_atomically(s.directory / "config.yaml", c.to_yaml(), /*overwrite=*/true);
+  // --resume: the checkpoint's point, alpha, iteration count, time and history (the config was compared in
+  // set_up_family). The L-BFGS memory and the Newton model's weights are not saved: the first step after resuming
+  // starts them afresh.
+  std::optional<FamilyCheckpoint> resumed;
+  if (options.resume) {
+    resumed = read_family_checkpoint(s.directory / "checkpoint.pt", theta.size());
+    theta = resumed->theta;
+    if (resumed->alpha > 1.0) objective->set_alpha(resumed->alpha);
+    if (!warm_start && resumed->stage == "warm")
+      throw InputError(fmt::format("--resume: {} holds a warm start, but optimiser.warm_start is none",
+                                   (s.directory / "checkpoint.pt").string()));
+    spdlog::info("resuming {} at iteration {} of the {} stage", s.directory.string(), resumed->iteration,
+                 resumed->stage == "warm" ? "warm-start" : "main");
+  } else {
+    prepare_run_directory(s.directory, options.force);
+    s.lock = std::make_unique<RunDirectoryLock>(s.directory);
+    write_file_atomically(s.directory / "config.yaml", c.to_yaml(), /*overwrite=*/true);
+  }
+  const fs::path checkpoint_path = s.directory / "checkpoint.pt";
+  const auto checkpoint_writer = [&](const std::string& stage, const nlohmann::json& warm) {
+    return [&, stage, warm](const PreconditionedCheckpoint& k) {
+      nlohmann::json j = {{"format", "noiselearn-pgd-checkpoint"}, {"stage", stage}, {"iteration", k.iteration},
+                          {"seconds", k.seconds}, {"alpha", objective->alpha()}, {"theta", *k.theta},
+                          {"history", history_json(*k.history)}};
+      if (!warm.is_null()) j["warm"] = warm;
+      write_checkpoint_file(checkpoint_path, j.dump());
+    };
+  };
+  const bool resume_main = resumed && resumed->stage == "main";
+  pgd.checkpoint_every = c.output_checkpoint_every;
   spdlog::info("training the {} geometric-tail family (N = {}, r = {}, bin width {}) under {} cost {} with the preconditioned "
                "gradient ({}) on {}, n = {}{}; run directory {}",
                c.model_domain, s.shape.window, format_exact(s.shape.ratio), format_exact(s.shape.bin_width), c.model_cost,
                format_exact(c.model_cost_budget), c.optimiser_direction, objective_name, n,
                !soft_pld || warm_start ? fmt::format(", alpha from {:.6g}", start_alpha) : "", s.directory.string());
   PreconditionedGradientSummary warm_summary;
-  if (warm_start) {
+  if (warm_start && resume_main) {
+    // The warm start finished in an earlier session: its summary comes from the checkpoint.
+    const nlohmann::json& w = resumed->warm;
+    warm_summary.iterations = w.value("iterations", int64_t{0});
+    warm_summary.seconds = w.value("seconds", 0.0);
+    warm_summary.initial_objective = w.value("gamma_start", 0.0);
+    warm_summary.final_objective = w.value("gamma", 0.0);
+    warm_summary.termination = w.value("termination", std::string());
+    if (w.contains("history")) warm_summary.history = history_of(w.at("history"));
+  } else if (warm_start) {
     PreconditionedGradientOptions warm_pgd = pgd;
     if (c.optimiser_warm_start_iterations > 0) warm_pgd.max_iterations = c.optimiser_warm_start_iterations;
-    warm_pgd.direction = PreconditionedDirection::kSteepest;  // Alg. 3 as the paper runs it; optimiser.direction is the soft-PLD stage's
-    warm_summary = preconditioned_gradient_descent(theta, constraints, renyi_family_objective(objective), warm_pgd);
+    if (resumed) {
+      warm_pgd.first_iteration = std::min(resumed->iteration, warm_pgd.max_iterations);
+      warm_pgd.seconds_before = resumed->seconds;
+      warm_pgd.history_before = resumed->history;
+    }
+    warm_pgd.write_checkpoint = checkpoint_writer("warm", nullptr);
+    // The Renyi optimum by our fastest method for it (optimiser.direction is the soft-PLD stage's): the Newton (SQP)
+    // direction with alpha updated every iteration.
+    warm_pgd.direction = PreconditionedDirection::kNewton;
+    warm_pgd.outer_update_every = 1;
+    warm_summary = preconditioned_gradient_descent(theta, constraints, renyi_family_objective(objective, alpha_update), warm_pgd);
     spdlog::info("Renyi warm start: gamma {:.6g} -> {:.6g} in {:.1f} s ({})", warm_summary.initial_objective,
                  warm_summary.final_objective, warm_summary.seconds, warm_summary.termination);
   }
+  if (resume_main) {
+    pgd.first_iteration = resumed->iteration;
+    pgd.seconds_before = resumed->seconds;
+    pgd.history_before = resumed->history;
+  }
+  nlohmann::json warm_record;
+  if (warm_start)
+    warm_record = {{"iterations", warm_summary.iterations}, {"seconds", warm_summary.seconds},
+                   {"gamma_start", warm_summary.initial_objective}, {"gamma", warm_summary.final_objective},
+                   {"termination", warm_summary.termination}, {"history", history_json(warm_summary.history)}};
+  pgd.write_checkpoint = checkpoint_writer("main", warm_record);
+  pgd.validate();
   const PreconditionedGradientSummary summary = preconditioned_gradient_descent(
-      theta, constraints, soft_pld ? soft_pld_family_objective(soft_objective) : renyi_family_objective(objective), pgd);
+      theta, constraints, soft_pld ? soft_pld_family_objective(soft_objective) : renyi_family_objective(objective, alpha_update), pgd);
   spdlog::info("{}", summary.termination);
 
   // The learned table and its certificate: from the certified accountant, never from the training objective.
@@ -358,6 +496,7 @@ void run_train_family(const TrainOptions& options) {
   extra["pair"] = {{"kind", "additive"}, {"sensitivity", s.pair.sensitivity}, {"shift_bins", s.shift_bins}};
   extra["training"] = {{"optimiser", "pgd"},
                        {"direction", c.optimiser_direction},
+                       {"alpha_update", c.optimiser_alpha_update},
                        {"iterations", summary.iterations + warm_summary.iterations},
                        {"seconds", summary.seconds + warm_summary.seconds},
                        {"termination", summary.termination},

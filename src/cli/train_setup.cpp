@@ -83,22 +83,22 @@ LossSpecification loss_specification_of(const TrainingConfig& c) {
   return s;
 }
 
-// --resume continues the run that config.yaml describes: any key but optimiser.epochs (train longer) changed
-// would make the resumed table the product of two different runs.
-void require_same_run(const TrainingConfig& now, const fs::path& directory) {
+}  // namespace
+
+// --resume continues the run that config.yaml describes: any key but the length of the run (optimiser.epochs, or
+// optimiser.iterations for pgd) changed would make the resumed table the product of two different runs.
+void require_same_run(const TrainingConfig& now, const fs::path& directory, const std::string& length_key) {
   const fs::path recorded_path = directory / "config.yaml";
   if (!fs::exists(recorded_path)) throw InputError(fmt::format("--resume: {} has no config.yaml", directory.string()));
   const TrainingConfig recorded = TrainingConfig::load(recorded_path);
   for (const auto& key : TrainingConfig::schema()) {
-    if (key.name == "optimiser.epochs") continue;
+    if (key.name == length_key) continue;
     if (now.value_of(key) != recorded.value_of(key))
-      throw InputError(fmt::format("--resume: {} is {} here but {} in {}; only optimiser.epochs may change when resuming "
+      throw InputError(fmt::format("--resume: {} is {} here but {} in {}; only {} may change when resuming "
                                    "(start afresh with --force to change it)",
-                                   key.name, now.value_of(key), recorded.value_of(key), recorded_path.string()));
+                                   key.name, now.value_of(key), recorded.value_of(key), recorded_path.string(), length_key));
   }
 }
-
-}  // namespace
 
 // The training utility: optimised, matched against the truncated Gaussian, and reported.
 UtilitySpecification utility_of(const TrainingConfig& c) {
@@ -119,7 +119,7 @@ TrainingSetup set_up(const TrainOptions& options) {
     s.lock = std::make_unique<RunDirectoryLock>(s.directory);  // before reading what another run could be writing
     if (!fs::exists(s.directory / "checkpoint.pt"))
       throw InputError(fmt::format("--resume: {} has no checkpoint.pt", s.directory.string()));
-    require_same_run(s.config, s.directory);
+    require_same_run(s.config, s.directory, "optimiser.epochs");
   }
   s.grid = s.config.grid();
   torch::manual_seed(static_cast<uint64_t>(s.config.optimiser_seed));

@@ -48,6 +48,10 @@ struct TrainingSetup {
 // prepares and locks the run directory (InputError if another run holds it).
 TrainingSetup set_up(const TrainOptions& options);
 
+// --resume: InputError naming the first key of config.yaml in `directory` that differs from `now`, except
+// `length_key` (optimiser.epochs for Adam, optimiser.iterations for pgd), which may grow.
+void require_same_run(const TrainingConfig& now, const std::filesystem::path& directory, const std::string& length_key);
+
 // The training utility: optimised, matched against the truncated Gaussian, and reported.
 UtilitySpecification utility_of(const TrainingConfig& c);
 

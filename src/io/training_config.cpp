@@ -84,16 +84,18 @@ const std::vector<C::Key>& C::schema() {
       {"optimiser.learning_rate_decay", &C::optimiser_learning_rate_decay, "per epoch", "exponential learning-rate decay factor"},
       {"optimiser.seed", &C::optimiser_seed, "", "random seed (runs are reproducible bit for bit on the same machine and threads)"},
       {"optimiser.iterations", &C::optimiser_iterations, "iterations", "pgd: largest number of iterations"},
-      {"optimiser.direction", &C::optimiser_direction, "", "pgd: steepest (Alg. 3) or lbfgs (ours: L-BFGS in log p, projected)"},
+      {"optimiser.direction", &C::optimiser_direction, "", "pgd: steepest (Alg. 3), lbfgs (ours: L-BFGS in log p, projected) or newton (ours: banded Newton in log p, Renyi objective)"},
       {"optimiser.line_search_halvings", &C::optimiser_line_search_halvings, "",
        "pgd: steps mu_ub / 2^k, k = 0 .. this (the paper's 10 stall; 40-60 per the errata; 1 to 200)"},
-      {"optimiser.alpha_update_every", &C::optimiser_alpha_update_every, "iterations", "pgd: Newton step of alpha every T iterations (0: alpha fixed)"},
+      {"optimiser.alpha_update_every", &C::optimiser_alpha_update_every, "iterations", "pgd: alpha update every T iterations (0: alpha fixed)"},
+      {"optimiser.alpha_update", &C::optimiser_alpha_update, "", "pgd: one Newton step of alpha (newton, Alg. 3) or alpha minimising gamma at the current p (minimise)"},
       {"optimiser.relative_tolerance", &C::optimiser_relative_tolerance, "",
        "pgd: stop when the relative decrease of the objective stays below this for 5 iterations"},
       {"optimiser.max_seconds", &C::optimiser_max_seconds, "seconds", "pgd: stop after this much time (0: no limit; each stage of a warm-started run)"},
       {"optimiser.warm_start", &C::optimiser_warm_start, "",
        "pgd with loss.kind = soft-pld: none (start at Alg. 2's Gaussian) or renyi (first the preconditioned gradient on "
-       "Gilani et al.'s gamma, steepest as in Alg. 3, then on the soft-PLD objective from its table with optimiser.direction)"},
+       "Gilani et al.'s gamma by the newton direction with alpha updated every iteration, then on the soft-PLD objective from its "
+       "table with optimiser.direction)"},
       {"optimiser.warm_start_iterations", &C::optimiser_warm_start_iterations, "iterations",
        "pgd: iterations of the renyi warm start (0: optimiser.iterations)"},
       {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
@@ -119,7 +121,7 @@ const std::vector<C::Key>& C::schema() {
        "certify the truncated Gaussian at the same utility and at the same certified delta"},
       {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)"},
       {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs"},
-      {"output.checkpoint_every", &C::output_checkpoint_every, "epochs", "checkpoint every N epochs (0: only at the end)"},
+      {"output.checkpoint_every", &C::output_checkpoint_every, "epochs or iterations", "checkpoint every N epochs (adam) or iterations (pgd) (0: only at the end)"},
       {"output.plots", &C::output_plots, "", "write PNG plots with gnuplot at the end"},
   };
   return keys;
@@ -381,7 +383,8 @@ void TrainingConfig::validate() const {
   require(loss_alpha == 0.0 || (loss_alpha > 1.0 && std::isfinite(loss_alpha)), "loss.alpha", "must be 0 (automatic) or > 1");
   require_one_of(loss_rdp_conversion, "loss.rdp_conversion", {"mironov", "balle"});
   require_one_of(loss_alpha_update, "loss.alpha_update", {"gradient", "newton"});
-  require_one_of(optimiser_direction, "optimiser.direction", {"steepest", "lbfgs"});
+  require_one_of(optimiser_direction, "optimiser.direction", {"steepest", "lbfgs", "newton"});
+  require_one_of(optimiser_alpha_update, "optimiser.alpha_update", {"newton", "minimise"});
   require_one_of(loss_soft_pld_minimise, "loss.soft_pld_minimise", {"epsilon", "log-delta"});
   require_one_of(loss_soft_pld_shifts, "loss.soft_pld_shifts", {"envelope", "worst-shift"});
   require_one_of(optimiser_warm_start, "optimiser.warm_start", {"none", "renyi"});

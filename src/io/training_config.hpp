@@ -65,6 +65,7 @@ struct TrainingConfig {
   std::string optimiser_direction = "steepest";
   int64_t optimiser_line_search_halvings = 50;
   int64_t optimiser_alpha_update_every = 10;
+  std::string optimiser_alpha_update = "newton";
   double optimiser_relative_tolerance = 1e-10;
   double optimiser_max_seconds = 0.0;
   std::string optimiser_warm_start = "none";

@@ -166,6 +166,104 @@ TEST_CASE("train geometric-tail (continuous): the Gaussian mechanism of the same
   CHECK(metadata["model"]["cost"]["achieved"].get<double>() == Approx(4.0).epsilon(1e-12));
 }
 
+TEST_CASE("train geometric-tail with the newton direction: lower gamma and certified epsilon than Alg. 3 in the same "
+          "iterations, alpha minimised, recorded in noise.json",
+          "[cli][family]") {
+  const fs::path dir = scratch("family-newton");
+  std::ofstream(dir / "family.yaml") << kContinuousConfig;
+  const Run steepest = run_noiselearn("train family.yaml --out steepest", dir);
+  const Run newton = run_noiselearn(
+      "train family.yaml --out newton --set optimiser.direction=newton --set optimiser.alpha_update=minimise "
+      "--set optimiser.alpha_update_every=1",
+      dir);
+  INFO(steepest.err << newton.err);
+  REQUIRE(steepest.exit_code == 0);
+  REQUIRE(newton.exit_code == 0);
+  const auto a = read_json(dir / "steepest" / "noise.json"), b = read_json(dir / "newton" / "noise.json");
+  CHECK(b["training"]["direction"] == "newton");
+  CHECK(b["training"]["alpha_update"] == "minimise");
+  CHECK(b["training"]["max_constraint_residual"].get<double>() <= 1e-12);
+  CHECK(b["loss"]["gamma"].get<double>() < a["loss"]["gamma"].get<double>());
+  CHECK(b["certificate"]["epsilon_at_delta"][0]["epsilon_upper"].get<double>() <
+        a["certificate"]["epsilon_at_delta"][0]["epsilon_upper"].get<double>());
+}
+
+TEST_CASE("train geometric-tail --resume: 40 + 40 iterations from the checkpoint give the table of 80 in one go, bit "
+          "for bit; a changed key or a damaged checkpoint is refused naming it",
+          "[cli][family]") {
+  const fs::path dir = scratch("family-resume");
+  std::ofstream(dir / "family.yaml") << kContinuousConfig;
+  const std::string steepest = " --set optimiser.direction=steepest --set optimiser.alpha_update_every=10 --set output.checkpoint_every=15";
+  const Run whole = run_noiselearn("train family.yaml --out whole --set optimiser.iterations=80" + steepest, dir);
+  const Run first = run_noiselearn("train family.yaml --out parts --set optimiser.iterations=40" + steepest, dir);
+  INFO(whole.err << first.err);
+  REQUIRE(whole.exit_code == 0);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(fs::exists(dir / "parts" / "checkpoint.pt"));
+  const Run changed = run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=80 --set model.cost_budget=5" + steepest, dir);
+  CHECK(changed.exit_code == 2);
+  CHECK_THAT(error_line(changed), Catch::Contains("model.cost_budget"));
+  const Run second = run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=80" + steepest, dir);
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  const auto slurp = [](const fs::path& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  CHECK(slurp(dir / "whole" / "noise.csv") == slurp(dir / "parts" / "noise.csv"));
+  const auto a = read_json(dir / "whole" / "noise.json"), b = read_json(dir / "parts" / "noise.json");
+  CHECK(b["training"]["iterations"] == 80);
+  CHECK(b["loss"]["gamma_start"] == a["loss"]["gamma_start"]);
+  CHECK(b["loss"]["alpha"] == a["loss"]["alpha"]);
+  // history.csv: the same records (iteration, alpha, worst shift, gamma, objective, step) as the single run's.
+  const auto records = [](const fs::path& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    std::string line;
+    while (std::getline(in, line)) {
+      size_t cut = 0;
+      for (int commas = 0; commas < 6 && cut != std::string::npos; ++commas) cut = line.find(',', cut + 1);
+      out.push_back(line.substr(0, cut));
+    }
+    return out;
+  };
+  const auto whole_history = records(dir / "whole" / "history.csv"), parts_history = records(dir / "parts" / "history.csv");
+  CHECK(whole_history.size() >= 9);
+  CHECK(whole_history == parts_history);
+  // A damaged checkpoint: its checksum no longer matches.
+  {
+    std::fstream f(dir / "parts" / "checkpoint.pt", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(80);
+    f.put('7');
+  }
+  const Run damaged = run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=90" + steepest, dir);
+  CHECK(damaged.exit_code == 2);
+  CHECK_THAT(error_line(damaged), Catch::Contains("checkpoint.pt"));
+}
+
+TEST_CASE("train geometric-tail (soft PLD after a Renyi warm start) resumes in the main stage and keeps the warm "
+          "start's record",
+          "[cli][family]") {
+  const fs::path dir = scratch("family-resume-soft");
+  std::ofstream(dir / "family.yaml") << kContinuousConfig;
+  const std::string soft = " --set loss.kind=soft-pld --set optimiser.warm_start=renyi --set optimiser.warm_start_iterations=10 "
+                           "--set optimiser.direction=lbfgs --set output.checkpoint_every=2";
+  const Run first = run_noiselearn("train family.yaml --out run --set optimiser.iterations=3" + soft, dir);
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  const auto before = read_json(dir / "run" / "noise.json");
+  const Run second = run_noiselearn("train family.yaml --out run --resume --set optimiser.iterations=6" + soft, dir);
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  const auto after = read_json(dir / "run" / "noise.json");
+  CHECK(after["loss"]["warm_start"]["iterations"] == before["loss"]["warm_start"]["iterations"]);
+  CHECK(after["loss"]["warm_start"]["gamma"] == before["loss"]["warm_start"]["gamma"]);
+  CHECK(after["training"]["iterations"].get<int64_t>() == before["loss"]["warm_start"]["iterations"].get<int64_t>() + 6);
+  CHECK(after["loss"]["objective"].get<double>() <= before["loss"]["objective"].get<double>());
+}
+
 TEST_CASE("train geometric-tail refuses what it cannot do with one line naming the key, exit 2, and no run directory",
           "[cli][family]") {
   const fs::path dir = scratch("family-bad");
@@ -179,6 +277,9 @@ TEST_CASE("train geometric-tail refuses what it cannot do with one line naming t
       {"--set model.cost_budget=0.0001", "model.cost_budget"},
       {"--set model.windw=10", "model.window"},
       {"--set model.window=1000000 --set model.bin_width=0.01", "model.window 1000000 with 100 shifts"},
+      {"--set optimiser.alpha_update=exact", "optimiser.alpha_update"},
+      {"--set optimiser.direction=newtn", "optimiser.direction"},
+      {"--set loss.kind=soft-pld --set optimiser.direction=newton", "optimiser.direction newton"},
   };
   for (const auto& [overrides, culprit] : cases) {
     const Run run = run_noiselearn(std::string("train family.yaml --out run ") + overrides, dir);
