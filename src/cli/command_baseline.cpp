@@ -27,7 +27,7 @@ struct BaselineOptions {
   double range = 0.0;
   std::string out;
   bool force = false;
-  std::optional<double> sigma, scale, epsilon, gamma, truncation;
+  std::optional<double> sigma, scale, epsilon, gamma, truncation, shift, optimum_delta;
   // Calibration
   std::string target_utility;  // "l1=2.5", "l2=3", "second-moment=9"
   std::optional<double> target_delta, target_epsilon;
@@ -54,12 +54,15 @@ void run_baseline(const BaselineOptions& o) {
     throw InputError(fmt::format("--grid-step {} with --range {} makes {:.3g} grid points; at most {} are allowed "
                                  "(a larger --grid-step or a smaller --range)",
                                  o.grid_step, o.range, points, kMaxGridPoints));
-  const Grid grid = Grid::symmetric(o.range, o.grid_step);
+  // One-sided families (noise >= 0) live on [0, R], the others on [-R, R].
+  const Grid grid = is_one_sided_baseline(o.family) ? Grid::spanning(0.0, o.range, o.grid_step) : Grid::symmetric(o.range, o.grid_step);
   BaselineParameters parameters;
   parameters.sigma = o.sigma;
   parameters.scale = o.scale;
   parameters.epsilon = o.epsilon;
   parameters.gamma = o.gamma;
+  parameters.shift = o.shift;
+  parameters.delta = o.optimum_delta;
   if (o.pair.sensitivity_option->count() > 0 && o.family == "staircase") parameters.sensitivity = o.pair.sensitivity;
   const auto takes = baseline_parameter_names(o.family);
   if (std::find(takes.begin(), takes.end(), "range") != takes.end())
@@ -140,13 +143,17 @@ Command make_baseline_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("baseline", "Write a textbook noise table on a grid (noise.csv + noise.json)");
   app->add_option("family", o->family, families_help())->required();
   app->add_option("--grid-step", o->grid_step, "Grid step h (units of x)")->required();
-  app->add_option("--range", o->range, "Grid half-width R: the grid is [-R, R] (a whole number of steps)")->required();
+  app->add_option("--range", o->range,
+                  "Grid half-width R: the grid is [-R, R], for the one-sided families [0, R] (a whole number of steps)")
+      ->required();
   app->add_option("--out", o->out, "Output: FILE.csv (with FILE.json beside it) or a directory (noise.csv, noise.json)")
       ->required();
   app->add_flag("--force", o->force, "Overwrite existing output files");
   app->add_option("--sigma", o->sigma, "Standard deviation (gaussian families)");
   app->add_option("--scale", o->scale, "Scale b (laplace families: density ~ exp(-|x|/b))");
-  app->add_option("--epsilon", o->epsilon, "Staircase epsilon");
+  app->add_option("--epsilon", o->epsilon, "Epsilon of staircase and one-sided-optimum");
+  app->add_option("--optimum-delta", o->optimum_delta, "Delta of one-sided-optimum (one release)");
+  app->add_option("--shift", o->shift, "Bias mu of tbl and discrete-tbl (default: R/2)");
   app->add_option("--gamma", o->gamma, "Staircase gamma in [0, 1] (default: optimal for L1, 1/(1+e^{eps/2}))");
   app->add_option("--truncation", o->truncation,
                   "Truncation range r of truncated families, staircase and uniform (default: the grid range)");

@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "core/errors.hpp"
+#include "core/one_sided_baselines.hpp"
 
 namespace noiselearn {
 
@@ -34,6 +35,14 @@ const std::vector<BaselineFamily>& baseline_families() {
        {"sigma"}},
       {"discrete-laplace", "discrete Laplace: p(x) ~ exp(-|x| / scale) on the grid points", {"scale"}},
       {"uniform", "equal mass on the grid points in [-range, range]", {"range"}},
+      {"tbl",
+       "one-sided: truncated biased Laplace (Xiao et al. Def. 4), density ~ e^{-|x - shift|/scale} on [0, R], bin masses",
+       {"scale", "shift"}},
+      {"discrete-tbl", "one-sided: p(x) ~ e^{-|x - shift|/scale} on the grid points of [0, R]", {"scale", "shift"}},
+      {"one-sided-optimum",
+       "one-sided: the single-release optimum of Xiao et al. Thm 1 (omega rounded up) for epsilon and delta, "
+       "sensitivity one grid step",
+       {"epsilon", "optimum-delta"}},
   };
   return families;
 }
@@ -51,10 +60,16 @@ std::optional<double> parameter_value(const BaselineParameters& parameters, cons
   if (key == "sensitivity") return parameters.sensitivity;
   if (key == "gamma") return parameters.gamma;
   if (key == "range") return parameters.range;
+  if (key == "shift") return parameters.shift;
+  if (key == "optimum-delta") return parameters.delta;
   return std::nullopt;
 }
 
 }  // namespace
+
+bool is_one_sided_baseline(const std::string& name) {
+  return name == "tbl" || name == "discrete-tbl" || name == "one-sided-optimum";
+}
 
 std::vector<std::string> baseline_names() {
   std::vector<std::string> names;
@@ -70,7 +85,7 @@ NoiseTable make_baseline(const std::string& name, const Grid& grid, const Baseli
   const BaselineFamily& family = find_family(name);
   // A parameter the family ignores is almost always a mistake (--scale for a Gaussian); sensitivity is exempt
   // because the CLI also uses it for the dominating pair.
-  for (const char* key : {"sigma", "scale", "epsilon", "gamma", "range"}) {
+  for (const char* key : {"sigma", "scale", "epsilon", "gamma", "range", "shift", "optimum-delta"}) {
     const bool taken = std::find(family.parameters.begin(), family.parameters.end(), key) != family.parameters.end();
     if (!taken && parameter_value(parameters, key))
       throw InputError(fmt::format("baseline {} does not take --{} (it takes --{})", name, key,
@@ -101,6 +116,15 @@ NoiseTable make_baseline(const std::string& name, const Grid& grid, const Baseli
   if (name == "discrete-gaussian") return discrete_gaussian_table(grid, need("sigma"));
   if (name == "discrete-laplace") return discrete_laplace_table(grid, need("scale"));
   if (name == "uniform") return uniform_table(grid, need("range"));
+  if (name == "tbl" || name == "discrete-tbl") {
+    const double scale = need("scale");
+    const double shift = parameters.shift ? *parameters.shift : 0.5 * (grid.origin + grid.last());
+    return name == "tbl" ? tbl_table(grid, shift, scale) : discrete_tbl_table(grid, shift, scale);
+  }
+  if (name == "one-sided-optimum") {
+    const double epsilon = need("epsilon"), delta = need("optimum-delta");
+    return one_sided_optimum_table(grid, epsilon, delta);
+  }
   throw std::logic_error("baseline family without a constructor: " + name);
 }
 

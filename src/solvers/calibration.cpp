@@ -39,7 +39,9 @@ double admissible(const std::string& name, const Grid& grid, double value) {
 
 std::string calibrated_parameter(const std::string& family) {
   if (family == "gaussian" || family == "truncated-gaussian" || family == "discrete-gaussian") return "sigma";
-  if (family == "laplace" || family == "truncated-laplace" || family == "discrete-laplace") return "scale";
+  if (family == "laplace" || family == "truncated-laplace" || family == "discrete-laplace" || family == "tbl" ||
+      family == "discrete-tbl")
+    return "scale";
   if (family == "uniform") return "range";
   baseline_description(family);  // throws for unknown names
   throw InputError(fmt::format("baseline {} has no scale to calibrate", family));

@@ -177,3 +177,44 @@ TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][er
   // Nothing was written for the failed commands.
   CHECK_FALSE(fs::exists(dir / "h.csv"));
 }
+
+TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], Thm 1's moments, certified within "
+          "their design, and refusals naming the option",
+          "[cli][one-sided]") {
+  const fs::path dir = scratch("one-sided-baselines");
+  const Run optimum = run_noiselearn(
+      "baseline one-sided-optimum --epsilon 1 --optimum-delta 1e-4 --grid-step 1 --range 20 --out opt.csv -n 1 --delta 2e-4", dir);
+  INFO(optimum.err);
+  REQUIRE(optimum.exit_code == 0);
+  std::ifstream in(dir / "opt.json");
+  const auto metadata = nlohmann::json::parse(in);
+  CHECK(metadata["support"] == "one-sided");
+  CHECK(metadata["grid"]["size"] == 21);
+  CHECK(metadata["utility"]["second_moment"].get<double>() == Approx(75.38501735).epsilon(1e-9));
+  CHECK(metadata["utility"]["l1"].get<double>() == Approx(8.561908013).epsilon(1e-9));
+  const auto& e = metadata["certificate"]["epsilon_at_delta"][0];
+  CHECK(e["epsilon_lower"].get<double>() <= e["epsilon_upper"].get<double>());
+  CHECK(e["epsilon_upper"].get<double>() <= 1.0 + 1e-9);  // built for (1, 1e-4), so (1, 2e-4) holds a fortiori
+  // The discrete TBL of scale 1 on [0, 18]: (1, 1e-4)-DP (its distinguishing mass p_0 is 5.7e-5).
+  const Run tbl = run_noiselearn("baseline discrete-tbl --scale 1 --grid-step 1 --range 18 --out d.csv -n 1 --delta 1e-4", dir);
+  INFO(tbl.err);
+  REQUIRE(tbl.exit_code == 0);
+  std::ifstream din(dir / "d.json");
+  const auto d = nlohmann::json::parse(din);
+  CHECK(d["utility"]["second_moment"].get<double>() == Approx(82.834).margin(5e-4));
+  CHECK(d["certificate"]["epsilon_at_delta"][0]["epsilon_upper"].get<double>() <= 1.0 + 1e-9);
+  const std::pair<const char*, const char*> refusals[] = {
+      {"baseline one-sided-optimum --epsilon 1 --optimum-delta 1e-4 --grid-step 1 --range 10 --out x.csv", "--range 10"},
+      {"baseline one-sided-optimum --epsilon 1 --grid-step 1 --range 20 --out x.csv", "--optimum-delta"},
+      {"baseline tbl --scale 1 --shift 30 --grid-step 1 --range 20 --out x.csv", "shift"},
+      {"baseline tbl --scale 1 --epsilon 2 --grid-step 1 --range 20 --out x.csv", "--epsilon"},
+      {"baseline discrete-tbl --scale 1 --grid-step 0.3 --range 20 --out x.csv", "20"},
+  };
+  for (const auto& [command, culprit] : refusals) {
+    const Run run = run_noiselearn(command, dir);
+    INFO(command << ": " << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(error_line(run), Catch::Contains(culprit));
+    CHECK(!fs::exists(dir / "x.csv"));
+  }
+}
