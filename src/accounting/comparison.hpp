@@ -1,8 +1,9 @@
 #pragma once
 // Other accountants next to the certificate, for comparison only (DESIGN.md: "comparisons, not
 // certificates"): the Extended Moments Accountant (Sommer et al., Prop. 17), Renyi DP with Mironov's and
-// Balle et al.'s conversions (infinite for tables with distinguishing events), and the advanced and optimal
-// composition theorems applied to the certified single-release curve.
+// Balle et al.'s conversions (infinite for tables with distinguishing events), Xiao et al.'s Hybrid Renyi DP (which
+// puts the distinguishing mass into delta; the RDP orders 1.01 .. 1024), and the advanced and optimal composition theorems
+// applied to the certified single-release curve.
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ struct EpsilonComparison {
   double rdp_balle = 0.0;
   double advanced_composition = 0.0;  // Dwork-Rothblum-Vadhan, best single-release operating point
   double optimal_composition = 0.0;   // Kairouz-Oh-Viswanath, best single-release operating point
+  double hybrid_renyi = 0.0;          // Xiao et al.'s HRDP (Def. 7, Thm 2): finite for one-sided tables
 };
 
 struct DeltaComparison {

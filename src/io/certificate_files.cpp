@@ -65,6 +65,7 @@ nlohmann::json comparisons_json(const Comparisons& comparisons) {
                                        {"moments_accountant", finite_or_null(c.moments_accountant)},
                                        {"rdp_mironov", finite_or_null(c.rdp_mironov)},
                                        {"rdp_balle", finite_or_null(c.rdp_balle)},
+                                       {"hybrid_renyi", finite_or_null(c.hybrid_renyi)},
                                        {"advanced_composition", finite_or_null(c.advanced_composition)},
                                        {"optimal_composition", finite_or_null(c.optimal_composition)}});
   out["delta_at_epsilon"] = nlohmann::json::array();
