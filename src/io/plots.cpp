@@ -56,10 +56,13 @@ std::string composition_text(const RunFacts& facts) {
 }
 
 std::string table_plot(const fs::path& dir, const RunFacts& facts) {
-  std::string title = "Noise table p(x): learned";
+  // A table that `baseline` wrote is named as such, not "learned".
+  const bool baseline = facts.source.rfind("baseline ", 0) == 0;
+  const std::string what = baseline ? facts.source : "learned";
+  std::string title = "Noise table p(x): " + what;
   if (fs::exists(dir / "baseline.csv")) title += " vs truncated Gaussian of the same " + facts.utility_kind;
   if (!facts.grid_text.empty()) title += "\ngrid: " + facts.grid_text;
-  std::string learned = "learned";
+  std::string learned = what;
   if (facts.learned_utility) learned += fmt::format(" ({} {:.4g})", facts.utility_kind, *facts.learned_utility);
   std::string script = fmt::format(
       "{}set output 'table.png'\nset title {}\nset xlabel 'noise x'\nset ylabel 'probability p(x) (log scale)'\n"
@@ -124,7 +127,8 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
   const std::string file = with_gaussian ? "'comparison_curves.csv'" : "'certificate.csv'";
   const NumericCsv csv = read_numeric_csv(dir / (with_gaussian ? "comparison_curves.csv" : "certificate.csv"));
 
-  std::string title = "Certified privacy curve delta(epsilon) of the learned table";
+  const bool baseline = facts.source.rfind("baseline ", 0) == 0;
+  std::string title = std::string("Certified privacy curve delta(epsilon) of the ") + (baseline ? facts.source : "learned table");
   const std::string n = composition_text(facts);
   if (!n.empty()) title += " after " + n;
   if (facts.sensitivity) title += fmt::format(" (sensitivity {})", exact(*facts.sensitivity));
@@ -140,7 +144,7 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
       kCommonSettings, gnuplot_string(title));
 
   // Certified points as inline data blocks, each in the key with its value.
-  std::string plots = bound_curves(file, csv, 1, "learned", "#1f5fa8");
+  std::string plots = bound_curves(file, csv, 1, baseline ? facts.source : "learned", "#1f5fa8");
   if (with_gaussian) {
     std::string gaussian = "truncated Gaussian";
     if (facts.gaussian_sigma) gaussian += fmt::format(" sigma {:.4g}", *facts.gaussian_sigma);

@@ -83,6 +83,7 @@ RunFacts read_run_facts(const fs::path& dir) {
       if (origin && step && size)
         facts.grid_text = fmt::format("{:g} points, step {:g}, [{:g}, {:g}]", *size, *step, *origin, *origin + *step * (*size - 1));
     }
+    if (const auto s = metadata.find("source"); s != metadata.end() && s->is_string()) facts.source = s->get<std::string>();
     if (const auto s = metadata.find("support"); s != metadata.end() && s->is_string() && !facts.grid_text.empty())
       facts.grid_text += ", " + s->get<std::string>();
     if (const auto u = metadata.find("utility"); u != metadata.end() && u->is_object()) {

@@ -35,6 +35,7 @@ struct RunFacts {
   std::optional<double> loss_epsilon, learned_utility;
   std::optional<double> gaussian_sigma;  // the truncated Gaussian with the learned table's utility
   std::string grid_text;                 // "2001 points, step 0.02, [-20, 20], symmetric"
+  std::string source;                    // noise.json's provenance source ("baseline tbl", "train ...")
 };
 
 // Never throws for missing or unreadable files: what cannot be read is left out.

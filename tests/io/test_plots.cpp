@@ -146,3 +146,14 @@ TEST_CASE("history plot of a geometric-tail run: gamma, alpha, step and constrai
   CHECK_THAT(text, Contains("plot 'history.csv' using 1:4 ") && Contains("plot 'history.csv' using 1:2 "));
   CHECK_THAT(text, !Contains("Learning rate"));
 }
+
+TEST_CASE("a table written by baseline is named by its family in the plots, not called learned", "[plots]") {
+  const ScratchDirectory dir;
+  TableProvenance provenance;
+  provenance.source = "baseline one-sided-optimum";
+  write_noise_table(NoiseTable(Grid{0.0, 1.0, 3}, {0.25, 0.5, 0.25}, std::nullopt, provenance), dir / "noise.csv", json::object(),
+                    false);
+  const std::string text = plot_script(dir.path()).text;
+  CHECK_THAT(text, Contains("Noise table p(x): baseline one-sided-optimum"));
+  CHECK_THAT(text, !Contains("learned"));
+}
