@@ -436,6 +436,9 @@ std::vector<double> Run::newton_direction(const std::vector<double>& g, const st
   for (int64_t j = std::max<int64_t>(0, ground - h.bandwidth()); j <= std::min(n - 1, ground + h.bandwidth()); ++j)
     if (j != ground) h.add(ground, j, -h.at(ground, j));
   h.add(ground, ground, 1.0 - h.at(ground, ground) - ridge);
+  // A ridge relative to the largest diagonal, the same for every unknown. (Relative to each unknown's own diagonal
+  // it converges faster on a one-shift problem, 8e-7 against 1.4e-5 after 40 iterations, but in the Fig. 1 setting
+  // unknowns with almost no curvature then take huge steps and gamma barely moves: 3.516 after 200 iterations.)
   for (int64_t i = 0; i < n; ++i) h.add(i, i, ridge);
   std::vector<std::vector<double>> solves = model.gradients;
   for (const auto& row : rows.rows) solves.push_back(row);
@@ -612,13 +615,16 @@ PreconditionedGradientSummary Run::run() {
     }());
     const bool outer_due = objective_.outer_update && options_.outer_update_every > 0 &&
                            iteration % options_.outer_update_every == 0;
-    if (step == 0.0 && !(objective_.outer_update && !outer_just_ran)) {
+    // A failed line search ends the run, unless the outer update (alpha) may still change the objective: it is
+    // tried once first. With outer_update_every = 0 alpha is fixed, so never.
+    const bool outer_enabled = objective_.outer_update && options_.outer_update_every > 0;
+    if (step == 0.0 && !(outer_enabled && !outer_just_ran)) {
       record(iteration, f, 0.0, true);
       summary_.termination = fmt::format("no decrease along the search direction at iteration {} (converged to rounding)", iteration);
       break;
     }
     bool changed = false;
-    if (outer_due || step == 0.0) {
+    if (outer_due || (step == 0.0 && outer_enabled)) {
       changed = objective_.outer_update(to_tensor(theta_));
       ++summary_.outer_updates;
       outer_just_ran = true;

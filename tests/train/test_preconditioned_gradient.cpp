@@ -265,3 +265,27 @@ TEST_CASE("the Newton direction needs an objective with a model: the soft-PLD ob
   CHECK_THROWS_WITH(preconditioned_gradient_descent(theta, problem.constraints, bare, pgd),
                     Catch::Contains("newton") && Catch::Contains("bare"));
 }
+
+TEST_CASE("alpha_update_every = 0 keeps alpha fixed to the end, also when a line search finds no decrease", "[pgd]") {
+  // Before the fix, a failed line search ran the outer update regardless, and a converged fixed-alpha Newton run
+  // ended with alpha = 172.9 instead of 8.
+  SmallProblem problem;
+  RenyiFamilyObjectiveOptions options;
+  options.max_shift = 1;
+  options.compositions = 10;
+  options.delta = 1e-6;
+  options.alpha = 8.0;
+  const auto objective = std::make_shared<RenyiFamilyObjective>(problem.shape.window, problem.shape.ratio, options);
+  std::vector<double> theta = problem.start;
+  PreconditionedGradientOptions pgd;
+  pgd.max_iterations = 400;
+  pgd.outer_update_every = 0;
+  pgd.relative_progress_tolerance = 0.0;  // run until a line search fails
+  pgd.direction = PreconditionedDirection::kNewton;
+  const PreconditionedGradientSummary summary =
+      preconditioned_gradient_descent(theta, problem.constraints, renyi_family_objective(objective), pgd);
+  INFO(summary.report());
+  CHECK(summary.outer_updates == 0);
+  CHECK(objective->alpha() == 8.0);
+  CHECK_THAT(summary.termination, Catch::Contains("no decrease"));
+}
