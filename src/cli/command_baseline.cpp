@@ -149,7 +149,7 @@ Command make_baseline_command(CLI::App& parent) {
   app->add_option("--out", o->out, "Output: FILE.csv (with FILE.json beside it) or a directory (noise.csv, noise.json)")
       ->required();
   app->add_flag("--force", o->force, "Overwrite existing output files");
-  app->add_option("--sigma", o->sigma, "Standard deviation (gaussian families)");
+  app->add_option("--sigma", o->sigma, "Standard deviation (gaussian families, tbg)");
   app->add_option("--scale", o->scale, "Scale b (laplace families: density ~ exp(-|x|/b))");
   app->add_option("--epsilon", o->epsilon, "Epsilon of staircase and one-sided-optimum");
   app->add_option("--optimum-delta", o->optimum_delta, "Delta of one-sided-optimum (one release)");

@@ -39,6 +39,10 @@ const std::vector<BaselineFamily>& baseline_families() {
        "one-sided: truncated biased Laplace (Xiao et al. Def. 4), density ~ e^{-|x - shift|/scale} on [0, R], bin masses",
        {"scale", "shift"}},
       {"discrete-tbl", "one-sided: p(x) ~ e^{-|x - shift|/scale} on the grid points of [0, R]", {"scale", "shift"}},
+      {"tbg",
+       "one-sided: truncated biased Gaussian (Xiao et al. Def. 5), density ~ e^{-(x - shift)^2 / 2 sigma^2} on [0, R], bin "
+       "masses",
+       {"sigma", "shift"}},
       {"one-sided-optimum",
        "one-sided: the single-release optimum of Xiao et al. Thm 1 (omega rounded up) for epsilon and delta, "
        "sensitivity one grid step",
@@ -68,7 +72,7 @@ std::optional<double> parameter_value(const BaselineParameters& parameters, cons
 }  // namespace
 
 bool is_one_sided_baseline(const std::string& name) {
-  return name == "tbl" || name == "discrete-tbl" || name == "one-sided-optimum";
+  return name == "tbl" || name == "discrete-tbl" || name == "tbg" || name == "one-sided-optimum";
 }
 
 std::vector<std::string> baseline_names() {
@@ -120,6 +124,11 @@ NoiseTable make_baseline(const std::string& name, const Grid& grid, const Baseli
     const double scale = need("scale");
     const double shift = parameters.shift ? *parameters.shift : 0.5 * (grid.origin + grid.last());
     return name == "tbl" ? tbl_table(grid, shift, scale) : discrete_tbl_table(grid, shift, scale);
+  }
+  if (name == "tbg") {
+    const double sigma = need("sigma");
+    const double shift = parameters.shift ? *parameters.shift : 0.5 * (grid.origin + grid.last());
+    return tbg_table(grid, shift, sigma);
   }
   if (name == "one-sided-optimum") {
     const double epsilon = need("epsilon"), delta = need("optimum-delta");

@@ -16,16 +16,16 @@ struct BaselineParameters {
   std::optional<double> sensitivity;  // staircase only; the CLI may pass it to every family (pair setting)
   std::optional<double> gamma;        // staircase; default staircase_optimal_gamma_l1(epsilon)
   std::optional<double> range;
-  std::optional<double> shift;  // tbl, discrete-tbl: the bias mu (default: half the grid's end)
+  std::optional<double> shift;  // tbl, discrete-tbl, tbg: the bias mu (default: half the grid's end)
   std::optional<double> delta;  // one-sided-optimum: the delta it is built for
 };
 
-// The one-sided families (tbl, discrete-tbl, one-sided-optimum) live on the grid [0, R] (Grid::spanning(0, R, h)),
+// The one-sided families (tbl, discrete-tbl, tbg, one-sided-optimum) live on the grid [0, R] (Grid::spanning(0, R, h)),
 // the others on [-R, R].
 bool is_one_sided_baseline(const std::string& name);
 
 // gaussian, laplace, truncated-gaussian, truncated-laplace, staircase, discrete-gaussian, discrete-laplace,
-// uniform, tbl, discrete-tbl, one-sided-optimum.
+// uniform, tbl, discrete-tbl, tbg, one-sided-optimum.
 std::vector<std::string> baseline_names();
 // One line for --help; throws InputError for an unknown name.
 std::string baseline_description(const std::string& name);

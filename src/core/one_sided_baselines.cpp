@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/baselines.hpp"
 #include "core/errors.hpp"
 #include "core/grid.hpp"
 #include "core/log_math.hpp"
@@ -41,6 +42,16 @@ double lower_gamma_regularised(int n, double x) {
     partial += term;
   }
   return -std::expm1(-x) - (std::exp(-x) * partial - std::exp(-x));
+}
+
+}  // namespace
+
+namespace {
+
+void require_one_sided_grid(const Grid& grid) {
+  grid.validate();
+  if (std::abs(grid.origin) > kGridRelativeTolerance * grid.step)
+    throw InputError(fmt::format("a one-sided baseline needs a grid starting at 0, not {}", grid.origin));
 }
 
 }  // namespace
@@ -207,17 +218,70 @@ double tbl_lemma1_shift(double epsilon, double delta, double sensitivity) {
   return hi;
 }
 
-// ---- Discrete TBL ----
+// ---- TBG ----
+
+void TruncatedBiasedGaussian::validate() const {
+  if (!(lambda > 0.0) || !std::isfinite(lambda)) throw InputError(fmt::format("TBG scale lambda {} must be positive", lambda));
+  if (!(range > 0.0) || !std::isfinite(range)) throw InputError(fmt::format("TBG range {} must be positive", range));
+  if (!(mu >= 0.0 && mu <= range)) throw InputError(fmt::format("TBG shift mu {} must lie in [0, range = {}]", mu, range));
+}
 
 namespace {
 
-void require_one_sided_grid(const Grid& grid) {
-  grid.validate();
-  if (std::abs(grid.origin) > kGridRelativeTolerance * grid.step)
-    throw InputError(fmt::format("a one-sided baseline needs a grid starting at 0, not {}", grid.origin));
+struct TruncatedNormalTerms {
+  double a, b, phi_a, phi_b, mass;  // mass = Phi(b) - Phi(a), without cancellation
+};
+
+TruncatedNormalTerms truncated_normal_terms(const TruncatedBiasedGaussian& t) {
+  t.validate();
+  TruncatedNormalTerms r;
+  r.a = -t.mu / t.lambda;
+  r.b = (t.range - t.mu) / t.lambda;
+  const double inv_sqrt_2pi = 0.3989422804014327;
+  r.phi_a = inv_sqrt_2pi * std::exp(-0.5 * r.a * r.a);
+  r.phi_b = inv_sqrt_2pi * std::exp(-0.5 * r.b * r.b);
+  // Phi(b) - Phi(a) with a <= 0 <= b: (erf(b/sqrt 2) - erf(a/sqrt 2)) / 2, both terms of the same sign or small.
+  r.mass = 0.5 * (std::erf(r.b / std::sqrt(2.0)) - std::erf(r.a / std::sqrt(2.0)));
+  return r;
 }
 
 }  // namespace
+
+double TruncatedBiasedGaussian::mean() const {
+  const TruncatedNormalTerms r = truncated_normal_terms(*this);
+  return mu + lambda * (r.phi_a - r.phi_b) / r.mass;
+}
+
+double TruncatedBiasedGaussian::second_moment() const {
+  const TruncatedNormalTerms r = truncated_normal_terms(*this);
+  const double shift = (r.phi_a - r.phi_b) / r.mass;
+  const double variance = lambda * lambda * (1.0 + (r.a * r.phi_a - r.b * r.phi_b) / r.mass - shift * shift);
+  const double m = mu + lambda * shift;
+  return variance + m * m;
+}
+
+NoiseTable TruncatedBiasedGaussian::table(double step) const {
+  validate();
+  const int64_t cells = whole_steps(range, step, fmt::format("TBG range {}", range));
+  std::vector<double> log_p(static_cast<size_t>(cells + 1));
+  for (int64_t i = 0; i <= cells; ++i)
+    log_p[static_cast<size_t>(i)] = log_gaussian_cell_mass(static_cast<double>(i) * step - mu, step, lambda);
+  const double log_z = log_sum_exp(log_p);
+  std::vector<double> p(log_p.size());
+  for (size_t i = 0; i < p.size(); ++i) p[i] = std::exp(log_p[i] - log_z);
+  TableProvenance provenance;
+  provenance.source = "baseline tbg";
+  provenance.parameters = {{"mu", mu}, {"lambda", lambda}, {"range", range}};
+  provenance.note = "Xiao et al. Def. 5: truncated biased Gaussian, mass of the cells [x - h/2, x + h/2) of the grid on [0, range]";
+  return NoiseTable(Grid::spanning(0.0, static_cast<double>(cells) * step, step), std::move(p), SupportKind::kOneSided, provenance);
+}
+
+NoiseTable tbg_table(const Grid& grid, double mu, double lambda) {
+  require_one_sided_grid(grid);
+  return TruncatedBiasedGaussian{mu, lambda, grid.last()}.table(grid.step);
+}
+
+// ---- Discrete TBL ----
 
 NoiseTable discrete_tbl_table(int64_t range, double mu, double sigma) {
   if (range < 1 || range >= kMaxGridPoints) throw InputError(fmt::format("discrete TBL range {} must lie in 1 .. {}", range, kMaxGridPoints - 1));

@@ -65,6 +65,19 @@ TruncatedBiasedLaplace calibrated_tbl(double epsilon, double delta, double sensi
 // Lemma 1's shift: the least mu with mu >= s + (s/eps) ln(1 / (2 delta (1 - e^(-mu eps / s)))) (fixed point).
 double tbl_lemma1_shift(double epsilon, double delta, double sensitivity);
 
+// ---- Truncated biased Gaussian (TBG, Def. 5, eq. 14) ----
+// Density proportional to exp(-(z - mu)^2 / (2 lambda^2)) on [0, range]. With a = -mu/lambda, b = (range - mu)/lambda
+// and m = Phi(b) - Phi(a): E[e] = mu + lambda (phi(a) - phi(b)) / m, Var = lambda^2 (1 + (a phi(a) - b phi(b)) / m -
+// ((phi(a) - phi(b)) / m)^2) (the moments of a truncated normal).
+struct TruncatedBiasedGaussian {
+  double mu = 0.0, lambda = 1.0, range = 0.0;
+  void validate() const;  // InputError unless lambda > 0, 0 <= mu <= range, range > 0, all finite
+  double mean() const;
+  double second_moment() const;
+  // Whole cells [x_i - h/2, x_i + h/2) of the density on the grid 0, h, .., range, as for the TBL.
+  NoiseTable table(double step) const;
+};
+
 // ---- Discrete TBL: p_j proportional to exp(-|j - mu| / sigma), j = 0 .. range (integers) ----
 NoiseTable discrete_tbl_table(int64_t range, double mu, double sigma);
 // The same on the points of a grid starting at 0: p(x) proportional to exp(-|x - mu| / sigma).
@@ -75,6 +88,7 @@ NoiseTable discrete_tbl_table(const Grid& grid, double mu, double sigma);
 // given shift. InputError if the grid does not start at 0.
 NoiseTable one_sided_optimum_table(const Grid& grid, double epsilon, double delta);
 NoiseTable tbl_table(const Grid& grid, double mu, double lambda);
+NoiseTable tbg_table(const Grid& grid, double mu, double lambda);
 // For sensitivity 1 and sigma = 1/epsilon (neighbouring ratios exactly e^(+-epsilon)), mu = range/2: the least range
 // whose distinguishing masses p_0 = p_range are <= delta; that range has the least E[e^2] among these tables
 // (E[e^2] grows with range). InputError if no range up to 10^7 does.

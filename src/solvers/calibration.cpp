@@ -38,7 +38,7 @@ double admissible(const std::string& name, const Grid& grid, double value) {
 }  // namespace
 
 std::string calibrated_parameter(const std::string& family) {
-  if (family == "gaussian" || family == "truncated-gaussian" || family == "discrete-gaussian") return "sigma";
+  if (family == "gaussian" || family == "truncated-gaussian" || family == "discrete-gaussian" || family == "tbg") return "sigma";
   if (family == "laplace" || family == "truncated-laplace" || family == "discrete-laplace" || family == "tbl" ||
       family == "discrete-tbl")
     return "scale";

@@ -422,7 +422,7 @@ TEST_CASE("bad baseline parameters are input errors naming the parameter", "[bas
 
 TEST_CASE("make_baseline builds every family by name and checks its parameters", "[baselines]") {
   const Grid grid = Grid::symmetric(10.0, 0.5);
-  REQUIRE(baseline_names().size() == 11);
+  REQUIRE(baseline_names().size() == 12);
   const Grid one_sided_grid = Grid::spanning(0.0, 20.0, 0.5);
   BaselineParameters full;
   full.sigma = 2.0;

@@ -187,3 +187,27 @@ TEST_CASE("one-sided baselines refuse bad parameters, naming them", "[one-sided]
   CHECK_THROWS_WITH(discrete_tbl_table(10, 11.0, 1.0), Catch::Contains("mu"));
   CHECK_THROWS_WITH((TruncatedBiasedLaplace{1.0, -1.0, 2.0}.table(0.5)), Catch::Contains("lambda"));
 }
+
+TEST_CASE("TBG: exact truncated-normal moments against numerical integration, and its binned table", "[one-sided]") {
+  for (const TruncatedBiasedGaussian t : {TruncatedBiasedGaussian{5.0, 2.0, 10.0}, TruncatedBiasedGaussian{1.0, 3.0, 4.0},
+                                          TruncatedBiasedGaussian{30.0, 1.5, 32.0}}) {
+    const int cells = 400000;
+    const double h = t.range / cells;
+    double z = 0.0, m1 = 0.0, m2 = 0.0;
+    for (int i = 0; i < cells; ++i) {
+      const double x = (i + 0.5) * h;
+      const double f = std::exp(-0.5 * (x - t.mu) * (x - t.mu) / (t.lambda * t.lambda)) * h;
+      z += f, m1 += x * f, m2 += x * x * f;
+    }
+    INFO("mu " << t.mu << " lambda " << t.lambda << " range " << t.range);
+    CHECK(t.mean() == Approx(m1 / z).epsilon(1e-8));
+    CHECK(t.second_moment() == Approx(m2 / z).epsilon(1e-8));
+  }
+  const TruncatedBiasedGaussian t{10.0, 2.0, 20.0};
+  const NoiseTable table = t.table(0.01);
+  CHECK(table.support_kind() == SupportKind::kOneSided);
+  CHECK(moment(table, 0) == Approx(1.0).epsilon(1e-13));
+  CHECK(moment(table, 1) == Approx(10.0).epsilon(1e-12));  // symmetric about mu
+  CHECK(moment(table, 2) == Approx(t.second_moment()).margin(1e-3));
+  CHECK_THROWS_WITH((TruncatedBiasedGaussian{25.0, 1.0, 20.0}.table(0.5)), Catch::Contains("mu"));
+}
