@@ -13,6 +13,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "cli/command.hpp"
 #include "cli/train_family.hpp"
+#include "cli/train_one_sided.hpp"
 #include "cli/train_setup.hpp"
 #include "core/counted_noun.hpp"
 #include "core/directed_format.hpp"
@@ -238,8 +239,14 @@ std::string summary_paragraph(const TrainingSetup& s, const Learned& learned, co
 
 void run_train(const TrainOptions& options) {
   // The geometric-tail families train by the preconditioned gradient under a cost constraint (train_family.hpp).
-  if (TrainingConfig::load(options.config, options.overrides).model_kind == "geometric-tail") {
+  const TrainingConfig peek = TrainingConfig::load(options.config, options.overrides);
+  if (peek.model_kind == "geometric-tail") {
     run_train_family(options);
+    return;
+  }
+  // One-sided tables are solved exactly by the convex HRDP program (train_one_sided.hpp).
+  if (peek.optimiser_kind == "convex") {
+    run_train_one_sided(options);
     return;
   }
   TrainingSetup s = set_up(options);

@@ -27,6 +27,10 @@ const std::vector<C::Key>& C::schema() {
       {"model.kind", &C::model_kind, "",
        "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits, geometric-tail (Gilani et al. Defs 3.3-3.4: "
        "needs optimiser.kind = pgd and loss.kind = renyi or soft-pld; the grid.* keys do not apply)"},
+      {"model.support", &C::model_support, "",
+       "two-sided (the grid [-r, r]) or one-sided (Xiao et al.: noise >= 0 on the grid [0, r], r = grid.range the largest "
+       "noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits, optimiser.kind = convex and "
+       "loss.kind = hrdp; model.symmetric does not apply)"},
       {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
@@ -55,7 +59,9 @@ const std::vector<C::Key>& C::schema() {
        "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp, "
        "renyi (Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et al.'s gamma, "
        "epsilon at loss.delta); with model.kind = geometric-tail, soft-pld is the soft epsilon at loss.delta (or log delta at "
-       "loss.epsilon) of the composed envelope over the shifts, the certified quantity made smooth"},
+       "loss.epsilon) of the composed envelope over the shifts, the certified quantity made smooth; hrdp (Xiao et al. Def. 7, "
+       "Thm 2: Hybrid Renyi DP of T = loss.compositions releases at loss.delta must not exceed loss.epsilon; with "
+       "optimiser.kind = convex)"},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
@@ -63,7 +69,8 @@ const std::vector<C::Key>& C::schema() {
       {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 1,000,000)"},
       {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
       {"loss.delta", &C::loss_delta, "", "renyi or soft-pld with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
-      {"loss.alpha", &C::loss_alpha, "", "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 (pgd) or 10 (adam)"},
+      {"loss.alpha", &C::loss_alpha, "", "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 (pgd) or 10 (adam); "
+       "hrdp: the order of the program; 0: searched (alpha - 1 = 2^(k/2) / 16 up to 1024, then golden section)"},
       {"loss.rdp_conversion", &C::loss_rdp_conversion, "",
        "renyi: RDP to (epsilon, delta): mironov (Prop. 3, eq. 25) or balle (Balle et al. 2020, Thm 21; tighter)"},
       {"loss.alpha_update", &C::loss_alpha_update, "", "renyi with adam: alpha trained by gradient or moved by a Newton step each epoch (newton)"},
@@ -77,8 +84,10 @@ const std::vector<C::Key>& C::schema() {
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
       {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
       {"optimiser.kind", &C::optimiser_kind, "",
-       "adam (Sommer et al.; grid models) or pgd (Gilani et al. Alg. 3, corrected: preconditioned projected gradient on "
-       "model.kind = geometric-tail)"},
+       "adam (Sommer et al.; grid models), pgd (Gilani et al. Alg. 3, corrected: preconditioned projected gradient on "
+       "model.kind = geometric-tail) or convex (Xiao et al. eq. 25-27, corrected: the least-cost one-sided table under the "
+       "HRDP budget, one convex program per alpha solved by an interior-point method; model.support = one-sided, "
+       "loss.kind = hrdp)"},
       {"optimiser.epochs", &C::optimiser_epochs, "epochs", "number of Adam steps"},
       {"optimiser.learning_rate", &C::optimiser_learning_rate, "", "initial Adam learning rate"},
       {"optimiser.learning_rate_decay", &C::optimiser_learning_rate_decay, "per epoch", "exponential learning-rate decay factor"},
@@ -359,8 +368,12 @@ void TrainingConfig::validate() const {
     }
   require(positive(grid_range), "grid.range", "must be positive");
   require(grid_step >= 0.0 && std::isfinite(grid_step), "grid.step", "must be positive (or 0: derived from grid.points)");
-  require(grid_points == 0 || (grid_points >= 3 && grid_points % 2 == 1 && grid_points <= 10000001), "grid.points",
-          "must be 0 or an odd number from 3 to 10,000,001");
+  require_one_of(model_support, "model.support", {"two-sided", "one-sided"});
+  if (one_sided())
+    require(grid_points == 0 || (grid_points >= 3 && grid_points <= 10000001), "grid.points", "must be 0 or from 3 to 10,000,001");
+  else
+    require(grid_points == 0 || (grid_points >= 3 && grid_points % 2 == 1 && grid_points <= 10000001), "grid.points",
+            "must be 0 or an odd number from 3 to 10,000,001");
   grid();  // consistency of range, step and points
   require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits", "geometric-tail"});
   const bool family = model_kind == "geometric-tail";
@@ -372,9 +385,19 @@ void TrainingConfig::validate() const {
   require(positive(model_cost_budget), "model.cost_budget", "must be positive");
   require(model_cost != "exceedance" || model_cost_budget < 1.0, "model.cost_budget", "must be below 1 (a probability) for the exceedance cost");
   require(model_cost_threshold >= 0.0 && std::isfinite(model_cost_threshold), "model.cost_threshold", "must be finite and >= 0");
-  require_one_of(optimiser_kind, "optimiser.kind", {"adam", "pgd"});
+  require_one_of(optimiser_kind, "optimiser.kind", {"adam", "pgd", "convex"});
   require(!family || optimiser_kind == "pgd", "optimiser.kind", "must be pgd for model.kind = geometric-tail");
-  require(family || optimiser_kind == "adam", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
+  require(family || optimiser_kind != "pgd", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
+  require(!one_sided() || model_kind == "free-logits", "model.kind", "must be free-logits for model.support = one-sided");
+  require(!one_sided() || optimiser_kind == "convex", "optimiser.kind",
+          "must be convex for model.support = one-sided (Adam on one-sided tables is not built yet)");
+  require(optimiser_kind != "convex" || one_sided(), "optimiser.kind", "convex applies to model.support = one-sided only");
+  require(optimiser_kind != "convex" || loss_kind == "hrdp", "loss.kind", "must be hrdp for optimiser.kind = convex");
+  require(loss_kind != "hrdp" || optimiser_kind == "convex", "loss.kind", "hrdp needs optimiser.kind = convex");
+  require(optimiser_kind != "convex" || utility_kind == "second-moment" || utility_kind == "l1", "utility.kind",
+          "must be second-moment (E[e^2]) or l1 (E[e]) for optimiser.kind = convex");
+  require(optimiser_kind != "convex" || target_mode == "none", "target.mode", "must be none for optimiser.kind = convex (the epsilon is a constraint)");
+  require(optimiser_kind != "convex" || pair_kind == "additive", "pair.kind", "must be additive for optimiser.kind = convex");
   require(!family || loss_kind == "renyi" || loss_kind == "soft-pld", "loss.kind",
           "must be renyi or soft-pld for model.kind = geometric-tail");
   require(!family || target_mode == "none", "target.mode", "must be none for model.kind = geometric-tail (the cost is a constraint)");
@@ -401,13 +424,16 @@ void TrainingConfig::validate() const {
   require(positive(pair_sensitivity), "pair.sensitivity", "must be positive");
   // A table on [-r, r] and its copy shifted by s >= 2r share at most the one point r: every other output tells
   // the neighbours apart, so every table on this grid has delta >= 1/2 (delta = 1 when s > 2r).
-  if (!family && pair_sensitivity >= 2.0 * grid_range)
+  if (one_sided() && 2.0 * pair_sensitivity > grid_range)
+    throw InputError(fmt::format("pair.sensitivity {} is more than half of grid.range {}: a one-sided table on [0, r] needs r >= 2 s "
+                                 "(its bottom and top s carry the distinguishing mass)", pair_sensitivity, grid_range));
+  if (!family && !one_sided() && pair_sensitivity >= 2.0 * grid_range)
     throw InputError(fmt::format("pair.sensitivity {} is not less than the grid's width 2 grid.range = {}: a table and its "
                                  "shift by the sensitivity would share at most one grid point, so no table on this grid "
                                  "has delta below 1/2 (make grid.range larger than {})",
                                  pair_sensitivity, 2.0 * grid_range, pair_sensitivity / 2.0));
   require(pair_sampling_rate > 0.0 && pair_sampling_rate <= 1.0, "pair.sampling_rate", "must be in (0, 1]");
-  require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "renyi"});
+  require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "renyi", "hrdp"});
   require(loss_epsilon >= 0.0 && std::isfinite(loss_epsilon), "loss.epsilon", "must be finite and >= 0");
   require_one_of(loss_directions, "loss.directions", {"sum", "max"});
   require(std::isfinite(loss_moments_lambda_sq), "loss.moments_lambda_sq", "must be finite");
@@ -434,6 +460,15 @@ void TrainingConfig::validate() const {
 }
 
 Grid TrainingConfig::grid() const {
+  if (one_sided()) {
+    const double step = grid_step > 0.0 ? grid_step : grid_points > 0 ? grid_range / static_cast<double>(grid_points - 1) : 1.0;
+    const Grid g = Grid::spanning(0.0, grid_range, step);
+    if (grid_points != 0 && grid_points != g.size)
+      throw InputError(fmt::format("grid.points {} disagrees with grid.range {:g} / grid.step {:g} ({} points); set one of them to 0",
+                                   grid_points, grid_range, grid_step, g.size));
+    if (g.size > 10000001) throw InputError(fmt::format("grid.range / grid.step gives {} points (at most 10,000,001)", g.size));
+    return g;
+  }
   if (grid_step > 0.0) {
     const Grid g = Grid::symmetric(grid_range, grid_step);
     if (grid_points != 0 && grid_points != g.size)

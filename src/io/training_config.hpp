@@ -19,6 +19,7 @@ struct TrainingConfig {
   int64_t grid_points = 0;    // 0: derived from grid_step; both 0: 60,001 (Sommer et al.'s E = 60,000 scale)
   // model
   std::string model_kind = "sigmoid-stack";
+  std::string model_support = "two-sided";  // two-sided: the grid [-range, range]; one-sided: [0, range]
   int64_t model_sigmoids = 10000;
   double model_slope = 500.0;
   bool model_symmetric = true;
@@ -121,8 +122,10 @@ struct TrainingConfig {
   std::string to_yaml() const;  // every key with its value (the resolved config)
   std::string value_of(const Key& key) const;
 
-  // The symmetric grid these keys describe (InputError naming the keys if they disagree).
+  // The grid these keys describe (InputError naming the keys if they disagree): symmetric [-range, range], or
+  // [0, range] for model.support = one-sided (step grid.step; else range / (grid.points - 1); else 1, the integers).
   Grid grid() const;
+  bool one_sided() const { return model_support == "one-sided"; }
 
   // The README table: key, default, unit, description (Markdown).
   static std::string markdown_reference();

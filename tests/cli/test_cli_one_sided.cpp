@@ -1,0 +1,115 @@
+// noiselearn train with model.support = one-sided and optimiser.kind = convex (Xiao et al. eq. 25-27, corrected): the
+// run directory, the issue's feasible point at T = 500, delta = 1e-5, epsilon 4, alpha 7, R0 = 280 (E[e^2] 10,939.7),
+// the HRDP epsilon recomputed here from noise.csv by the formula of Def. 7 / Thm 2, the certificate below it, and
+// bad input refused with exit code 2.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/run_noiselearn.hpp"
+
+namespace fs = std::filesystem;
+using namespace noiselearn::testing;
+
+namespace {
+
+const char* kOneSidedConfig = R"(grid:
+  range: 280
+  step: 1
+model:
+  kind: free-logits
+  support: one-sided
+loss:
+  kind: hrdp
+  epsilon: 4
+  delta: 1.0e-5
+  compositions: 500
+  alpha: 7
+utility:
+  kind: second-moment
+optimiser:
+  kind: convex
+certification:
+  deltas: [1.0e-5]
+  loss_step: 1.0e-3
+output:
+  plots: false
+)";
+
+std::vector<double> probabilities_of(const fs::path& csv) {
+  std::ifstream in(csv);
+  std::string line;
+  std::vector<double> p;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line[0] == 'x') continue;
+    std::stringstream ss(line);
+    std::string x, value;
+    std::getline(ss, x, ',');
+    std::getline(ss, value, ',');
+    p.push_back(std::stod(value));
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("train one-sided convex: the HRDP optimum at the issue's point, its HRDP epsilon recomputed from noise.csv, "
+          "and a certificate below it",
+          "[cli][one-sided]") {
+  const fs::path dir = scratch("one-sided");
+  std::ofstream(dir / "onesided.yaml") << kOneSidedConfig;
+  const Run run = run_noiselearn("train onesided.yaml --out run", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  for (const char* file : {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "summary.txt"}) CHECK(fs::exists(dir / "run" / file));
+  std::ifstream in(dir / "run" / "noise.json");
+  const auto metadata = nlohmann::json::parse(in);
+  CHECK(metadata["support"] == "one-sided");
+  CHECK(metadata["grid"]["size"] == 281);
+  const double cost = metadata["training"]["cost_value"];
+  CHECK(cost <= 10939.7);
+  CHECK(cost > 10939.6);
+  CHECK(metadata["utility"]["second_moment"].get<double>() == Approx(cost).epsilon(1e-9));
+  // Def. 7 / Thm 2, any direction, at alpha 7 from the written probabilities (sum over the shared outcomes of
+  // a^7 b^-6 in both orders; degenerate masses p_0 and p_280).
+  const std::vector<double> p = probabilities_of(dir / "run" / "noise.csv");
+  REQUIRE(p.size() == 281);
+  double up = 0.0, down = 0.0;
+  for (size_t j = 1; j < p.size(); ++j) {
+    up += std::exp(7.0 * std::log(p[j]) - 6.0 * std::log(p[j - 1]));
+    down += std::exp(7.0 * std::log(p[j - 1]) - 6.0 * std::log(p[j]));
+  }
+  const double hrdp = (500.0 * std::log(std::max(up, down)) - std::log(1e-5 - 500.0 * std::max(p.front(), p.back()))) / 6.0;
+  CHECK(hrdp <= 4.0 * (1.0 + 1e-9));
+  CHECK(hrdp > 4.0 - 1e-5);
+  CHECK(metadata["loss"]["hrdp_epsilon"].get<double>() == Approx(hrdp).epsilon(1e-9));
+  const double upper = metadata["certificate"]["epsilon_at_delta"][0]["epsilon_upper"];
+  const double lower = metadata["certificate"]["epsilon_at_delta"][0]["epsilon_lower"];
+  CHECK(lower <= upper);
+  CHECK(upper < 4.0);  // the exact PLD is tighter than HRDP
+  CHECK_THAT(run.out, Catch::Contains("Its HRDP epsilon is"));
+}
+
+TEST_CASE("train one-sided convex: bad input is refused with exit code 2 naming the culprit", "[cli][one-sided]") {
+  const fs::path dir = scratch("one-sided-bad");
+  std::ofstream(dir / "onesided.yaml") << kOneSidedConfig;
+  const auto refused = [&](const std::string& overrides, const std::string& culprit) {
+    const Run run = run_noiselearn("train onesided.yaml --out run-bad " + overrides, dir);
+    INFO(overrides << "\n" << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.err, Catch::Contains(culprit));
+    CHECK_FALSE(fs::exists(dir / "run-bad" / "noise.csv"));
+  };
+  refused("--set optimiser.kind=adam", "optimiser.kind");
+  refused("--set model.support=two-sided", "optimiser.kind");
+  refused("--set pair.sensitivity=0.5", "pair.sensitivity");
+  refused("--set utility.kind=tail-probability", "utility.kind");
+  refused("--set model.support=sideways", "model.support");
+  refused("--set grid.range=2", "no one-sided table");
+}
