@@ -499,7 +499,7 @@ HybridRenyiOptimum hybrid_renyi_optimum(const HybridRenyiOptimumOptions& options
   if (!(start_max_g < 0.0)) {
     BarrierMethod phase_one(program, options, true);
     double sigma = start_max_g + std::max(0.5 * std::fabs(start_max_g), 1e-12);
-    const auto outcome = phase_one.run(p, sigma, m / std::fabs(sigma), options.max_newton_steps);
+    const auto outcome = phase_one.run(p, sigma, m / std::fabs(sigma), std::min<int64_t>(options.max_newton_steps, options.max_phase_one_steps));
     out.phase_one_steps = outcome.steps;
     if (!outcome.feasible_found) {
       out.status = outcome.infeasible ? HybridRenyiOptimumStatus::kInfeasible : HybridRenyiOptimumStatus::kUndecided;

@@ -53,6 +53,9 @@ struct HybridRenyiOptimumOptions {
   HybridRenyiNeighbours neighbours = HybridRenyiNeighbours::kAnyDirection;
   double relative_gap = 1e-9;  // stop when the duality gap is below this fraction of the cost
   int64_t max_newton_steps = 5000;
+  // Phase I gives up (undecided, treated as infeasible) after this many steps: a feasible start is found in 3 - 30
+  // steps when one exists; near-infeasible orders otherwise cost seconds each in an alpha search at R0 = 30,000.
+  int64_t max_phase_one_steps = 200;
   void validate() const;  // InputError naming the bad field
 };
 
