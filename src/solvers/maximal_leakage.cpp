@@ -78,7 +78,7 @@ void MaximalLeakageProblem::validate() const {
                                      j - 1 + first_state, row[static_cast<size_t>(j - 1)]));
     }
   }
-  if (!(std::abs(total - 1.0) <= 1e-9)) throw InputError(fmt::format("the prior sums to {:.17g}, not 1 (tolerance 1e-9)", total));
+  if (!(std::abs(total - 1.0) <= 1e-9)) throw InputError(fmt::format("the prior sums to {:.12g}, not 1 (tolerance 1e-9)", total));
 }
 
 std::vector<DeterministicScheme> optimal_deterministic_schemes(const MaximalLeakageProblem& problem, int64_t k_max,
