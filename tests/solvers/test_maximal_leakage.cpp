@@ -245,3 +245,18 @@ TEST_CASE("cost formula: the paper's costs and operator precedence", "[solvers][
   CHECK_THROWS_WITH(CostFormula("k + 1"), Catch::Contains("unexpected 'k' at position 1"));
   CHECK_THROWS_WITH(CostFormula("(j"), Catch::Contains("')' expected"));
 }
+
+TEST_CASE("maximal leakage: 100 states, uniform prior, c_ij = j - i: equal blocks in closed form for v = 1 .. 40", "[solvers][maximal-leakage]") {
+  // Each selected state collects the block of inputs just below it; with uniform prior a block of L states costs
+  // (0 + 1 + .. + L - 1) / 100, and the optimum makes the v blocks as equal as possible (the cost is convex in L).
+  const auto p = identity_problem(std::vector<double>(100, 0.01), "j - i", 0);
+  std::vector<double> budgets;
+  for (int v = 1; v <= 40; ++v) budgets.push_back(v);
+  const auto costs = optimal_cost_curve(p, budgets);
+  for (int v = 1; v <= 40; ++v) {
+    const int q = 100 / v, extra = 100 % v;
+    const double closed = (extra * (q + 1.0) * q / 2.0 + (v - extra) * q * (q - 1.0) / 2.0) / 100.0;
+    INFO("v = " << v);
+    CHECK(costs[static_cast<size_t>(v - 1)] == Approx(closed).epsilon(1e-12).margin(1e-13));
+  }
+}
