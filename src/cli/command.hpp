@@ -17,5 +17,7 @@ Command make_compare_command(CLI::App& parent);
 Command make_train_command(CLI::App& parent);
 Command make_plot_command(CLI::App& parent);
 Command make_config_keys_command(CLI::App& parent);
+Command make_maxl_command(CLI::App& parent);
+Command make_pac_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli

@@ -316,9 +316,8 @@ PlotScript plot_script(const fs::path& run_directory) {
   return script;
 }
 
-PlotResult plot_run(const fs::path& run_directory, bool overwrite) {
+PlotResult run_plot_script(const fs::path& run_directory, const PlotScript& script, bool overwrite) {
   PlotResult result;
-  const PlotScript script = plot_script(run_directory);
   for (const auto& image : script.images)
     if (fs::exists(run_directory / image) && !overwrite)
       throw InputError(fmt::format("refusing to overwrite existing file {} (use --force)", (run_directory / image).string()));
@@ -341,6 +340,10 @@ PlotResult plot_run(const fs::path& run_directory, bool overwrite) {
   for (const auto& image : script.images) result.images.push_back(run_directory / image);
   result.message = fmt::format("wrote {} plots to {}", result.images.size(), run_directory.string());
   return result;
+}
+
+PlotResult plot_run(const fs::path& run_directory, bool overwrite) {
+  return run_plot_script(run_directory, plot_script(run_directory), overwrite);
 }
 
 }  // namespace noiselearn

@@ -37,4 +37,9 @@ PlotScript plot_script(const std::filesystem::path& run_directory);
 // `overwrite`.
 PlotResult plot_run(const std::filesystem::path& run_directory, bool overwrite);
 
+// Writes `script` as plots.gp into `run_directory` and runs it there with gnuplot, as plot_run does (for run
+// directories of other commands, which compose their own scripts). Refuses to replace existing images unless
+// `overwrite`.
+PlotResult run_plot_script(const std::filesystem::path& run_directory, const PlotScript& script, bool overwrite);
+
 }  // namespace noiselearn

@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
+#include "io/config_schema.hpp"
 
 namespace noiselearn {
 
@@ -136,38 +137,10 @@ const std::vector<C::Key>& C::schema() {
   return keys;
 }
 
-namespace {
-
-std::string section_of(const std::string& name) { return name.substr(0, name.find('.')); }
-
-std::string valid_keys(const std::string& section) {
-  std::vector<std::string> names;
-  for (const auto& key : C::schema())
-    if (section.empty() || section_of(key.name) == section) names.push_back(key.name);
-  return fmt::format("{}", fmt::join(names, ", "));
-}
-
-std::string valid_sections() {
-  std::vector<std::string> sections;
-  for (const auto& key : C::schema())
-    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end()) sections.push_back(section_of(key.name));
-  return fmt::format("{}", fmt::join(sections, ", "));
-}
-
-const C::Key* find_key(const std::string& name) {
-  for (const auto& key : C::schema())
-    if (key.name == name) return &key;
-  return nullptr;
-}
-
 // The allowed range of every whole-number key. The upper limits keep what a key sizes (tensors, loss grids,
 // loops) within what the machine and the arithmetic support, so that an absurd value is refused before
 // anything is allocated: loss.compositions stops at 10^9, where the accountant's own limit on n lies.
-struct WholeRange {
-  int64_t minimum, maximum;
-};
-
-WholeRange whole_range(const std::string& name) {
+WholeRange TrainingConfig::whole_range(const std::string& name) {
   static const std::map<std::string, WholeRange> ranges = {
       {"grid.points", {0, 10000001}},
       {"model.sigmoids", {1, 1000000}},
@@ -191,119 +164,10 @@ WholeRange whole_range(const std::string& name) {
   return found == ranges.end() ? WholeRange{0, std::numeric_limits<int64_t>::max()} : found->second;
 }
 
-// 1000000000 -> "1,000,000,000"; the largest int64 reads better as 2^63 - 1.
-std::string grouped(int64_t value) {
-  if (value == std::numeric_limits<int64_t>::max()) return "2^63 - 1";
-  std::string digits = std::to_string(value < 0 ? -value : value), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
-}
+namespace {
 
-std::string whole_range_text(const std::string& name) {
-  const WholeRange range = whole_range(name);
-  return fmt::format("a whole number from {} to {}", grouped(range.minimum), grouped(range.maximum));
-}
-
-// A whole number written as an integer ("128") or as a number that is exactly one ("1e6", "128.0").
-std::optional<int64_t> whole_number(const YAML::Node& node) {
-  try {
-    return node.as<int64_t>();
-  } catch (const YAML::Exception&) {
-  }
-  const double value = node.as<double>();  // YAML::Exception if it is not a number at all
-  // 2^63 itself is not an int64; every double below it that is whole is one.
-  if (!std::isfinite(value) || value != std::floor(value) || std::abs(value) >= 9223372036854775808.0) return std::nullopt;
-  return static_cast<int64_t>(value);
-}
-
-void assign(C& config, const C::Key& key, const YAML::Node& node, const std::string& where) {
-  auto fail = [&](const std::string& expected) {
-    std::string text = node.IsScalar() ? node.Scalar() : (node.IsSequence() ? "a list" : "a map");
-    throw InputError(fmt::format("{}: {} must be {} (got '{}')", where, key.name, expected, text));
-  };
-  std::visit(
-      [&](auto member) {
-        using T = std::decay_t<decltype(config.*member)>;
-        try {
-          if constexpr (std::is_same_v<T, std::vector<double>>) {
-            if (node.IsScalar()) {
-              config.*member = {node.as<double>()};
-            } else if (node.IsSequence()) {
-              std::vector<double> values;
-              for (const auto& item : node) values.push_back(item.as<double>());
-              config.*member = values;
-            } else {
-              fail("a number or a list of numbers");
-            }
-          } else {
-            if (!node.IsScalar()) fail("a single value");
-            if constexpr (std::is_same_v<T, bool>) {
-              config.*member = node.as<bool>();
-            } else if constexpr (std::is_same_v<T, int64_t>) {
-              const std::optional<int64_t> value = whole_number(node);
-              const WholeRange range = whole_range(key.name);
-              if (!value || *value < range.minimum || *value > range.maximum) fail(whole_range_text(key.name));
-              config.*member = *value;
-            } else {
-              config.*member = node.as<T>();
-            }
-          }
-        } catch (const YAML::Exception&) {
-          if constexpr (std::is_same_v<T, bool>) fail("true or false");
-          else if constexpr (std::is_same_v<T, std::string>) fail("a string");
-          else if constexpr (std::is_same_v<T, int64_t>) fail(whole_range_text(key.name));
-          else fail("a number");
-        }
-      },
-      key.field);
-}
-
-// A relative path in a config is relative to the directory of the file that names it, so that a config runs
-// the same from any working directory; it is stored absolute, so that the resolved config.yaml does too.
-void resolve_path(C& config, const C::Key& key, const std::filesystem::path& base_directory) {
-  if (key.unit != "path") return;
-  std::string& value = config.*std::get<std::string C::*>(key.field);
-  if (value.empty()) return;
-  const std::filesystem::path path(value);
-  if (path.is_relative()) value = std::filesystem::absolute(base_directory / path).lexically_normal().string();
-}
-
-void apply_override(C& config, const std::string& assignment) {
-  const auto equals = assignment.find('=');
-  if (equals == std::string::npos)
-    throw InputError(fmt::format("--set '{}' must look like section.key=value", assignment));
-  const std::string name = assignment.substr(0, equals), value = assignment.substr(equals + 1);
-  const C::Key* key = find_key(name);
-  if (!key) {
-    const std::string section = section_of(name);
-    throw InputError(valid_keys(section).empty()
-                         ? fmt::format("--set: unknown key '{}' (valid sections: {})", name, valid_sections())
-                         : fmt::format("--set: unknown key '{}' (valid: {})", name, valid_keys(section)));
-  }
-  YAML::Node node;
-  try {
-    node = YAML::Load(value);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("--set {}: '{}' is not a valid value", name, value));
-  }
-  if (node.IsNull()) node = YAML::Node(value);
-  assign(config, *key, node, "--set");
-  resolve_path(config, *key, std::filesystem::current_path());  // a path on the command line is the shell's
-}
-
-void require(bool condition, const std::string& key, const std::string& message) {
-  if (!condition) throw InputError(fmt::format("{} {}", key, message));
-}
-
-void require_one_of(const std::string& value, const std::string& key, std::initializer_list<const char*> valid) {
-  for (const char* v : valid)
-    if (value == v) return;
-  std::vector<std::string> names(valid.begin(), valid.end());
-  throw InputError(fmt::format("{} = '{}' is not valid (valid: {})", key, value, fmt::join(names, ", ")));
-}
+using config_schema::require;
+using config_schema::require_one_of;
 
 bool positive(double v) { return v > 0.0 && std::isfinite(v); }
 
@@ -312,46 +176,7 @@ bool positive(double v) { return v > 0.0 && std::isfinite(v); }
 TrainingConfig TrainingConfig::parse(const std::string& yaml_text, const std::string& source,
                                      const std::vector<std::string>& overrides,
                                      const std::filesystem::path& base_directory) {
-  TrainingConfig config;
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::ParserException& e) {
-    throw InputError(fmt::format("{}:{}: invalid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
-  if (!root.IsNull() && !root.IsMap()) throw InputError(fmt::format("{}: the config must be a map of sections ({})", source, valid_sections()));
-  // yaml-cpp keeps every entry of a map whose key is repeated; the last would silently win.
-  std::map<std::string, int> first_line;
-  auto refuse_repeat = [&](const std::string& what, const std::string& name, int line) {
-    const auto [seen, inserted] = first_line.emplace(name, line);
-    if (!inserted)
-      throw InputError(fmt::format("{}:{}: {} '{}' is given twice (lines {} and {}); keep one", source, line, what, name,
-                                   seen->second, line));
-  };
-  if (root.IsMap()) {
-    for (const auto& section : root) {
-      const std::string section_name = section.first.as<std::string>();
-      const std::string where = fmt::format("{}:{}", source, section.first.Mark().line + 1);
-      refuse_repeat("section", section_name, section.first.Mark().line + 1);
-      if (valid_keys(section_name).empty())
-        throw InputError(fmt::format("{}: unknown section '{}' (valid: {})", where, section_name, valid_sections()));
-      if (!section.second.IsMap())
-        throw InputError(fmt::format("{}: section '{}' must be a map of keys (valid: {})", where, section_name, valid_keys(section_name)));
-      for (const auto& entry : section.second) {
-        const std::string name = section_name + "." + entry.first.as<std::string>();
-        const std::string entry_where = fmt::format("{}:{}", source, entry.first.Mark().line + 1);
-        const Key* key = find_key(name);
-        if (!key) throw InputError(fmt::format("{}: unknown key '{}' (valid: {})", entry_where, name, valid_keys(section_name)));
-        refuse_repeat("key", name, entry.first.Mark().line + 1);
-        assign(config, *key, entry.second, entry_where);
-      }
-    }
-  }
-  const std::filesystem::path base = base_directory.empty() ? std::filesystem::current_path() : base_directory;
-  for (const auto& key : schema()) resolve_path(config, key, base);
-  for (const auto& assignment : overrides) apply_override(config, assignment);
-  config.validate();
-  return config;
+  return config_schema::parse_config<TrainingConfig>(yaml_text, source, overrides, base_directory);
 }
 
 TrainingConfig TrainingConfig::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
@@ -360,12 +185,7 @@ TrainingConfig TrainingConfig::load(const std::filesystem::path& path, const std
 }
 
 void TrainingConfig::validate() const {
-  for (const auto& key : schema())
-    if (const auto* member = std::get_if<int64_t C::*>(&key.field)) {
-      const WholeRange range = whole_range(key.name);
-      if (this->**member < range.minimum || this->**member > range.maximum)
-        throw InputError(fmt::format("{} must be {} (got {})", key.name, whole_range_text(key.name), this->**member));
-    }
+  config_schema::validate_whole_numbers(*this);
   require(positive(grid_range), "grid.range", "must be positive");
   require(grid_step >= 0.0 && std::isfinite(grid_step), "grid.step", "must be positive (or 0: derived from grid.points)");
   require_one_of(model_support, "model.support", {"two-sided", "one-sided"});
@@ -481,47 +301,12 @@ Grid TrainingConfig::grid() const {
   return Grid::symmetric(grid_range, 2.0 * grid_range / static_cast<double>(points - 1));
 }
 
-std::string TrainingConfig::value_of(const Key& key) const {
-  return std::visit(
-      [&](auto member) -> std::string {
-        using T = std::decay_t<decltype(this->*member)>;
-        const auto& value = this->*member;
-        if constexpr (std::is_same_v<T, std::vector<double>>) {
-          std::vector<std::string> items;
-          for (double v : value) items.push_back(fmt::format("{}", v));  // shortest text that reads back exactly
-          return fmt::format("[{}]", fmt::join(items, ", "));
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return value ? "true" : "false";
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          return value.empty() ? "\"\"" : value;
-        } else if constexpr (std::is_same_v<T, double>) {
-          return fmt::format("{}", value);  // shortest text that reads back exactly
-        } else {
-          return fmt::format("{}", value);
-        }
-      },
-      key.field);
-}
+std::string TrainingConfig::value_of(const Key& key) const { return config_schema::value_of(*this, key); }
 
 std::string TrainingConfig::to_yaml() const {
-  std::string out = "# noiselearn training configuration, resolved (every key with its value)\n";
-  std::string section;
-  for (const auto& key : schema()) {
-    if (section_of(key.name) != section) {
-      section = section_of(key.name);
-      out += section + ":\n";
-    }
-    out += fmt::format("  {}: {}\n", key.name.substr(key.name.find('.') + 1), value_of(key));
-  }
-  return out;
+  return config_schema::to_yaml(*this, "noiselearn training configuration, resolved (every key with its value)");
 }
 
-std::string TrainingConfig::markdown_reference() {
-  const TrainingConfig defaults;
-  std::string out = "| key | default | unit | meaning |\n|---|---|---|---|\n";
-  for (const auto& key : schema())
-    out += fmt::format("| `{}` | `{}` | {} | {} |\n", key.name, defaults.value_of(key), key.unit, key.description);
-  return out;
-}
+std::string TrainingConfig::markdown_reference() { return config_schema::markdown_reference<TrainingConfig>(); }
 
 }  // namespace noiselearn

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/grid.hpp"
+#include "io/config_schema.hpp"
 
 namespace noiselearn {
 
@@ -97,15 +98,9 @@ struct TrainingConfig {
   int64_t output_checkpoint_every = 1000;
   bool output_plots = true;
 
-  using Field = std::variant<double TrainingConfig::*, int64_t TrainingConfig::*, bool TrainingConfig::*,
-                             std::string TrainingConfig::*, std::vector<double> TrainingConfig::*>;
-  struct Key {
-    std::string name;         // "section.key"
-    Field field;
-    std::string unit;         // "x units", "nats", "epochs", "" ...
-    std::string description;  // one line, including the valid values
-  };
+  using Key = ConfigKey<TrainingConfig>;  // io/config_schema.hpp
   static const std::vector<Key>& schema();
+  static WholeRange whole_range(const std::string& name);  // the allowed values of a whole-number key
 
   // Reads a YAML file, applies `overrides` ("section.key=value", YAML scalars or [lists]) and validates.
   // Unknown, mistyped, out-of-range or repeated keys are an InputError naming the key (and the file and

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <sstream>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -216,5 +218,125 @@ TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], T
     CHECK(run.exit_code == 2);
     CHECK_THAT(error_line(run), Catch::Contains(culprit));
     CHECK(!fs::exists(dir / "x.csv"));
+  }
+}
+
+// ---- maxl and pac (Xiao et al. sections 5 and 6) ----
+
+namespace {
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream file(path);
+  return nlohmann::json::parse(file);
+}
+
+}  // namespace
+
+TEST_CASE("maxl: Fig. 3 at v = 3.5 through the CLI, its run directory and --json", "[cli][maxl]") {
+  const fs::path dir = scratch("maxl");
+  write(dir / "fig3.yaml", "problem:\n  states: 7\n  first_state: 1\n  cost: j\nleakage:\n  budget: 3.5\noutput:\n  plots: false\n");
+  const Run run = run_noiselearn("maxl fig3.yaml --out run", dir);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("cost 4.571428571"));
+  for (const char* file : {"config.yaml", "mechanism.csv", "states.csv", "cost_curve.csv", "summary.json"}) {
+    INFO(file);
+    CHECK(fs::exists(dir / "run" / file));
+  }
+  const auto summary = read_json(dir / "run" / "summary.json");
+  CHECK(summary["cost"].get<double>() == Approx(32.0 / 7.0).epsilon(1e-14));
+  CHECK(summary["leakage_nats"].get<double>() == Approx(std::log(3.5)).epsilon(1e-14));
+  CHECK(summary["ceil_scheme"]["states"] == nlohmann::json::array({1, 3, 5, 7}));
+  CHECK(summary["floor_scheme"]["states"] == nlohmann::json::array({2, 4, 7}));
+  // A second run into the same directory is refused without --force, and --set reaches every key.
+  const Run again = run_noiselearn("maxl fig3.yaml --out run", dir);
+  CHECK(again.exit_code == 2);
+  const Run json = run_noiselearn("maxl fig3.yaml --out run --force --json --set leakage.budget=3", dir);
+  REQUIRE(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out)["cost"].get<double>() == Approx(33.0 / 7.0).epsilon(1e-14));
+  // The authors' default instance from a cost matrix file (0-indexed, j^2, prior (2, 1, 0, 1, 2, 0, 1) / 7).
+  std::string matrix;
+  for (int i = 0; i < 7; ++i) {
+    for (int j = 0; j < 7; ++j) matrix += (j ? "," : "") + (j < i ? std::string("inf") : std::to_string(j * j));
+    matrix += "\n";
+  }
+  write(dir / "cost.csv", matrix);
+  write(dir / "default.yaml",
+        "problem:\n  states: 7\n  first_state: 0\n  prior: [2, 1, 0, 1, 2, 0, 1]\n  prior_denominator: 7\n  cost: matrix\n"
+        "  cost_matrix: cost.csv\nleakage:\n  budget: 3\noutput:\n  plots: false\n");
+  const Run authors = run_noiselearn("maxl default.yaml --out default --json", dir);
+  REQUIRE(authors.exit_code == 0);
+  const auto out = nlohmann::json::parse(authors.out);
+  CHECK(out["cost"].get<double>() == Approx(87.0 / 7.0).epsilon(1e-14));
+  CHECK(out["ceil_scheme"]["states"] == nlohmann::json::array({1, 4, 6}));
+}
+
+TEST_CASE("maxl: bad input is one line naming the culprit, exit 2, and no run directory", "[cli][maxl][errors]") {
+  const fs::path dir = scratch("maxl-errors");
+  write(dir / "bad.csv", "1,2,3\n1,x,3\n1,2,3\n");
+  write(dir / "decreasing.csv", "1,2,3\ninf,5,4\ninf,inf,3\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--set leakage.budget=0.5", "leakage.budget must be a finite number >= 1"},
+      {"--set problem.stats=3", "unknown key 'problem.stats'"},
+      {"--set problem.prior=[0.5,0.2,0.2]", "problem.prior: the prior sums to 0.9"},
+      {"--set problem.prior=[1,1]", "problem.prior has 2 entries but there are 3 inputs"},
+      {"--set problem.cost='3 - j'", "problem.cost '3 - j': cost row 1 is not non-decreasing"},
+      {"--set problem.cost='j +'", "cost formula 'j +'"},
+      {"--set problem.cost=matrix --set problem.cost_matrix=bad.csv", "bad.csv:2: field 2 'x' is not a number"},
+      {"--set problem.cost=matrix --set problem.cost_matrix=decreasing.csv", "decreasing.csv: cost row 2 is not non-decreasing"},
+      {"--set problem.start_states=[1,5,2]", "problem.start_states must be whole numbers from 1 to 3"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    INFO(arguments);
+    const Run run = run_noiselearn("maxl --set problem.states=3 --out out " + arguments, dir);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(error_line(run), Catch::Contains(message));
+    CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+    CHECK(!fs::exists(dir / "out"));
+  }
+}
+
+TEST_CASE("pac: the issue's R = 10, B = 10 optimum, its noise table written and checksummed like every table", "[cli][pac]") {
+  const fs::path dir = scratch("pac");
+  write(dir / "pac.yaml", "pac:\n  range: 10\n  budget: 10\ntable:\n  step: 0.01\ncurve:\n  points: 5\noutput:\n  plots: false\n");
+  const Run run = run_noiselearn("pac pac.yaml --out run --json", dir);
+  REQUIRE(run.exit_code == 0);
+  const auto summary = nlohmann::json::parse(run.out);
+  CHECK(summary["mu"].get<double>() == Approx(0.8488).margin(5e-5));
+  CHECK(summary["sigma"].get<double>() == Approx(2.8118).margin(5e-5));
+  CHECK(summary["mutual_information_nats"].get<double>() == Approx(1.13421).margin(2e-5));
+  CHECK(summary["mutual_information_bits"].get<double>() == Approx(1.13421 / std::log(2.0)).margin(3e-5));
+  // The table reads back through evaluate (checksums and sums checked by the reader), one-sided on [0, 10].
+  const Run evaluate = run_noiselearn("evaluate run/noise.csv --sensitivity 1 --compositions 1 --epsilon 1", dir);
+  CHECK(evaluate.exit_code == 0);
+  CHECK_THAT(evaluate.out, Catch::Contains("1001 points"));
+  const auto meta = read_json(dir / "run" / "noise.json");
+  CHECK(meta["support"] == "one-sided");
+  CHECK(meta["pac_privacy"]["mu"].get<double>() == Approx(summary["mu"].get<double>()));
+  CHECK(fs::exists(dir / "run" / "mi_curve.csv"));
+  // A range that is not a whole number of steps, an unknown unit, a bad budget: exit 2 naming the key.
+  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--set table.step=0.3", "pac.range 10 with table.step 0.3"},
+           {"--set pac.units=bans", "pac.units = 'bans' is not valid"},
+           {"--set pac.budget=-1", "pac.budget must be positive"}}) {
+    INFO(arguments);
+    const Run bad = run_noiselearn("pac pac.yaml --out bad " + arguments, dir);
+    CHECK(bad.exit_code == 2);
+    CHECK_THAT(error_line(bad), Catch::Contains(message));
+    CHECK(!fs::exists(dir / "bad"));
+  }
+}
+
+TEST_CASE("the README's maxl and pac key tables are exactly what config-keys prints", "[cli][docs]") {
+  std::ifstream readme_file(NOISELEARN_README);
+  REQUIRE(readme_file);
+  const std::string readme((std::istreambuf_iterator<char>(readme_file)), {});
+  for (const char* command : {"maxl", "pac"}) {
+    const Run run = run_noiselearn(std::string("config-keys ") + command, scratch(std::string("config-keys-") + command));
+    REQUIRE(run.exit_code == 0);
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);) {
+      INFO("regenerate the README table with `noiselearn config-keys " << command << "`");
+      CHECK_THAT(readme, Catch::Contains(line + "\n"));
+    }
   }
 }
