@@ -4,7 +4,7 @@
 # authors' grid (R step 10, sigma step 0.5, integer alpha 2 .. 25), and the exact HRDP optimum (the convex program,
 # alpha searched, R0 the best of 100 .. 1600). Then the HRDP optima at eps = 4 are solved again through
 # `noiselearn train` and certified by the exact PLD accountant (both bounds). Writes results/fig2.txt and
-# results/certified.txt; run directories under results/runs/ (git-ignored). About 3 minutes.
+# results/certified.txt; run directories under results/runs/ (git-ignored). About 25 minutes (the TBL grid scans).
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD="${BUILD:-../../build}"
