@@ -415,6 +415,7 @@ torch::Tensor RenyiLoss::direction_delta(const LogPair& pair, int direction) {
   const torch::Tensor omega_terms =
       torch::exp(torch::where(m.infinite_loss, pair.log_first, torch::full_like(pair.log_first, -kInfinity)));
   const torch::Tensor omega = torch::clamp(omega_terms.sum(), 0.0, 1.0 - 1e-16);
+  if (options_.hybrid_renyi) return n * omega + renyi_term;  // eq. 24: T delta_p + delta'
   return -torch::expm1(n * torch::log1p(-omega)) + renyi_term;
 }
 

@@ -180,19 +180,24 @@ enum class AlphaUpdate { kGradient, kNewton };
 std::string to_string(AlphaUpdate update);
 AlphaUpdate parse_alpha_update(const std::string& text);  // "gradient", "newton"
 
+// hybrid_renyi = true is Xiao et al.'s Hybrid Renyi DP (Def. 7, Thm 2, eq. 24) read at a fixed epsilon: the degenerate
+// mass is paid by the union bound n omega instead of 1 - (1 - omega)^n, and the conversion is Mironov's, so
+//   delta = n omega + exp(n G - (alpha - 1) epsilon)
+// is exactly eq. 24's delta = T delta_p + delta' solved for delta at the given epsilon ("loss.kind: hrdp" with Adam).
 struct RenyiLossOptions {
   double epsilon = 1.0;
   int64_t compositions = 1;
   double initial_alpha = 10.0;
   RdpConversion conversion = RdpConversion::kMironov;
   AlphaUpdate alpha_update = AlphaUpdate::kGradient;
+  bool hybrid_renyi = false;  // last, so that aggregate initialisers {epsilon, n, alpha, ..} keep their meaning
   void validate() const;  // InputError naming the field
 };
 
 class RenyiLoss : public PrivacyLoss {
  public:
   explicit RenyiLoss(RenyiLossOptions options);
-  std::string loss_name() const override { return "renyi"; }
+  std::string loss_name() const override { return options_.hybrid_renyi ? "hrdp" : "renyi"; }
   torch::Tensor direction_delta(const LogPair& pair, int direction) override;
   double alpha(int direction) const;
 

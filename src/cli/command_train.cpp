@@ -275,7 +275,7 @@ void run_train(const TrainOptions& options) {
   write_learned(s, learned, table, certificate);
 
   std::string comparison_sentence;
-  if (c.certification_compare_gaussian) {
+  if (c.certification_compare_gaussian && !c.one_sided()) {  // no truncated Gaussian reference on [0, r]
     ComparisonSettings settings;
     settings.pair = s.pair;
     settings.compositions = c.loss_compositions;

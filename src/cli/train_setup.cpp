@@ -61,7 +61,7 @@ ModelSpecification model_specification_of(const TrainingConfig& c) {
   s.kind = c.model_kind;
   s.sigmoids = c.model_sigmoids;
   s.slope = c.model_slope;
-  s.symmetric = c.model_symmetric;
+  s.symmetric = c.model_symmetric && !c.one_sided();  // a one-sided grid has no mirror
   s.init = c.model_init;
   s.init_sigma = c.model_init_sigma;
   if (c.model_init == "table") s.init_table = load_table(c.model_init_table).table;

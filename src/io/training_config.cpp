@@ -30,8 +30,8 @@ const std::vector<C::Key>& C::schema() {
        "needs optimiser.kind = pgd and loss.kind = renyi or soft-pld; the grid.* keys do not apply)"},
       {"model.support", &C::model_support, "",
        "two-sided (the grid [-r, r]) or one-sided (Xiao et al.: noise >= 0 on the grid [0, r], r = grid.range the largest "
-       "noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits, optimiser.kind = convex and "
-       "loss.kind = hrdp; model.symmetric does not apply)"},
+       "noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits (model.symmetric does not apply) and "
+       "optimiser.kind = convex with loss.kind = hrdp, or adam with any loss; certification.compare_gaussian does not apply)"},
       {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)"},
       {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
@@ -61,8 +61,9 @@ const std::vector<C::Key>& C::schema() {
        "renyi (Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et al.'s gamma, "
        "epsilon at loss.delta); with model.kind = geometric-tail, soft-pld is the soft epsilon at loss.delta (or log delta at "
        "loss.epsilon) of the composed envelope over the shifts, the certified quantity made smooth; hrdp (Xiao et al. Def. 7, "
-       "Thm 2: Hybrid Renyi DP of T = loss.compositions releases at loss.delta must not exceed loss.epsilon; with "
-       "optimiser.kind = convex)"},
+       "Thm 2: with optimiser.kind = convex, Hybrid Renyi DP of T = loss.compositions releases at loss.delta must not exceed "
+       "loss.epsilon; with adam, eq. 24's delta = T delta_p + exp(T G - (alpha - 1) loss.epsilon) is the surrogate, alpha "
+       "trained as for renyi)"},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
@@ -113,8 +114,9 @@ const std::vector<C::Key>& C::schema() {
       {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
       {"schedule.utility_weight_decay", &C::schedule_utility_weight_decay, "", "decay the utility weight (eq. 3) or keep w_start"},
       {"target.mode", &C::target_mode, "",
-       "none; delta (least utility loss whose certified delta <= target.delta); utility (least certified delta whose "
-       "utility <= target.utility)"},
+       "none; delta (least utility loss whose certified delta <= target.delta; with optimiser.kind = convex: the HRDP "
+       "budget is raised from loss.epsilon by bisection to the cheapest HRDP optimum whose certified delta at "
+       "loss.epsilon is <= target.delta); utility (least certified delta whose utility <= target.utility)"},
       {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
       {"target.utility", &C::target_utility, "utility units", "target utility budget"},
       {"target.trials", &C::target_trials, "", "training runs of the utility-weight search"},
@@ -209,14 +211,16 @@ void TrainingConfig::validate() const {
   require(!family || optimiser_kind == "pgd", "optimiser.kind", "must be pgd for model.kind = geometric-tail");
   require(family || optimiser_kind != "pgd", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
   require(!one_sided() || model_kind == "free-logits", "model.kind", "must be free-logits for model.support = one-sided");
-  require(!one_sided() || optimiser_kind == "convex", "optimiser.kind",
-          "must be convex for model.support = one-sided (Adam on one-sided tables is not built yet)");
+  require(!one_sided() || optimiser_kind == "convex" || optimiser_kind == "adam", "optimiser.kind",
+          "must be convex or adam for model.support = one-sided");
   require(optimiser_kind != "convex" || one_sided(), "optimiser.kind", "convex applies to model.support = one-sided only");
   require(optimiser_kind != "convex" || loss_kind == "hrdp", "loss.kind", "must be hrdp for optimiser.kind = convex");
-  require(loss_kind != "hrdp" || optimiser_kind == "convex", "loss.kind", "hrdp needs optimiser.kind = convex");
+  require(loss_kind != "hrdp" || optimiser_kind == "convex" || optimiser_kind == "adam", "loss.kind",
+          "hrdp needs optimiser.kind = convex or adam");
   require(optimiser_kind != "convex" || utility_kind == "second-moment" || utility_kind == "l1", "utility.kind",
           "must be second-moment (E[e^2]) or l1 (E[e]) for optimiser.kind = convex");
-  require(optimiser_kind != "convex" || target_mode == "none", "target.mode", "must be none for optimiser.kind = convex (the epsilon is a constraint)");
+  require(optimiser_kind != "convex" || target_mode != "utility", "target.mode",
+          "must be none or delta for optimiser.kind = convex (the cost is what the program minimises)");
   require(optimiser_kind != "convex" || pair_kind == "additive", "pair.kind", "must be additive for optimiser.kind = convex");
   require(!family || loss_kind == "renyi" || loss_kind == "soft-pld", "loss.kind",
           "must be renyi or soft-pld for model.kind = geometric-tail");

@@ -58,12 +58,13 @@ std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecif
 }
 
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
-  if (s.kind == "renyi") {
+  if (s.kind == "renyi" || s.kind == "hrdp") {
     RenyiLossOptions options;
     options.epsilon = s.epsilon;
     options.compositions = s.compositions;
+    options.hybrid_renyi = s.kind == "hrdp";
     options.initial_alpha = s.renyi_alpha;
-    options.conversion = s.renyi_conversion == "balle" ? RdpConversion::kBalle : RdpConversion::kMironov;
+    options.conversion = s.renyi_conversion == "balle" && s.kind == "renyi" ? RdpConversion::kBalle : RdpConversion::kMironov;
     options.alpha_update = parse_alpha_update(s.renyi_alpha_update);
     return std::make_shared<RenyiLoss>(options);
   }
@@ -91,7 +92,7 @@ std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
     return std::make_shared<PrivacyBucketsLoss>(options);
   }
   throw InputError(fmt::format("unknown loss.kind '{}' (valid: soft-pld, moments-accountant, privacy-buckets-adp, "
-                               "privacy-buckets-pdp, renyi)", s.kind));
+                               "privacy-buckets-pdp, renyi, hrdp)", s.kind));
 }
 
 }  // namespace noiselearn

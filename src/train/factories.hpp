@@ -25,7 +25,7 @@ struct ModelSpecification {
 std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecification& specification);
 
 struct LossSpecification {
-  std::string kind = "soft-pld";  // soft-pld, moments-accountant, privacy-buckets-adp, privacy-buckets-pdp, renyi
+  std::string kind = "soft-pld";  // soft-pld, moments-accountant, privacy-buckets-adp, privacy-buckets-pdp, renyi, hrdp
   double epsilon = 0.3;
   int64_t compositions = 1;
   double moments_lambda_sq = 1.0;

@@ -106,10 +106,78 @@ TEST_CASE("train one-sided convex: bad input is refused with exit code 2 naming 
     CHECK_THAT(run.err, Catch::Contains(culprit));
     CHECK_FALSE(fs::exists(dir / "run-bad" / "noise.csv"));
   };
-  refused("--set optimiser.kind=adam", "optimiser.kind");
+  refused("--set optimiser.kind=pgd", "optimiser.kind");
+  refused("--set target.mode=utility", "target.mode");
   refused("--set model.support=two-sided", "optimiser.kind");
   refused("--set pair.sensitivity=0.5", "pair.sensitivity");
   refused("--set utility.kind=tail-probability", "utility.kind");
   refused("--set model.support=sideways", "model.support");
   refused("--set grid.range=2", "no one-sided table");
+}
+
+TEST_CASE("train one-sided convex with target.mode delta: the HRDP budget raised until the certificate meets the target, "
+          "cheaper than the plain HRDP optimum",
+          "[cli][one-sided]") {
+  const fs::path dir = scratch("one-sided-target");
+  std::ofstream(dir / "onesided.yaml") << kOneSidedConfig;
+  const Run run = run_noiselearn("train onesided.yaml --out run --set target.mode=delta --set target.delta=1e-5", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  std::ifstream in(dir / "run" / "noise.json");
+  const auto metadata = nlohmann::json::parse(in);
+  const double budget = metadata["loss"]["hrdp_budget"];
+  CHECK(budget > 4.0);
+  CHECK(metadata["loss"]["hrdp_epsilon"].get<double>() <= budget * (1.0 + 1e-9));
+  CHECK(metadata["training"]["cost_value"].get<double>() < 10939.6);  // the plain optimum at HRDP epsilon 4
+  // The certificate at epsilon 4 (the first delta query) meets the target.
+  bool found = false;
+  for (const auto& d : metadata["certificate"]["delta_at_epsilon"])
+    if (d["epsilon"].get<double>() == 4.0) {
+      found = true;
+      CHECK(d["delta_upper"].get<double>() <= 1e-5);
+      CHECK(d["delta_lower"].get<double>() <= d["delta_upper"].get<double>());
+    }
+  CHECK(found);
+}
+
+TEST_CASE("train one-sided with adam: free logits on [0, r] trained by soft PLD and by the HRDP surrogate, certified, "
+          "no truncated-Gaussian comparison",
+          "[cli][one-sided]") {
+  const fs::path dir = scratch("one-sided-adam");
+  std::ofstream(dir / "adam.yaml") << R"(grid:
+  range: 60
+model:
+  kind: free-logits
+  support: one-sided
+  init: uniform
+loss:
+  kind: soft-pld
+  epsilon: 2
+  compositions: 10
+utility:
+  kind: second-moment
+optimiser:
+  kind: adam
+  epochs: 40
+  learning_rate: 0.05
+certification:
+  deltas: [1.0e-3]
+  loss_step: 1.0e-3
+output:
+  log_every: 0
+  plots: false
+)";
+  for (const char* loss : {"soft-pld", "hrdp"}) {
+    const Run run = run_noiselearn(std::string("train adam.yaml --out run-") + loss + " --set loss.kind=" + loss, dir);
+    INFO(loss << "\n" << run.err);
+    REQUIRE(run.exit_code == 0);
+    std::ifstream in(dir / (std::string("run-") + loss) / "noise.json");
+    const auto metadata = nlohmann::json::parse(in);
+    CHECK(metadata["support"] == "one-sided");
+    CHECK(metadata["grid"]["size"] == 61);
+    CHECK(metadata["grid"]["origin"].get<double>() == 0.0);
+    CHECK_FALSE(fs::exists(dir / (std::string("run-") + loss) / "comparison.csv"));
+    // Training moved mass towards 0 from the uniform start (second moment 1220 on 0 .. 60).
+    CHECK(metadata["utility"]["second_moment"].get<double>() < 1220.0);
+  }
 }

@@ -13,6 +13,8 @@
 #include "gradient_check.hpp"
 #include "losses/geometric_tail_pair.hpp"
 #include "losses/renyi_objective.hpp"
+#include "accounting/hybrid_renyi.hpp"
+#include "core/one_sided_baselines.hpp"
 #include "models/geometric_tail_family.hpp"
 
 using namespace noiselearn;
@@ -376,4 +378,34 @@ TEST_CASE("minimise_alpha: gamma'(alpha) = 0 at the result, and a rejected alpha
   const double accepted = objective.accept_alpha(theta, alpha + 5.0, best);
   CHECK(std::abs(accepted - alpha) < 1e-6);  // every step but the tiniest raises gamma: alpha stays (or moves by rounding)
   CHECK(objective.value(theta) <= best);
+}
+
+TEST_CASE("RenyiLoss as Xiao et al.'s HRDP (loss.kind hrdp): delta = T omega + exp(T log D - (alpha - 1) eps), D and omega as the HRDP accountant computes them", "[renyi][hrdp]") {
+  // A one-sided discrete TBL on 0 .. 120: both directions have degenerate mass (p_0 forward, p_120 backward).
+  const NoiseTable table = discrete_tbl_table(120, 61.0, 10.0);
+  const torch::Tensor log_p = torch::log(torch::tensor(table.probabilities(), torch::kDouble));
+  const DifferentiablePair pair = additive_pair(log_p, 1);
+  RenyiLossOptions options;
+  options.epsilon = 3.0;
+  options.compositions = 10;
+  options.initial_alpha = 4.0;
+  options.hybrid_renyi = true;
+  RenyiLoss loss(options);
+  CHECK(loss.loss_name() == "hrdp");
+  for (int direction = 0; direction < 2; ++direction) {
+    const HybridRenyiDirection d = hybrid_renyi_direction(table, 1, 4.0, direction == 0);
+    REQUIRE(d.degenerate_mass > 0.0);
+    REQUIRE(10.0 * d.log_partial_moment - 3.0 * 3.0 < 0.0);  // below 1: the exp branch of the surrogate
+    const double expected = 10.0 * d.degenerate_mass + std::exp(10.0 * d.log_partial_moment - 3.0 * 3.0);
+    const torch::Tensor delta = loss.direction_delta(direction == 0 ? pair.forward() : pair.backward(), direction);
+    INFO("direction " << direction);
+    CHECK(delta.item<double>() == Approx(expected).epsilon(1e-12));
+    // Solving eq. 24 for epsilon at this delta gives back 2.5 (per direction: the same-direction reading).
+    const double eps_back = (10.0 * d.log_partial_moment - std::log(expected - 10.0 * d.degenerate_mass)) / 3.0;
+    CHECK(eps_back == Approx(3.0).epsilon(1e-9));
+  }
+  // The plain Renyi loss on the same pair pays 1 - (1 - omega)^T <= T omega for the degenerate mass.
+  options.hybrid_renyi = false;
+  RenyiLoss renyi(options);
+  CHECK(renyi.direction_delta(pair.forward(), 0).item<double>() < loss.direction_delta(pair.forward(), 0).item<double>());
 }
