@@ -258,6 +258,20 @@ DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsi
   return result;
 }
 
+// The same with one tilt for both directions: the mixed-sign scenarios compose releases up with releases down, and
+// a composition needs one tilt for its factors (composition.cpp). Any lambda >= 0 gives the same PLD in exact
+// arithmetic (the tilt only moves where floating-point error lands; each factor's error is tracked with its tilt), so
+// the mean of the two Chernoff-optimal tilts is used. Before this, one-sided tables at small delta (T = 1000,
+// delta = 1e-8) failed with "cannot compose PLDs with different tilts".
+DirectionalPLDs tilted_in_common_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
+  DirectionalPLDs result = single;
+  double lambda = chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon);
+  if (result.second_to_first) lambda = 0.5 * (lambda + chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
+  apply_tilt(result.first_to_second, lambda);
+  if (result.second_to_first) apply_tilt(*result.second_to_first, lambda);
+  return result;
+}
+
 bool is_tilted(const DirectionalPLDs& d) {
   return d.first_to_second.tilt > 0.0 || (d.second_to_first && d.second_to_first->tilt > 0.0);
 }
@@ -277,7 +291,7 @@ void PairBounds::refine_for_epsilon(double epsilon) {
   for (const auto& scenario : single.lower)
     alternative.lower.push_back(compose_directions(tilted_for(scenario, compositions, epsilon), compositions, options));
   if (single.mixed_sign_lower)
-    for (auto& scenario : mixed_sign_scenarios(tilted_for(*single.mixed_sign_lower, compositions, epsilon), compositions, options))
+    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, compositions, epsilon), compositions, options))
       alternative.lower.push_back(std::move(scenario));
   tilted.push_back(std::move(alternative));
 }
