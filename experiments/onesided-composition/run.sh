@@ -26,3 +26,11 @@ for spec in "2 1600 11.733" "3 800 8.253" "4 800 6.513" "6 800 4.770" "8 400 3.8
     --set loss.epsilon="$1" --set grid.range="$2" --set loss.alpha="$3" --set target.mode=delta --set target.delta=1e-5 \
     --set "certification.deltas=[1e-5]" --set output.plots=false | tail -1 | tee -a results/calibrated.txt
 done
+: > results/calibrated-T1000.txt
+for spec in "2 1600 17.684" "3 1600 12.223" "4 1600 9.493" "6 800 6.760" "8 800 5.391" "10 1600 4.567"; do
+  set -- $spec
+  "$BUILD/src/cli/noiselearn" --quiet train ../../configs/onesided-hrdp.yaml --out "results/runs/calibrated-T1000-eps$1" --force \
+    --set loss.compositions=1000 --set loss.delta=1e-8 --set loss.epsilon="$1" --set grid.range="$2" --set loss.alpha="$3" \
+    --set target.mode=delta --set target.delta=1e-8 --set "certification.deltas=[1e-8]" --set output.plots=false \
+    | tail -1 | tee -a results/calibrated-T1000.txt
+done
