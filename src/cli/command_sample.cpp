@@ -158,7 +158,12 @@ void run_sample(const SampleOptions& o) {
   } else {
     source = sampler::make_os_entropy_source();
   }
-  sampler::SecureSampler secure = sampler::SecureSampler::from_file(o.table, std::move(source));
+  // The global --renormalise / --sum-tolerance apply here as to every command that reads a table.
+  const TableReadOptions& reading = table_read_options();
+  sampler::SamplerTable table = sampler::read_sampler_table(o.table, reading.renormalise ? reading.sum_tolerance : 0.0);
+  if (const auto r = table.metadata.find("renormalised"); r != table.metadata.end())
+    spdlog::info("{}: probabilities summed to {:.17g}: renormalised (divided by the sum)", o.table, r->at("sum").get<double>());
+  sampler::SecureSampler secure(std::move(table), std::move(source));
   const sampler::QuantisedTable& q = secure.quantised();
   // Reports go to stdout unless the draws do.
   std::ostream& report = (o.out.empty() && o.count > 0) ? std::cerr : std::cout;

@@ -107,7 +107,7 @@ double json_number(const json& object, const char* key, const std::string& label
 
 bool SamplerTable::is_integer_grid() const { return std::floor(origin) == origin && std::floor(step) == step; }
 
-SamplerTable read_sampler_table(const fs::path& csv_path) {
+SamplerTable read_sampler_table(const fs::path& csv_path, double renormalise_within) {
   const std::string label = csv_path.string();
   if (csv_path.extension() == ".json")
     throw InputError(fmt::format("{}: a noise table is named by its .csv file; the .json next to it holds the metadata", label));
@@ -159,8 +159,14 @@ SamplerTable read_sampler_table(const fs::path& csv_path) {
 
   long double sum = 0.0L;
   for (double p : rows.p) sum += p;
-  if (!(std::abs(static_cast<double>(sum - 1.0L)) <= kTableSumTolerance))
-    throw InputError(fmt::format("{}: probabilities sum to {:.17g}, not 1 within {:g}", label, static_cast<double>(sum), kTableSumTolerance));
+  const double off = std::abs(static_cast<double>(sum - 1.0L));
+  if (off > kTableSumTolerance && off <= renormalise_within) {
+    for (double& p : rows.p) p = static_cast<double>(p / sum);
+    table.metadata["renormalised"] = {{"sum", static_cast<double>(sum)}, {"sum_tolerance", renormalise_within}};
+  } else if (!(off <= kTableSumTolerance)) {
+    throw InputError(fmt::format("{}: probabilities sum to {:.17g}, not 1 within {:g}", label, static_cast<double>(sum),
+                                 std::max(kTableSumTolerance, renormalise_within)));
+  }
   table.probabilities = std::move(rows.p);
   return table;
 }

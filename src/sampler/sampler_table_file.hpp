@@ -29,6 +29,9 @@ struct SamplerTable {
   bool is_integer_grid() const;
 };
 
-SamplerTable read_sampler_table(const std::filesystem::path& csv_path);
+// `renormalise_within`: 0 (the default) requires the sum to be 1 within 1e-12; a positive value accepts a sum
+// within that distance of 1 and divides by it (tables of other tools, rounded to 9 digits), like the global
+// option --renormalise of the CLI. The metadata then records "renormalised": {"sum": S}.
+SamplerTable read_sampler_table(const std::filesystem::path& csv_path, double renormalise_within = 0.0);
 
 }  // namespace noiselearn::sampler

@@ -139,4 +139,13 @@ TEST_CASE("sample: bad files and missing sensitivity are refused with exit 2 nam
   CHECK_THAT(error_line(no_sensitivity), Contains("--sensitivity"));
   CHECK_FALSE(fs::exists(dir / "q.csv"));
   CHECK(run_noiselearn("sample t.csv --count -1", dir).exit_code == 2);
+
+  // A sum off by 1e-9 is refused, and read with the global --renormalise as by every other command.
+  write(dir / "rounded.csv", "x,p\n0,0.333333333\n1,0.333333333\n2,0.333333333\n");
+  const Run rounded = run_noiselearn("sample rounded.csv", dir);
+  CHECK(rounded.exit_code == 2);
+  CHECK_THAT(error_line(rounded), Contains("rounded.csv: probabilities sum to"));
+  const Run renormalised = run_noiselearn("--renormalise sample rounded.csv --count 5 --seed 1", dir);
+  CHECK(renormalised.exit_code == 0);
+  CHECK_THAT(renormalised.err, Contains("renormalised"));
 }

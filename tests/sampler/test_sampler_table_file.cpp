@@ -79,6 +79,14 @@ TEST_CASE("sampler table file: bad files are refused naming the file", "[sampler
   write(dir / "sum.csv", "x,p\n-1,0.25\n0,0.5\n1,0.3\n");
   CHECK_THAT(message_of(dir / "sum.csv"), Contains("sum.csv: probabilities sum to"));
 
+  // Renormalisation only when asked, and only within the tolerance given.
+  write(dir / "rounded.csv", "x,p\n0,0.333333333\n1,0.333333333\n2,0.333333333\n");
+  CHECK_THAT(message_of(dir / "rounded.csv"), Contains("rounded.csv: probabilities sum to"));
+  const auto renormalised = read_sampler_table(dir / "rounded.csv", 1e-6);
+  CHECK(renormalised.probabilities[0] == Approx(1.0 / 3).epsilon(1e-15));
+  CHECK(renormalised.metadata.at("renormalised").at("sum").get<double>() == Approx(0.999999999));
+  CHECK_THROWS_AS(read_sampler_table(dir / "rounded.csv", 1e-10), InputError);
+
   write(dir / "negative.csv", "x,p\n-1,0.75\n0,-0.25\n1,0.5\n");
   CHECK_THAT(message_of(dir / "negative.csv"), Contains("negative.csv:3:") && Contains("negative"));
 
