@@ -3,6 +3,7 @@
 //
 // One getrandom call per draw would cost a system call (~0.3 us) per draw; the buffer refills 64 KiB at a
 // time so that the kernel is entered once per few thousand draws. The draw path is inline and non-virtual.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -10,6 +11,14 @@
 #include "sampler/entropy_source.hpp"
 
 namespace noiselearn::sampler {
+
+namespace detail {
+// Incremented in the child by a pthread_atfork handler. A forked child inherits the parent's buffered bits;
+// drawing them would repeat the parent's noise (a web server's pre-forked workers would release correlated
+// noise). Each RandomBits compares its generation with this one per draw (one relaxed load) and drops its
+// buffer when a fork happened. A raw clone/fork system call that bypasses glibc's fork() is not seen.
+extern std::atomic<uint64_t> fork_generation;
+}  // namespace detail
 
 class RandomBits {
  public:
@@ -21,6 +30,7 @@ class RandomBits {
   // k uniform bits, 1 <= k <= 63. A word's leftover bits that do not fit k are dropped, never reused:
   // bits are independent, so dropping some keeps the rest uniform.
   uint64_t bits(int k) {
+    if (__builtin_expect(generation_ != detail::fork_generation.load(std::memory_order_relaxed), 0)) drop_after_fork();
     if (available_ < k) {
       reservoir_ = next_word();
       available_ = 64;
@@ -49,17 +59,20 @@ class RandomBits {
 
  private:
   uint64_t next_word() {
+    if (generation_ != detail::fork_generation.load(std::memory_order_relaxed)) drop_after_fork();
     if (next_ == buffer_.size()) refill();
     return buffer_[next_++];
   }
   uint64_t full_word() { return next_word(); }
   void refill();
+  void drop_after_fork();
 
   std::unique_ptr<EntropySource> source_;
   std::vector<uint64_t> buffer_;
   size_t next_;
   uint64_t reservoir_ = 0;
   int available_ = 0;
+  uint64_t generation_;
 };
 
 }  // namespace noiselearn::sampler

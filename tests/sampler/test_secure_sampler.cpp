@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "sampler/chi_square.hpp"
 #include "sampler/entropy_source.hpp"
 #include "sampler/grid_release.hpp"
@@ -251,4 +254,29 @@ TEST_CASE("grid release: the answer is snapped to the lattice and the output dep
     REQUIRE(a == std::floor(a));  // an integer grid gives integer releases
     REQUIRE(std::abs(a - 42.0) <= 2.0);
   }
+}
+
+TEST_CASE("after fork the child does not replay the parent's buffered bits", "[sampler]") {
+  // Without the fork guard, parent and child would both continue from the same 64 KiB buffer and draw the
+  // same 4 x 63 bits below (probability 2^-252 otherwise).
+  RandomBits bits(make_os_entropy_source());
+  bits.bits(63);  // the buffer is now filled, and shared with any child forked from here
+  int pipe_ends[2];
+  REQUIRE(::pipe(pipe_ends) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  uint64_t drawn[4];
+  for (auto& value : drawn) value = bits.bits(63);
+  if (child == 0) {
+    const ssize_t written = ::write(pipe_ends[1], drawn, sizeof drawn);
+    ::_exit(written == static_cast<ssize_t>(sizeof drawn) ? 0 : 1);
+  }
+  uint64_t from_child[4];
+  const ssize_t got = ::read(pipe_ends[0], from_child, sizeof from_child);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ::close(pipe_ends[0]);
+  ::close(pipe_ends[1]);
+  REQUIRE(got == static_cast<ssize_t>(sizeof from_child));
+  CHECK_FALSE(std::equal(std::begin(drawn), std::end(drawn), std::begin(from_child)));
 }
