@@ -71,17 +71,19 @@ TEST_CASE("sample: integer draws from the table's support, --seed warns and repe
 TEST_CASE("sample --quantised-out: the sampled table is written with its certificate, consistent with the source's", "[cli]") {
   const fs::path dir = scratch("sample-quantised");
   REQUIRE(run_noiselearn("baseline discrete-laplace --scale 3 --grid-step 1 --range 40 --out lap --sensitivity 1 "
-                         "--compositions 4 --epsilon 1 --delta 1e-6",
+                         "--compositions 4 --delta 1e-6",
                          dir)
               .exit_code == 0);
-  const Run run = run_noiselearn("sample lap/noise.csv --count 0 --quantised-out q --sensitivity 1", dir);
+  const Run run = run_noiselearn("sample lap/noise.csv --count 0 --quantised-out q --sensitivity 1 --epsilon 1", dir);
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.out, Contains("quantised: weights summing to 2^53") && Contains("0 cell(s) lifted"));
   CHECK_THAT(run.out, Contains("certificates: 4 composition(s), sensitivity 1") && Contains("delta(eps = 1):") &&
                           Contains("eps(delta = 1e-06):"));
   const auto metadata = nlohmann::json::parse(read(dir / "q" / "noise.json"));
   const auto& certificate = metadata.at("certificate");
-  CHECK(certificate.at("compositions") == 4);  // n, epsilon and delta taken from the source's certificate
+  CHECK(certificate.at("compositions") == 4);  // n and delta taken from the source's certificate
+  REQUIRE(certificate.at("epsilon_at_delta").size() == 1);
+  CHECK(certificate.at("epsilon_at_delta")[0].at("delta") == 1e-6);
   REQUIRE(certificate.at("delta_at_epsilon").size() == 1);
   CHECK(certificate.at("delta_at_epsilon")[0].at("epsilon") == 1.0);
   CHECK(metadata.at("quantisation").at("total_bits") == 53);
