@@ -169,9 +169,9 @@ void run_sample(const SampleOptions& o) {
   std::ostream& report = (o.out.empty() && o.count > 0) ? std::cerr : std::cout;
   report << fmt::format("table: {} ({} points, step {:g}, from {:g})\n", o.table, secure.table().size(),
                         secure.table().step, secure.table().origin);
-  report << fmt::format("quantised: weights summing to 2^{}; max |p_quantised - p| = {:.3g}; largest ratio {:.6g}; "
+  report << fmt::format("quantised: weights summing to 2^{}; max |p_quantised - p| = {:.3g}; largest ratio - 1 = {:.3g}; "
                         "{} cell(s) lifted to 1 unit\n",
-                        q.total_bits, q.max_abs_change, q.max_ratio, q.cells_lifted);
+                        q.total_bits, q.max_abs_change, q.max_ratio - 1.0, q.cells_lifted);
   if (!o.quantised_out.empty()) certify_and_write_quantised(o, secure, report);
   if (o.count == 0) return;
   const std::string draws = format_draws(secure, o.count);
