@@ -80,7 +80,7 @@ TEST_CASE("chi-square threshold: closed forms for 1 and 2 degrees of freedom", "
   CHECK(chi_square_tail(1000, 1000.0 * std::pow(1.0 - 2.0 / 9000.0, 3)) == Approx(0.5).margin(1e-3));
 }
 
-TEST_CASE("uniform_below: each value in [0, n) is accepted from exactly one bit pattern, the rest rejected", "[sampler]") {
+TEST_CASE("uniform_below: each value below n is accepted from exactly one bit pattern, the rest rejected", "[sampler]") {
   // Counting argument: uniform_below(n) reads k = bit width of n - 1 bits; if every value below n comes from
   // exactly one of the 2^k equally likely patterns and every other pattern is rejected (and redrawn), each
   // value has probability 1/n exactly. Each pattern v is followed by fields 0 and 1 so that acceptance
