@@ -19,5 +19,6 @@ Command make_plot_command(CLI::App& parent);
 Command make_config_keys_command(CLI::App& parent);
 Command make_maxl_command(CLI::App& parent);
 Command make_pac_command(CLI::App& parent);
+Command make_sample_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli
