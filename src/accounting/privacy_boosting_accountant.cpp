@@ -231,11 +231,15 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
           arg = owner[k];
         }
       }
-      if (arg < candidates.size()) choose(arg);
+      if (arg < candidates.size()) {
+        choose(arg);
+        result.worst_pair_at_delta.emplace_back(reference, candidates[arg]);
+      }
     }
   }
   if (chosen.empty()) chosen.push_back(0);
   result.worst_pair = candidates[chosen.front()];
+  for (size_t i : chosen) result.lower_bound_pairs.push_back(candidates[i]);
   for (size_t i : chosen) {
     BoostingPair forward = candidates[i], reversed = candidates[i];
     std::swap(reversed.first_query, reversed.second_query);

@@ -76,6 +76,9 @@ struct PrivacyBoostingBounds {
   PairBounds bounds;                         // single release (compose with compose_bounds)
   std::vector<BoostingPairProfile> pairs;    // every candidate, with how often it is the worst
   BoostingPair worst_pair;                   // the pair that attains the envelope most often
+  // The worst single pair at delta = 1e-3, 1e-5, 1e-7, 1e-9 (largest single-release epsilon upper bound).
+  std::vector<std::pair<double, BoostingPair>> worst_pair_at_delta;
+  std::vector<BoostingPair> lower_bound_pairs;  // the scenarios of the lower bound
 };
 
 // Single-release certified bounds of the mechanism under the neighbouring relation.

@@ -136,7 +136,15 @@ void run_boost(const BoostOptions& o) {
                           {"query_step", o.query_step},
                           {"answer_pairs", single.pairs.size()},
                           {"covers", bounds.shift_justification},
-                          {"worst_pair", single.worst_pair.description()}};
+                          {"most_often_worst_pair", single.worst_pair.description()}};
+  {
+    nlohmann::json worst = nlohmann::json::array();
+    for (const auto& [d, p] : single.worst_pair_at_delta) worst.push_back({{"delta", d}, {"pair", p.description()}});
+    report["neighbours"]["worst_pair_at_delta"] = worst;
+    nlohmann::json lower = nlohmann::json::array();
+    for (const auto& p : single.lower_bound_pairs) lower.push_back(p.description());
+    report["neighbours"]["lower_bound_pairs"] = lower;
+  }
   report["compositions"] = o.compositions;
   report["loss_step"] = o.loss_step;
   nlohmann::json at_delta = nlohmann::json::array();
@@ -144,7 +152,11 @@ void run_boost(const BoostOptions& o) {
     for (double d : deltas) bounds.refine_for_delta(d);
   fmt::print("privacy boosting: {} kernel, scale {:.6g}; {} region (smallest width {:g}); rho {:g}: q = {:.6g}\n", o.kernel,
              scale, o.region, region.smallest_width(), o.rho, mechanism.q());
-  fmt::print("neighbours: {}; worst pair {}\n", bounds.shift_justification, single.worst_pair.description());
+  fmt::print("neighbours: {}\n", bounds.shift_justification);
+  if (single.pairs.size() == 1) fmt::print("  the pair: {}\n", single.pairs.front().pair.description());
+  else
+    for (const auto& [d, p] : single.worst_pair_at_delta)
+      fmt::print("  worst single pair at delta {:g}: {}\n", d, p.description());
   for (double d : deltas) {
     const double up = bounds.epsilon_upper(d), low = bounds.epsilon_lower(d);
     nlohmann::json row = {{"delta", d}, {"epsilon_upper", up}, {"epsilon_lower", low}};
