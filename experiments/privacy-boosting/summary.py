@@ -16,6 +16,7 @@ for path in sorted(glob.glob(os.path.join(res, "reports", part + "-*.json"))):
         "paper_heuristic_at_this_scale": c.get("paper_heuristic_epsilon", ""),
         "ratio_pb_to_gaussian": c["epsilon_upper"] / c["gaussian_epsilon"] if c.get("gaussian_epsilon") else "",
     })
+rows.sort(key=lambda r: (r["region"], r["sensitivity"], r["delta"], r["compositions"], r["width"], r["rho"]))
 out = os.path.join(res, "pb-%s.csv" % part)
 with open(out + ".tmp", "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["name"])
@@ -35,5 +36,5 @@ for g in groups:
         plot.append("'%s' every ::1 using ($%d):((%s) ? $13 : 1/0) with lines dt 2 title 'Gaussian, Delta %g, delta %g'" % (out, x[0], sel, g[1], g[2]))
 script = ("set terminal pngcairo size 1000,650 noenhanced font ',11'\nset datafile separator ','\nset grid\nset key top right\n"
           "set output '%s'\nset xlabel '%s'\nset ylabel 'epsilon'\n%s\nplot %s\n" %
-          (os.path.join(res, "pb-%s.png" % part), x[1], "set logscale x" if part == "fig6" else "", ", \\\n  ".join(plot)))
+          (os.path.join(res, "pb-%s.png" % part), x[1], "set logscale x\nset logscale y" if part == "fig6" else "set logscale y", ", \\\n  ".join(plot)))
 subprocess.run(["gnuplot"], input=script.encode(), check=True)

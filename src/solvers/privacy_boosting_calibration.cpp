@@ -56,9 +56,18 @@ BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const Pref
     values[i] = evaluate(scales[i]).first;
     result.scan.emplace_back(scales[i], values[i]);
   }
+  // Extend the scan geometrically while its best point is its last one (up to 64 s0).
+  const double ratio = std::pow(calibration.max_scale_factor, 1.0 / (n - 1));
+  while (std::min_element(values.begin(), values.end()) - values.begin() == static_cast<long>(scales.size()) - 1 &&
+         scales.back() * ratio <= 64.0 * s0) {
+    scales.push_back(scales.back() * ratio);
+    values.push_back(evaluate(scales.back()).first);
+    result.scan.emplace_back(scales.back(), values.back());
+  }
+  const int count = static_cast<int>(scales.size());
   const int best = static_cast<int>(std::min_element(values.begin(), values.end()) - values.begin());
   // Golden section on [scales[best - 1], scales[best + 1]] (log scale).
-  double a = std::log(scales[std::max(0, best - 1)]), b = std::log(scales[std::min(n - 1, best + 1)]);
+  double a = std::log(scales[std::max(0, best - 1)]), b = std::log(scales[std::min(count - 1, best + 1)]);
   const double g = (std::sqrt(5.0) - 1.0) / 2.0;
   double c = b - g * (b - a), d = a + g * (b - a);
   double fc = evaluate(std::exp(c)).first, fd = evaluate(std::exp(d)).first;

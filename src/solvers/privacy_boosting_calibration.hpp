@@ -5,7 +5,7 @@
 // * The kernel scale: for a utility constraint (region, rho), sensitivity and delta, the scale whose certified
 //   epsilon (upper bound) after n releases is least. Below the scale s0 at which the kernel alone meets rho, the
 //   mechanism is the plain kernel with less noise (q = 0), so the search runs over [s0, max_scale_factor s0]: a
-//   geometric scan, then golden-section refinement around the best scan point (the curve has a kink where the
+//   geometric scan (extended by the same ratio while its last point is the best, up to 64 s0), then golden-section refinement around the best scan point (the curve has a kink where the
 //   region constant starts to matter, so the scan guards against a second local minimum).
 // * The inversions of section 6 at a given kernel scale: the largest rho whose certified epsilon is at most a
 //   target, and the smallest region (tau) that meets (epsilon, rho). The certified epsilon is NOT monotone in
