@@ -4,7 +4,7 @@
 # delta is START_DELTAS), soft PLD on monotone logits from that Gaussian at its tangent weight (dp-sgd.yaml); then the
 # learned table against the truncated Gaussian with the same L1 (delta compared) and with the same certified delta
 # (L1 compared), both from train's comparison.csv; and the truncated-Gaussian curve for the plot.
-# Usage: ./run.sh                      (all; ~15 min on one core)
+# Usage: ./run.sh                      (all; ~35 min on one core)
 #        NS="8 128" START_DELTAS=1e-3 ./run.sh   (a subset; finished runs are skipped)
 # Env: NL_BIN (default ../../build/src/cli/noiselearn), THREADS (default 1).
 set -euo pipefail
@@ -42,13 +42,13 @@ for n in $NS; do
   done
 done
 
-# The truncated-Gaussian curves (lines of the plot): L1 against certified delta, sigma from 1.5 to 12.
+# The truncated-Gaussian curves (lines of the plot): L1 against certified delta, sigma from 2 to 20.
 curve="$RES/tg-curve.csv"
 if [ ! -s "$curve" ]; then
   log "truncated-Gaussian curves"
   echo "n,sigma,l1,delta_upper,delta_lower" > "$curve.tmp"
   for n in 8 16 32 64 128; do
-    for sigma in 1.5 2 2.5 3 3.5 4 5 6 7 8 10 12; do
+    for sigma in 2 3 4 5 6 8 11 15 20; do
       read -r l1 up low _ < <(python3 tg.py eval "$sigma" "$n")
       echo "$n,$sigma,$l1,$up,$low" >> "$curve.tmp"
     done
@@ -59,6 +59,8 @@ fi
 out="$RES/dp-sgd.csv"
 python3 row.py --header > "$out"
 cat "$RES"/runs/*/row.csv | sort -t, -k1,1n -k2,2gr >> "$out"
+python3 every_shift.py "$RES"
 gnuplot -e "results='$RES'" plot.gp
+python3 summary.py "$RES" > "$RES/summary.md"
 echo "finished: $(date -u)" >> "$RES/provenance.txt"
 log "wrote $out and $RES/dp-sgd.png in $(echo "($(now) - $start_all) / 60" | bc -l | xargs printf '%.1f') min"

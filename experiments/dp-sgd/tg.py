@@ -5,11 +5,11 @@ bisections over those certified numbers.
 
   tg.py eval      SIGMA N          -> "l1 delta_upper delta_lower delta_upper_AB delta_upper_BA"
   tg.py for-delta TARGET N         -> "sigma l1 delta_upper delta_lower": the least sigma whose certified upper
-                                       delta is <= TARGET (bisection on log sigma, relative width 1e-3; delta is
+                                       delta is <= TARGET (bisection on log sigma, relative width 1e-2; delta is
                                        decreasing in sigma on this grid in the range used: no truncation branch)
   tg.py tangent   SIGMA N          -> "l1 delta_upper weight": weight = -d(delta_AB + delta_BA)/dL1 at SIGMA by a
                                        central difference at sigma (1 +- 2%) (the soft PLD loss sums the directions)
-Grid: [-RANGE, RANGE] step STEP (environment NL_RANGE, NL_STEP; default 40, 0.05).
+Grid: [-RANGE, RANGE] step STEP (environment NL_RANGE, NL_STEP; default 100, 0.1).
 """
 import json
 import math
@@ -20,8 +20,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.environ.get("NL_BIN", os.path.join(HERE, "../../build/src/cli/noiselearn"))
-RANGE = os.environ.get("NL_RANGE", "40")
-STEP = os.environ.get("NL_STEP", "0.05")
+RANGE = os.environ.get("NL_RANGE", "100")
+STEP = os.environ.get("NL_STEP", "0.1")
 PAIR = ["--sensitivity", "1", "--pair", "subsampled", "--sampling-rate", "0.1"]
 EPSILON = "0.3"
 
@@ -46,9 +46,11 @@ def for_delta(target, n):
     lo, hi = 0.5, 2.0
     while evaluate_sigma(hi, n)[1] > target:
         lo, hi = hi, hi * 2
+        if hi > float(RANGE) / 3:  # beyond this the truncation's distinguishing events raise delta again
+            sys.exit("tg.py: no truncated Gaussian with sigma <= RANGE/3 reaches delta %g at n = %d" % (target, n))
     while evaluate_sigma(lo, n)[1] <= target:
         lo /= 2
-    while hi / lo - 1 > 1e-3:
+    while hi / lo - 1 > 1e-2:
         mid = math.sqrt(lo * hi)
         if evaluate_sigma(mid, n)[1] <= target:
             hi = mid

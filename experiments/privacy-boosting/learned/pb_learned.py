@@ -161,7 +161,8 @@ def main():
                  "meets_constraint": ok, "exit": rc, "seconds": round(secs, 1), "target": meta.get("target", "")}
         trials.append(trial)
         print(json.dumps(trial), file=sys.stderr, flush=True)
-        if ok and ee["epsilon_upper"] is not None and ee["epsilon_upper"] < best["epsilon_upper"]:
+        kept_start = "met by the starting table" in str(trial["target"])  # the trial kept its starting table
+        if ok and not kept_start and ee["epsilon_upper"] is not None and ee["epsilon_upper"] < best["epsilon_upper"]:
             best = {"epsilon_upper": ee["epsilon_upper"], "epsilon_lower": ee["epsilon_lower"], "tail": tl,
                     "from": f"trial{k} (loss.epsilon {eps:.6g})", "table": os.path.join(d, "noise.csv")}
             init = os.path.abspath(os.path.join(d, "noise.csv"))  # later trials start from the best table
