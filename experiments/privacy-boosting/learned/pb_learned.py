@@ -37,6 +37,8 @@ THREADS = os.environ.get("NL_THREADS", "1")
 RANGE = float(os.environ.get("NL_RANGE", "100"))
 STEP = float(os.environ.get("NL_STEP", "0.25"))
 STEPS = int(os.environ.get("NL_BISECTION_STEPS", "6"))
+TRIALS = os.environ.get("NL_TRIALS", "10")  # target.trials of each training
+LOSS_STEP = os.environ.get("NL_LOSS_STEP", "0.0002")  # loss.soft_pld_loss_step (a training surrogate's grid only)
 FLOOR = float(os.environ.get("NL_FLOOR", "0.9"))
 
 
@@ -136,6 +138,10 @@ def main():
     best = {"epsilon_upper": hi, "epsilon_lower": res[start]["epsilon_lower"], "tail": res[start]["tail"],
             "from": "start (" + start + ")"}
     trials = []
+    res["learned"] = best
+    res["learned_search"] = {"bracket": [lo, hi], "trials": trials}
+    res["seconds"] = round(time.time() - t_start, 1)
+    json.dump(res, open(os.path.join(out, "point.json"), "w"), indent=1)  # the baselines, before any training
     init = os.path.abspath(res[start]["table"])
     for k in range(STEPS):
         eps = 0.5 * (lo + hi)
@@ -146,7 +152,7 @@ def main():
                              "--set", "model.init=table", "--set", f"model.init_table={init}",
                              "--set", f"pair.sensitivity={sens!r}", "--set", f"loss.epsilon={eps!r}",
                              "--set", f"loss.compositions={T}", "--set", f"utility.tail_threshold={tau!r}",
-                             "--set", f"target.utility={budget!r}", "--set", f"certification.deltas=[{delta!r}]"],
+                             "--set", f"target.utility={budget!r}", "--set", f"target.trials={TRIALS}", "--set", f"loss.soft_pld_loss_step={LOSS_STEP}", "--set", f"certification.deltas=[{delta!r}]"],
                             capture_output=True, text=True).returncode
         secs = time.time() - t0
         meta = json.load(open(os.path.join(d, "noise.json")))
@@ -172,6 +178,10 @@ def main():
             lo = eps
         if ok and best["epsilon_upper"] < hi:
             hi = best["epsilon_upper"]
+        res["learned"] = best
+        res["learned_search"] = {"bracket": [lo, hi], "trials": trials}
+        res["seconds"] = round(time.time() - t_start, 1)
+        json.dump(res, open(os.path.join(out, "point.json"), "w"), indent=1)
     res["learned"] = best
     res["learned_search"] = {"bracket": [lo, hi], "trials": trials}
     res["seconds"] = round(time.time() - t_start, 1)

@@ -5,7 +5,7 @@
 # Usage: ./run.sh                                  (all points below; finished points are skipped)
 #        POINTS="10,1,0.9,1e-5,1" ./run.sh          (a subset)
 # Env: NL_BIN (default ../../../build/src/cli/noiselearn), NL_THREADS (1), NL_RANGE / NL_STEP (grid, default 100 / 0.25),
-#      NL_BISECTION_STEPS (6), NL_FLOOR (0.9).
+#      NL_BISECTION_STEPS (6), NL_FLOOR (0.9), NL_TRIALS (target.trials, 10), NL_LOSS_STEP (loss.soft_pld_loss_step, 2e-4). point.json is written after every trial.
 set -euo pipefail
 cd "$(dirname "$0")"
 export NL_BIN=${NL_BIN:-$(pwd)/../../../build/src/cli/noiselearn}
@@ -20,7 +20,7 @@ mkdir -p "$RES/runs"
 for pt in $POINTS; do
   IFS=, read -r tau sens rho delta T <<< "$pt"
   dir="$RES/runs/tau${tau}-D${sens}-rho${rho}-delta${delta}-T${T}"
-  [ -f "$dir/point.json" ] && continue
+  [ -f "$dir/point.json" ] && [ "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['learned_search']['trials']))" "$dir/point.json")" -ge "${NL_BISECTION_STEPS:-6}" ] && continue
   echo "[$(date +%H:%M:%S)] point tau $tau, Delta $sens, rho $rho, delta $delta, T $T" >&2
   python3 pb_learned.py "$tau" "$sens" "$rho" "$delta" "$T" "$dir" > /dev/null 2> "$dir.log" || { echo "failed: see $dir.log" >&2; tail -3 "$dir.log" >&2; continue; }
   tail -1 "$dir.log" >&2
