@@ -11,6 +11,7 @@ set xlabel "L1 utility loss (mean |x|)"
 set ylabel "certified delta at epsilon = 0.3 (upper bound)"
 set title "DP-SGD pair (q = 0.1, C = 1), n compositions: learned (filled) vs truncated Gaussian (lines; open = start)"
 set key outside right top
+set xrange [1.5:20]
 set grid
 set yrange [1e-10:1]
 ns = "8 32 128"
