@@ -4,8 +4,8 @@
 # delta is START_DELTAS), soft PLD on monotone logits from that Gaussian at its tangent weight (dp-sgd.yaml); then the
 # learned table against the truncated Gaussian with the same L1 (delta compared) and with the same certified delta
 # (L1 compared), both from train's comparison.csv; and the truncated-Gaussian curve for the plot.
-# Usage: ./run.sh                      (all; ~35 min on one core)
-#        NS="8 128" START_DELTAS=1e-3 ./run.sh   (a subset; finished runs are skipped; NS="8 16 32 64 128" for all n)
+# Usage: ./run.sh                      (all; ~25 min on one core at load 5-7)
+#        NS="8 128" START_DELTAS=1e-3 ./run.sh   (a subset; finished runs are skipped)
 # Env: NL_BIN (default ../../build/src/cli/noiselearn), THREADS (default 1).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,7 +13,7 @@ export NL_BIN=${NL_BIN:-$(pwd)/../../build/src/cli/noiselearn}
 THREADS=${THREADS:-1}
 export NL_THREADS=$THREADS
 [ -x "$NL_BIN" ] || { echo "build noiselearn first (see ../../README.md) or set NL_BIN" >&2; exit 1; }
-NS=${NS:-"8 32 128"}
+NS=${NS:-"8 16 32 64 128"}
 START_DELTAS=${START_DELTAS:-"1e-3 1e-6"}
 RES=results
 mkdir -p "$RES/runs"
@@ -44,17 +44,15 @@ done
 
 # The truncated-Gaussian curves (lines of the plot): L1 against certified delta, sigma from 2 to 20.
 curve="$RES/tg-curve.csv"
-if [ ! -s "$curve" ]; then
-  log "truncated-Gaussian curves"
-  echo "n,sigma,l1,delta_upper,delta_lower" > "$curve.tmp"
-  for n in $NS; do
-    for sigma in 2 3 4 5 6 8 11 15 20; do
-      read -r l1 up low _ < <(python3 tg.py eval "$sigma" "$n")
-      echo "$n,$sigma,$l1,$up,$low" >> "$curve.tmp"
-    done
+[ -s "$curve" ] || echo "n,sigma,l1,delta_upper,delta_lower" > "$curve"
+for n in $NS; do
+  grep -q "^$n," "$curve" && continue   # this n's curve is there already
+  log "truncated-Gaussian curve, n = $n"
+  for sigma in 2 3 4 5 6 8 11 15 20; do
+    read -r l1 up low _ < <(python3 tg.py eval "$sigma" "$n")
+    echo "$n,$sigma,$l1,$up,$low" >> "$curve"
   done
-  mv "$curve.tmp" "$curve"
-fi
+done
 
 out="$RES/dp-sgd.csv"
 python3 row.py --header > "$out"
