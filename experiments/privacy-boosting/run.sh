@@ -28,8 +28,9 @@ boost() {  # boost NAME ARGS...: one report, skipped when it exists
 
 for part in $PARTS; do
   case $part in
-    fig2)  # Fig. 2(a)/(b): rho fixed, the smallest region's width varied; interval (|S| = 2 tau) and relative
-           # (theta 0.1, |S| at Q = 0 is 2 tau) regions; Delta 1 / rho 0.9 and Delta 4 / rho 0.8; delta 1e-5, 1e-7.
+    fig2)  # Fig. 2(a)/(b): rho fixed, the smallest region's width varied; interval (|S| = 2 tau), relative
+           # (theta 0.1, |S| at Q = 0 is 2 tau) and fixed ([-tau, tau], answers clamped into it) regions;
+           # Delta 1 / rho 0.9 and Delta 4 / rho 0.8; delta 1e-5, 1e-7 (relative and fixed: Delta 1, delta 1e-5).
       for setting in "1 0.9" "4 0.8"; do
         read -r sens rho <<< "$setting"
         for delta in 1e-5 1e-7; do
@@ -38,6 +39,7 @@ for part in $PARTS; do
             boost "fig2-interval-s$sens-d$delta-w$width" --region interval --tau "$tau" --rho "$rho" --sensitivity "$sens" --delta "$delta"
             if [ "$width" -ge 8 ] && [ "$delta" = 1e-5 ] && [ "$sens" = 1 ]; then
               boost "fig2-relative-s$sens-d$delta-w$width" --region relative --theta 0.1 --tau "$tau" --rho "$rho" --sensitivity "$sens" --delta "$delta" --loss-step 1e-3
+              boost "fig2-fixed-s$sens-d$delta-w$width" --region fixed --lower "-$tau" --upper "$tau" --rho "$rho" --sensitivity "$sens" --delta "$delta" --loss-step 1e-3
             fi
           done
         done

@@ -161,6 +161,9 @@ void run_boost(const BoostOptions& o) {
     const double up = bounds.epsilon_upper(d), low = bounds.epsilon_lower(d);
     nlohmann::json row = {{"delta", d}, {"epsilon_upper", up}, {"epsilon_lower", low}};
     fmt::print("n = {}, delta = {:g}: certified epsilon in [{:.6f}, {:.6f}]\n", o.compositions, d, low, up);
+    if (o.rho < 1.0 && gaussian_sigma == 0.0)
+      fmt::print("  no Gaussian mechanism meets the constraint: a fixed region holds at most half of a symmetric kernel centred "
+                 "at its edge\n");
     if (gaussian_sigma > 0.0) {
       const double g = gaussian_epsilon(gaussian_sigma, o.sensitivity, o.compositions, d);
       row["gaussian_sigma"] = gaussian_sigma;

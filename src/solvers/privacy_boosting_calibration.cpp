@@ -25,10 +25,12 @@ double kernel_only_scale(BoostingKernelKind kind, const PreferredRegion& region,
   region.validate();
   const double query = region.least_mass_query();
   auto mass = [&](double scale) { return std::exp(log_region_mass(BoostingKernel{kind, scale}, region, query)); };
-  // The mass in the region falls as the scale grows: bisect in log scale.
-  double lo = 1e-12, hi = 1.0;
+  // The mass in the region falls as the scale grows. Its limit for a vanishing scale is 1 for regions around the
+  // answer, but only 1/2 for a fixed region whose edge is the answer: then no kernel alone meets rho > 1/2.
+  const double width = region.smallest_width();
+  if (mass(1e-9 * width) < rho) return 0.0;
+  double lo = 1e-9 * width, hi = width;
   while (mass(hi) > rho) hi *= 2.0;
-  while (mass(lo) < rho) lo /= 2.0;
   for (int i = 0; i < 200 && hi / lo > 1.0 + 1e-14; ++i) {
     const double mid = std::sqrt(lo * hi);
     (mass(mid) >= rho ? lo : hi) = mid;
@@ -48,18 +50,21 @@ BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const Pref
     const PrivacyBoostingMechanism mechanism(BoostingKernel{kind, scale}, region, rho);
     return boosting_certified_epsilon(mechanism, neighbours, calibration.compositions, calibration.delta, options);
   };
-  const double s0 = result.kernel_only_scale;
-  const int n = calibration.scan_points;
+  // No kernel alone meets rho (a fixed region with rho > 1/2): scan [|S| / 32, |S|] instead (and extend as below).
+  const bool kernel_meets = result.kernel_only_scale > 0.0;
+  const double s0 = kernel_meets ? result.kernel_only_scale : region.smallest_width() / 32.0;
+  const double span = kernel_meets ? calibration.max_scale_factor : 32.0;
+  const int n = kernel_meets ? calibration.scan_points : 2 * calibration.scan_points;
   std::vector<double> scales(n), values(n);
   for (int i = 0; i < n; ++i) {
-    scales[i] = s0 * std::pow(calibration.max_scale_factor, static_cast<double>(i) / (n - 1));
+    scales[i] = s0 * std::pow(span, static_cast<double>(i) / (n - 1));
     values[i] = evaluate(scales[i]).first;
     result.scan.emplace_back(scales[i], values[i]);
   }
   // Extend the scan geometrically while its best point is its last one (up to 64 s0).
-  const double ratio = std::pow(calibration.max_scale_factor, 1.0 / (n - 1));
+  const double ratio = std::pow(span, 1.0 / (n - 1));
   while (std::min_element(values.begin(), values.end()) - values.begin() == static_cast<long>(scales.size()) - 1 &&
-         scales.back() * ratio <= 64.0 * s0) {
+         scales.back() * ratio <= 64.0 * s0 * (kernel_meets ? 1.0 : 32.0)) {
     scales.push_back(scales.back() * ratio);
     values.push_back(evaluate(scales.back()).first);
     result.scan.emplace_back(scales.back(), values.back());

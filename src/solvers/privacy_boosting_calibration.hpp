@@ -5,7 +5,9 @@
 // * The kernel scale: for a utility constraint (region, rho), sensitivity and delta, the scale whose certified
 //   epsilon (upper bound) after n releases is least. Below the scale s0 at which the kernel alone meets rho, the
 //   mechanism is the plain kernel with less noise (q = 0), so the search runs over [s0, max_scale_factor s0]: a
-//   geometric scan (extended by the same ratio while its last point is the best, up to 64 s0), then golden-section refinement around the best scan point (the curve has a kink where the
+//   geometric scan (extended by the same ratio while its last point is the best, up to 64 s0; with no s0, as for a fixed region and rho > 1/2, over
+//   [|S|/32, |S|] with 24 points),
+//   then golden-section refinement around the best scan point (the curve has a kink where the
 //   region constant starts to matter, so the scan guards against a second local minimum).
 // * The inversions of section 6 at a given kernel scale: the largest rho whose certified epsilon is at most a
 //   target, and the smallest region (tau) that meets (epsilon, rho). The certified epsilon is NOT monotone in
@@ -43,7 +45,8 @@ std::pair<double, double> boosting_certified_epsilon(const PrivacyBoostingMechan
                                                      const PrivacyBoostingNeighbours& neighbours, int64_t compositions,
                                                      double delta, const AccountantOptions& options);
 
-// The scale at which the kernel alone puts mass rho into the smallest region (bisection on the scale).
+// The scale at which the kernel alone puts mass rho into the smallest region (bisection on the scale); 0 when no
+// kernel alone can (a fixed region whose edge is the answer holds at most 1/2 of a symmetric kernel).
 double kernel_only_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho);
 
 BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho,
