@@ -39,3 +39,19 @@ TEST_CASE("calibrated PB kernel beats the Gaussian meeting the same constraint a
   CHECK(eps_at(0.9, tau) <= target);
   CHECK(eps_at(0.9, tau * (1.0 - 1e-4)) > target);
 }
+
+TEST_CASE("a fixed region with rho above 1/2 has no kernel-only scale, and its calibration lowers epsilon with the scale", "[privacy-boosting]") {
+  // A symmetric kernel centred at the region's edge puts at most 1/2 inside: no Gaussian meets rho = 0.9 there.
+  const PreferredRegion fixed{PreferredRegionKind::kFixed, 0.0, 0.0, -4.0, 4.0};
+  CHECK(kernel_only_scale(BoostingKernelKind::kGaussian, fixed, 0.9) == 0.0);
+  CHECK(kernel_only_scale(BoostingKernelKind::kGaussian, fixed, 0.4) > 0.0);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  const BoostingCalibration c = calibrate_boosting_scale(BoostingKernelKind::kGaussian, fixed, 0.9, PrivacyBoostingNeighbours{}, BoostingCalibrationOptions{}, options);
+  // The constraint is met by an almost data-independent output: the best scale is far beyond |S| and epsilon is
+  // within a few loss steps of 0, below every scanned point.
+  CHECK(c.scale > 8.0 * 8.0);
+  CHECK(c.epsilon_upper < 0.005);
+  for (const auto& [scale, eps] : c.scan) CHECK(c.epsilon_upper <= eps + 1e-12);
+  CHECK(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, c.scale}, fixed, 0.9).region_probability(-4.0) == Approx(0.9).epsilon(1e-9));
+}
