@@ -132,6 +132,9 @@ PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, 
   const double tail_weight = std::max(w1_in, w1_out);
   const double tails = std::exp(tail_weight + kernel.log_cdf(-c)) * 2.0;
   if (upper) atoms.infinity_mass += tails;
+  // The kernel stand-in gives every output weight 1, where the answers it stands for have weight up to
+  // 1 / (1 - pbar q) = e^slack inside: the A-mass it leaves out (at most e^slack - 1) is paid as infinite loss.
+  if (upper && pair.kernel_only) atoms.infinity_mass += std::expm1(pair.loss_slack);
   const double slack = upper ? pair.loss_slack : 0.0;
   // Pieces of loss width one loss step: the upper bound's rounding to the piece's top costs at most one step of
   // loss per release (refine with a smaller loss step).
