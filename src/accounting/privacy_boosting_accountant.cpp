@@ -182,6 +182,19 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
                                               const AccountantOptions& options) {
   options.validate();
   const std::vector<BoostingPair> candidates = boosting_candidate_pairs(mechanism, neighbours, options);
+  {
+    // Refuse work that would not finish: the pieces of every pair (kernel loss range over the cut / loss step).
+    const double c = tail_cut(mechanism, options);
+    double pieces = 0.0;
+    for (const BoostingPair& p : candidates) {
+      const double q1 = p.first_query, q2 = p.second_query;
+      pieces += 2.0 * std::abs(mechanism.kernel().loss(q1 - c, q1, q2) - mechanism.kernel().loss(q1 + c, q1, q2)) / options.loss_step;
+    }
+    if (pieces > 4e8)
+      throw InputError(fmt::format("privacy boosting: {} answer pairs would need {:.3g} loss pieces (at most 4e8); raise the loss "
+                                   "step, or the query step",
+                                   candidates.size(), pieces));
+  }
   // Both directions of every candidate: A||B of (Q1, Q2) and of (Q2, Q1).
   std::vector<PrivacyLossDistribution> uppers;
   std::vector<size_t> owner;

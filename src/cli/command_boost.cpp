@@ -168,7 +168,7 @@ void run_boost(const BoostOptions& o) {
       const double g = gaussian_epsilon(gaussian_sigma, o.sensitivity, o.compositions, d);
       row["gaussian_sigma"] = gaussian_sigma;
       row["gaussian_epsilon"] = g;
-      fmt::print("  Gaussian mechanism meeting the same constraint: sigma {:.6f}, exact epsilon {:.6f} (Balle-Wang)\n",
+      fmt::print("  Gaussian mechanism meeting the same constraint: sigma {:.7g}, exact epsilon {:.7g} (Balle-Wang)\n",
                  gaussian_sigma, g);
     }
     if (o.compositions == 1) {

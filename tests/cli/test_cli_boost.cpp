@@ -65,3 +65,15 @@ TEST_CASE("boost: bad parameters are refused with exit 2 and a line naming them"
     CHECK(std::count(run.err.begin(), run.err.end(), '\n') <= 2);
   }
 }
+
+TEST_CASE("boost: work that would not finish is refused up front with exit 2, naming what to raise", "[cli]") {
+  const auto dir = scratch("boost-huge");
+  // 1000 answer pairs of up to 1000 steps: about 2.7e10 loss pieces.
+  const Run run = run_noiselearn("boost --scale 6 --sensitivity 1000", dir);
+  CHECK(run.exit_code == 2);
+  CHECK(error_line(run).find("raise the loss step") != std::string::npos);
+  // A relative region so thin that its scan would never end.
+  const Run thin = run_noiselearn("boost --scale 6 --region relative --theta 1e-6 --tau 1", dir);
+  CHECK(thin.exit_code == 2);
+  CHECK(error_line(thin).find("theta") != std::string::npos);
+}
