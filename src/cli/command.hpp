@@ -20,5 +20,7 @@ Command make_config_keys_command(CLI::App& parent);
 Command make_maxl_command(CLI::App& parent);
 Command make_pac_command(CLI::App& parent);
 Command make_sample_command(CLI::App& parent);
+Command make_sweep_command(CLI::App& parent);
+Command make_collect_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli
