@@ -74,8 +74,8 @@ class SweepReader {
     return text;
   }
 
-  // A list (every item a value) or a range mapping; never empty, never a value twice.
-  std::vector<std::string> values_of(const Key& key, const YAML::Node& node, const std::string& entry) {
+  // A list (every item a value) or a range mapping; never empty, and (`unique`: a vary key) never a value twice.
+  std::vector<std::string> values_of(const Key& key, const YAML::Node& node, const std::string& entry, bool unique = true) {
     std::vector<std::string> values;
     if (node.IsSequence()) {
       if (node.size() == 0) fail(node, fmt::format("{}: {} has an empty list (give at least one value)", entry, key.name));
@@ -89,7 +89,7 @@ class SweepReader {
     }
     std::set<std::string> seen;
     for (const auto& v : values)
-      if (!seen.insert(v).second) fail(node, fmt::format("{}: {} lists the value '{}' twice", entry, key.name, v));
+      if (!seen.insert(v).second && unique) fail(node, fmt::format("{}: {} lists the value '{}' twice", entry, key.name, v));
     return values;
   }
 
@@ -256,7 +256,8 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
           const Key& key = reader.key_named(item.first, "zip");
           if (!item.second.IsSequence())
             reader.fail(item.second, fmt::format("zip: {} must be a list (the keys of a group take their lists' values together)", key.name));
-          const std::vector<std::string> values = reader.values_of(key, item.second, "zip");
+          // One key of a group may repeat a value (n = 1, 1, 2, 2 beside w = 1, 0.1, 1, 0.1); the tuples may not.
+          const std::vector<std::string> values = reader.values_of(key, item.second, "zip", /*unique=*/false);
           if (axis.keys.empty()) {
             length = values.size();
             first_key = key.name;
@@ -268,6 +269,11 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
           axis.keys.push_back(key.name);
           for (size_t i = 0; i < length; ++i) axis.values[i].push_back(values[i]);
         }
+        std::set<std::vector<std::string>> tuples;
+        for (const auto& tuple : axis.values)
+          if (!tuples.insert(tuple).second)
+            reader.fail(group, fmt::format("zip: the group ({}) gives the values ({}) twice", fmt::join(axis.keys, ", "),
+                                           fmt::join(tuple, ", ")));
         axes.push_back(axis);
       }
     } else {
