@@ -4,8 +4,10 @@
 #include "cli/run_noiselearn.hpp"
 #include "cli/sweep_fixture.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
