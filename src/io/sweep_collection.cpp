@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string number(const nlohmann::json& value) {
-  if (value.is_number()) return fmt::format("{:.17g}", value.get<double>());
+  if (value.is_number()) return fmt::format("{}", value.get<double>());  // the shortest text that reads back exactly
   if (value.is_null()) return "inf";  // noise.json writes an unbounded epsilon as null
   return "";
 }

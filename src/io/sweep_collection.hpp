@@ -4,7 +4,7 @@
 //                  (epsilon, n, delta upper and lower at the first certified epsilon; epsilon upper and lower at
 //                  every certified delta), the trained utility and every utility noise.json records, the truncated
 //                  Gaussian baselines of comparison.csv (where the run wrote one), the training time, and a note
-//                  saying why a point is not done. Numbers are copied at full precision (17 significant digits).
+//                  saying why a point is not done. Numbers read back as the same doubles.
 //   frontier.dat   the done points' (certified delta upper, utility), one block per group
 //   frontier.png   utility against certified delta upper (log scale), one series per group, drawn by gnuplot
 //                  from plots.gp (written next to it)
