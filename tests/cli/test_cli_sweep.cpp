@@ -149,6 +149,8 @@ zip:
   CHECK_THAT(file_text(dir / "out" / "points" / records[1].at("point") / "config.yaml"), Catch::Contains("  compositions: 4\n"));
 }
 
+// Each kind of problem once through the executable (exit 2, one line, nothing written); every message of the
+// sweep-file reader is checked in-process by tests/io/test_sweep_file.cpp.
 TEST_CASE("bad sweep files are refused with one line naming the key, before anything is written", "[cli][sweep]") {
   struct Case {
     const char* sweep;
@@ -156,23 +158,12 @@ TEST_CASE("bad sweep files are refused with one line naming the key, before anyt
   };
   const std::vector<Case> cases = {
       {"base: base.yaml\nvary:\n  loss.epsilom: [0.1, 0.2]\n", "unknown key 'loss.epsilom'"},
-      {"base: base.yaml\nvary:\n  epsilon: [0.1, 0.2]\n", "unknown key 'epsilon'"},
       {"base: base.yaml\nvary:\n  loss.compositions: []\n", "loss.compositions has an empty list"},
       {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0, to: 1, steps: 3, scale: log}\n", "loss.epsilon range: scale log needs from and to positive"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 1}\n", "loss.epsilon range: steps must be"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, steps: 3}\n", "loss.epsilon range needs from, to and steps"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, scale: cubic}\n", "scale must be linear or log"},
       {"base: base.yaml\nvary:\n  loss.compositions: [0, 1]\n", "loss.compositions must be a whole number"},
-      {"base: base.yaml\nvary:\n  loss.compositions: [2, 2]\n", "loss.compositions lists the value '2' twice"},
       {"base: base.yaml\nvary:\n  loss.kind: [soft-pld, softpld]\n", "loss.kind = 'softpld' is not valid"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: [0.1, -1]\n", "loss.epsilon must be finite and >= 0"},
-      {"base: base.yaml\nvary:\n  model.kind: {from: 1, to: 2, steps: 2}\n", "model.kind is not a number"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: 0.5\n", "loss.epsilon must be a list"},
       {"base: base.yaml\nvarry:\n  loss.epsilon: [0.5]\n", "unknown entry 'varry'"},
       {"base: missing.yaml\n", "base: config file"},
-      {"base: base.yaml\nset:\n  optimiser.epoch: 3\n", "unknown key 'optimiser.epoch'"},
-      {"base: base.yaml\nset:\n  loss.epsilon: 0.5\nvary:\n  loss.epsilon: [0.1]\n", "key 'loss.epsilon' is given twice"},
-      {"base: base.yaml\nzip:\n  - {loss.compositions: [1, 2], loss.epsilon: [0.1]}\n", "zip: loss.epsilon has 1 values but loss.compositions has 2"},
       {"base: base.yaml\nvary:\n  loss.epsilon: [0.1\n", "invalid YAML"},
   };
   const fs::path dir = make_sweep("sweep-bad", "");

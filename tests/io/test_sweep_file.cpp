@@ -79,6 +79,43 @@ TEST_CASE("a sweep problem names the file, the line and the key", "[io][sweep]")
              Catch::Contains("zip: the group (loss.epsilon, loss.compositions) gives the values (0.5, 1) twice"));
 }
 
+TEST_CASE("every problem of a sweep file is one InputError naming the key and what is wrong", "[io][sweep]") {
+  struct Case {
+    const char* sweep;
+    const char* culprit;
+  };
+  const std::vector<Case> cases = {
+      {"base: base.yaml\nvary:\n  epsilon: [0.1, 0.2]\n", "unknown key 'epsilon'"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 1}\n", "loss.epsilon range: steps must be"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, steps: 3}\n", "loss.epsilon range needs from, to and steps"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, scale: cubic}\n", "scale must be linear or log"},
+      {"base: base.yaml\nvary:\n  loss.compositions: [2, 2]\n", "loss.compositions lists the value '2' twice"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: [0.1, -1]\n", "loss.epsilon must be finite and >= 0"},
+      {"base: base.yaml\nvary:\n  model.kind: {from: 1, to: 2, steps: 2}\n", "model.kind is not a number"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: 0.5\n", "loss.epsilon must be a list"},
+      {"base: base.yaml\nset:\n  optimiser.epoch: 3\n", "unknown key 'optimiser.epoch'"},
+      {"base: base.yaml\nset:\n  loss.epsilon: 0.5\nvary:\n  loss.epsilon: [0.1]\n", "key 'loss.epsilon' is given twice"},
+      {"base: base.yaml\nzip:\n  - {loss.compositions: [1, 2], loss.epsilon: [0.1]}\n", "zip: loss.epsilon has 1 values but loss.compositions has 2"},
+      {"base: base.yaml\nvary:\n  loss.compositions: []\n", "loss.compositions has an empty list"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 1, to: 1, steps: 3}\n", "from and to are both 1"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, by: 2}\n", "unknown entry 'by' (valid: from, to, steps, scale)"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: [x]\n", "loss.epsilon must be a number (got 'x')"},
+      {"base: base.yaml\nzip: {loss.epsilon: [1]}\n", "zip must be a list of groups"},
+      {"base: [1, 2]\n", "base must be a config file (a path) or a config"},
+      {"- 1\n", "a sweep file is a map with base, set, vary and zip"},
+  };
+  ScratchDirectory dir;
+  put_file(dir / "base.yaml", "grid:\n  range: 4\n  step: 0.1\n");
+  for (const auto& c : cases) {
+    INFO(c.sweep);
+    put_file(dir / "sweep.yaml", c.sweep);
+    const std::string message = input_error_of([&] { expand_sweep(dir / "sweep.yaml"); });
+    CHECK_THAT(message, Catch::Contains(c.culprit));
+    CHECK_THAT(message, Catch::StartsWith((dir / "sweep.yaml").string()));
+    CHECK(message.find('\n') == std::string::npos);
+  }
+}
+
 TEST_CASE("CSV cells with commas and quotes read back as written", "[io][sweep]") {
   const std::vector<std::string> cells{"kind=a,b", "say \"hi\"", "", "plain"};
   const std::string row = csv_row(cells);
