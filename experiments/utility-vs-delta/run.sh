@@ -1,75 +1,60 @@
 #!/usr/bin/env bash
-# Utility vs certified delta under composition (Sommer et al., section 4.3, Figs 3 and 9), reduced for 2 cores.
-# Usage: ./run.sh            (all: n in 1..128, L1 and L2, 4 methods x 3 weights = 192 trainings; ~50 min on 2 cores)
-#        NS="1 128" UTILITIES=l2 ./run.sh   (a subset; finished runs are skipped, so the script can be resumed)
-# Writes results/runs/<utility>/n<n>/<run>/ (bulky, git-ignored), results/utility-vs-delta-<utility>.csv,
-# results/gaussian-curve-<utility>.csv, results/same-delta-<utility>.csv, results/summary-<utility>.md and results/utility-vs-delta-<utility>.png.
+# Utility vs certified delta under composition (Sommer et al., section 4.3, Figs 3 and 9), reduced for 2 cores, on
+# `noiselearn sweep` + GNU parallel + `noiselearn collect`.
+# Usage: ./run.sh                          everything: 144 paper-style + 48 monotone-logits trainings (~50 min on 2 cores)
+#        LINES=1,2 RES=/tmp/uvd ./run.sh   a subset: only those lines of each sweep's jobs.txt (sed addresses: 1,2 or 5p;9)
+#        NS="1 128" UTILITIES=l2 ./run.sh  the monotone-logits sweep for these n and utilities only
+# The full paper size is sweep-full.yaml, one command on a cluster (README.md):
+#        noiselearn sweep sweep-full.yaml --out X && sbatch X/slurm-array.sbatch
+# Finished points are skipped (train --skip-if-complete), so the script can be interrupted and resumed.
+# Writes RES/sweep/ and RES/sweep-monotone/ (sweep directories; their points/ are bulky and git-ignored), with
+# collected.csv and frontier.png each; RES/utility-vs-delta-<utility>.csv, RES/gaussian-curve-<utility>.csv,
+# RES/same-delta-<utility>.csv, RES/summary-<utility>.md and RES/utility-vs-delta-<utility>.png.
 set -euo pipefail
 cd "$(dirname "$0")"
-BIN=../../build/src/cli/noiselearn
-# LibTorch threads. 2 uses both cores; on a machine where another job holds a core, 2 threads run ~10x slower
-# than 1 (measured: OpenMP barriers wait for a descheduled thread), so THREADS=1 is the safe choice there.
-THREADS=${THREADS:-2}
-export NL_THREADS=$THREADS
+BIN=$(realpath ../../build/src/cli/noiselearn)
 [ -x "$BIN" ] || { echo "build noiselearn first (see ../../README.md)" >&2; exit 1; }
+command -v parallel > /dev/null || { echo "GNU parallel is needed (apt-get install parallel)" >&2; exit 1; }
+# LibTorch threads per training, and trainings at a time. On a machine where another job holds a core, 2 threads
+# run ~10x slower than 1 (OpenMP barriers wait for a descheduled thread): prefer JOBS=2 THREADS=1 over 1 x 2.
+THREADS=${THREADS:-1}
+JOBS=${JOBS:-2}
+export NL_THREADS=$THREADS
 NS=${NS:-"1 2 4 8 16 32 64 128"}
 UTILITIES=${UTILITIES:-"l1 l2"}
-# Paper-style runs (sigmoid stack, paper init, utility-weight decay): w_start = c / sqrt(n). The Gaussian
-# trade-off slope at a fixed privacy level scales like 1/sqrt(n) (sigma ~ sqrt(n)), so the same c probes a
-# similar delta range at every n.
-CS=${CS:-"1 0.1 0.01"}
-PAPER_LOSSES=${PAPER_LOSSES:-"moments-accountant privacy-buckets-adp soft-pld"}
 # Our variant: soft-pld on monotone logits from the truncated Gaussian sigma = sqrt(n) / mu (mu: its GDP
 # parameter; untruncated delta(0.3) ~ 6e-2, 7e-3, 5e-5), at the Gaussian's own trade-off slope (tg.py tangent).
 MUS=${MUS:-"0.4 0.2 0.1"}
-RES=results
-mkdir -p "$RES/runs"
+RES=${RES:-results}
+mkdir -p "$RES"
+RES=$(realpath "$RES")
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
-now() { date +%s.%N; }
-start_all=$(now)
-{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS"; echo "started: $(date -u)"; } >> "$RES/provenance.txt"
+start_all=$(date +%s)
+{ echo "binary: $(md5sum "$BIN")"; echo "commit: $(git rev-parse HEAD 2>/dev/null)"; echo "threads: $THREADS, jobs: $JOBS"; echo "started: $(date -u)"; } >> "$RES/provenance.txt"
 
-train() {  # train NAME CONFIG ROWARGS(loss model n utility weight) -- --set ...
-  local dir=$1 config=$2 loss=$3 model=$4 n=$5 u=$6 w=$7; shift 8
-  if [ -f "$dir/row.csv" ]; then return; fi
-  local t0; t0=$(now)
-  local rc=0
-  "$BIN" --threads "$THREADS" --quiet train "$config" --out "$dir" --force "$@" > "$dir.log" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ]; then
-    log "  FAILED (exit $rc): $dir, see $dir.log"; tail -3 "$dir.log" >&2
-    [ -f "$dir/noise.json" ] || return 0   # a guard stop still writes the last good table and its certificate
+# 1. The paper's methods (sigmoid stack, paper init, utility-weight decay), sweep-reduced.yaml: 144 points.
+"$BIN" --quiet sweep sweep-reduced.yaml --out "$RES/sweep" --job-threads "$THREADS" --jobs "$JOBS"
+# 2. Our variant: its weights are certified tangents, so its sweep file is computed (once).
+if [ ! -f "$RES/sweep-monotone.yaml" ]; then
+  log "computing the monotone-logits sweep (truncated-Gaussian tangents)"
+  SWEEP_DIR="$RES" python3 monotone_sweep.py "$NS" "$UTILITIES" "$MUS" > "$RES/sweep-monotone.yaml.tmp"
+  mv "$RES/sweep-monotone.yaml.tmp" "$RES/sweep-monotone.yaml"
+fi
+"$BIN" --quiet sweep "$RES/sweep-monotone.yaml" --out "$RES/sweep-monotone" --job-threads "$THREADS" --jobs "$JOBS"
+
+# 3. Run both with GNU parallel (every line skips a finished point), then collect (exit 1 when points are missing:
+#    the summary then covers the done ones, and says so in collected.csv).
+for sweep in sweep sweep-monotone; do
+  log "running $RES/$sweep"
+  if [ -n "${LINES:-}" ]; then
+    sed -n "${LINES}p" "$RES/$sweep/jobs.txt" | parallel -j "$JOBS" || log "some points of $sweep failed"
+  else
+    NOISELEARN_JOBS=$JOBS "$RES/$sweep/run-parallel.sh" || log "some points of $sweep failed (noiselearn collect lists them)"
   fi
-  local secs; secs=$(echo "$(now) - $t0" | bc)
-  python3 row.py "$dir" "$loss" "$model" "$n" "$u" "$w" "$secs" > "$dir/row.csv"
-  log "  $(cat "$dir/row.csv")"
-}
-
-for u in $UTILITIES; do
-  for n in $NS; do
-    log "utility $u, n = $n"
-    base="$RES/runs/$u/n$n"; mkdir -p "$base"
-    for c in $CS; do
-      w=$(python3 -c "print('%.6g' % ($c / $n ** 0.5))")
-      for loss in $PAPER_LOSSES; do
-        train "$base/$loss-sigmoid-c$c" sigmoid-stack.yaml "$loss" sigmoid-stack "$n" "$u" "$w" -- \
-          --set loss.kind="$loss" --set loss.compositions="$n" --set utility.kind="$u" \
-          --set schedule.utility_weight_start="$w"
-      done
-    done
-    for mu in $MUS; do
-      dir="$base/soft-pld-monotone-mu$mu"
-      [ -f "$dir/row.csv" ] && continue
-      sigma=$(python3 -c "print('%.10g' % ($n ** 0.5 / $mu))")
-      read -r gu gd w < <(python3 tg.py tangent "$sigma" "$n" "$u")
-      log "  start: truncated Gaussian sigma $sigma ($u $gu, certified delta $gd), tangent weight $w"
-      train "$dir" monotone-logits.yaml soft-pld monotone-logits "$n" "$u" "$w" -- \
-        --set loss.compositions="$n" --set utility.kind="$u" --set model.init_sigma="$sigma" \
-        --set schedule.utility_weight_start="$w"
-    done
-  done
+  "$BIN" collect "$RES/$sweep" || log "$sweep is not complete (see above)"
 done
 
-# The truncated-Gaussian curves (the reference lines), sigma = sqrt(n) / mu, sigma <= 250.
+# 4. The truncated-Gaussian curves (the reference lines), sigma = sqrt(n) / mu, sigma <= 250.
 for u in $UTILITIES; do
   curve="$RES/gaussian-curve-$u.csv"
   if [ ! -f "$curve" ] || [ "$(wc -l < "$curve")" -lt 2 ]; then
@@ -87,11 +72,11 @@ for u in $UTILITIES; do
   fi
 done
 
-# One CSV per utility (every finished run, sorted by n, method, utility) and one plot per utility.
+# 5. One CSV per utility from the collected rows (with the truncated Gaussian of the same utility), the plot, the
+#    same-delta check and the summary.
 for u in $UTILITIES; do
   out="$RES/utility-vs-delta-$u.csv"
-  echo "loss,model,n,utility_kind,utility_weight,final_utility_weight,utility,delta_upper,delta_lower,tg_sigma,tg_delta_upper,tg_delta_lower,ratio_to_tg,note,train_seconds" > "$out"
-  cat "$RES"/runs/"$u"/n*/*/row.csv 2>/dev/null | sort -t, -k3,3n -k1,1 -k2,2 -k7,7g >> "$out" || true
+  python3 rows.py "$RES" "$u" > "$out.tmp" && mv "$out.tmp" "$out"
   gnuplot -e "utility='$u'; results='$RES'" plot.gp
   # The paper's "horizontal line" convention for learned points beyond the Gaussian's least-delta utility.
   python3 samedelta.py "$RES" "$u"
@@ -99,4 +84,4 @@ for u in $UTILITIES; do
   log "wrote $out, $RES/same-delta-$u.csv and $RES/utility-vs-delta-$u.png"
 done
 echo "finished: $(date -u); binary: $(md5sum "$BIN")" >> "$RES/provenance.txt"
-log "done in $(echo "($(now) - $start_all) / 60" | bc -l | xargs printf '%.1f') min"
+log "done in $(( ($(date +%s) - start_all) / 60 )) min"

@@ -21,5 +21,7 @@ Command make_maxl_command(CLI::App& parent);
 Command make_pac_command(CLI::App& parent);
 Command make_sample_command(CLI::App& parent);
 Command make_boost_command(CLI::App& parent);
+Command make_sweep_command(CLI::App& parent);
+Command make_collect_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli

@@ -24,6 +24,7 @@
 #include "io/checkpoint_file.hpp"
 #include "io/plots.hpp"
 #include "io/run_directory.hpp"
+#include "io/run_status.hpp"
 #include "io/table_files.hpp"
 #include "io/training_config.hpp"
 #include "solvers/baseline_comparison.hpp"
@@ -237,9 +238,32 @@ std::string summary_paragraph(const TrainingSetup& s, const Learned& learned, co
       learned.target_message.empty() ? "" : " " + learned.target_message + ".", s.directory.string());
 }
 
+// --skip-if-complete: true if the run directory already holds a complete run (io/run_status.hpp) of exactly this
+// configuration (its config.yaml is the one this command would write), so that a sweep's job can be run again
+// after a kill and trains only what is missing.
+bool already_complete(const TrainOptions& options, TrainingConfig config) {
+  if (options.seed) config.optimiser_seed = *options.seed;
+  const fs::path directory = options.out.empty() ? fs::path("runs") / fs::path(options.config).stem() : fs::path(options.out);
+  const RunStatus status = inspect_run(directory);
+  if (status.state == RunState::kMissing) return false;
+  if (status.state == RunState::kFailed) {
+    spdlog::info("{} holds an incomplete run ({}): training it again", directory.string(), status.reason);
+    return false;
+  }
+  const fs::path recorded = directory / "config.yaml";
+  if (!fs::is_regular_file(recorded) || read_file(recorded) != config.to_yaml()) {
+    spdlog::info("{} holds a complete run of another configuration: training this one", directory.string());
+    return false;
+  }
+  spdlog::info("{} already holds this run, complete and checksum-verified: skipped (--skip-if-complete)", directory.string());
+  std::cout << fmt::format("Skipped: {} already holds this run, complete.\n", directory.string());
+  return true;
+}
+
 void run_train(const TrainOptions& options) {
   // The geometric-tail families train by the preconditioned gradient under a cost constraint (train_family.hpp).
   const TrainingConfig peek = TrainingConfig::load(options.config, options.overrides);
+  if (options.skip_if_complete && already_complete(options, peek)) return;
   if (peek.model_kind == "geometric-tail") {
     run_train_family(options);
     return;
@@ -307,6 +331,9 @@ Command make_train_command(CLI::App& parent) {
       app->add_option("--seed", *seed, "Random seed: overrides the config's optimiser.seed (a whole number >= 0)")
           ->check(CLI::NonNegativeNumber);
   app->add_flag("--force", o->force, "Overwrite a non-empty run directory");
+  app->add_flag("--skip-if-complete", o->skip_if_complete,
+                "Do nothing if --out already holds a complete, checksum-verified run of this config (what a sweep's jobs "
+                "use to be re-runnable); otherwise train as usual");
   app->add_flag("--resume", o->resume, "Continue from the run directory's checkpoint.pt (same config; optimiser.epochs, or optimiser.iterations for pgd, may grow)");
   return Command{app, [o, seed, seed_option] {
                    if (seed_option->count() > 0) o->seed = *seed;

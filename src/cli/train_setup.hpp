@@ -28,6 +28,7 @@ struct TrainOptions {
   std::optional<int64_t> seed;  // --seed: overrides optimiser.seed
   bool force = false;
   bool resume = false;
+  bool skip_if_complete = false;  // --skip-if-complete: nothing to do if --out already holds this run, complete
 };
 
 // Everything a run needs, resolved from the config before any epoch runs (so bad input fails fast).

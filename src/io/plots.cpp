@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "io/run_facts.hpp"
+#include "io/shell_quoting.hpp"
 
 namespace noiselearn {
 
@@ -283,13 +284,6 @@ std::string history_plot(const fs::path& dir, const RunFacts& facts) {
 }
 
 bool has_data_rows(const fs::path& csv) { return !read_numeric_csv(csv).rows.empty(); }
-
-// A path for a POSIX shell: in single quotes, with every ' closed, escaped and reopened.
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 }  // namespace
 
