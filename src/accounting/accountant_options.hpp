@@ -20,6 +20,17 @@ enum class OptimisticMethod {
   kRoundDown,    // move it to the lower neighbour; error O(step) per release
 };
 
+// How a release with several candidate pairs (an asymmetric table under the any-sequence relation, the subsampled
+// mixture with both signs) is accounted.
+enum class SeveralPairsMethod {
+  kAuto,      // the exact adaptive programme where the envelope's bracket is wider than adaptive_skip_width and the
+              // programme's estimated cost is within adaptive_budget; the envelope otherwise
+  kAdaptive,  // always the exact adaptive programme (adaptive_composition.hpp), beside the envelope
+  kEnvelope,  // the profile envelope only (profile_envelope.hpp): fast, dominating, looser for asymmetric tables
+};
+
+std::string to_string(SeveralPairsMethod method);
+SeveralPairsMethod parse_several_pairs_method(const std::string& text);
 std::string to_string(PessimisticMethod method);
 std::string to_string(OptimisticMethod method);
 PessimisticMethod parse_pessimistic_method(const std::string& text);
@@ -45,6 +56,13 @@ struct AccountantOptions {
   // bracket is dominated by the floating-point allowance (small delta, many compositions). Off: one untilted
   // composition serves every query (faster, looser in the far tail).
   bool tilted_refinement = true;
+  // Several candidate pairs per release (see SeveralPairsMethod).
+  SeveralPairsMethod several_pairs = SeveralPairsMethod::kAuto;
+  // Under kAuto: the envelope alone is kept when its epsilon bracket at delta = omega + 1e-3, 1e-6 and 1e-10 (omega
+  // the composed distinguishing-event mass) is at most this wide (relative to the upper bound).
+  double adaptive_skip_width = 1e-4;
+  // Under kAuto: the largest estimated cost of the adaptive programme (multiply-adds; about 1e9 per second).
+  double adaptive_budget = 2e10;
 
   // Throws InputError naming the offending field.
   void validate() const;

@@ -50,6 +50,15 @@ double automatic_curve_end(const PairBounds& bounds) {
 std::string epsilon_text(double eps, Rounding direction) { return format_fixed(eps, 6, direction); }
 std::string delta_text(double delta, Rounding direction) { return format_scientific(delta, 7, direction); }
 
+// Names of the computations a bound can come from.
+constexpr const char* kAdaptiveProgramme = "exact adaptive programme";
+std::string upper_method_name(const PairBounds& bounds, bool adaptive_wins) {
+  if (adaptive_wins) return kAdaptiveProgramme;
+  if (!bounds.adaptive_single.empty() || bounds.upper.name.rfind("envelope", 0) == 0) return "profile envelope";
+  return "dominating pair";
+}
+std::string lower_method_name(bool adaptive_wins) { return adaptive_wins ? kAdaptiveProgramme : "fixed sequences"; }
+
 }  // namespace
 
 Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request, const AccountantOptions& options) {
@@ -64,6 +73,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.pair_description = bounds.pair_description;
   certificate.shift_justification = bounds.shift_justification;
   certificate.neighbours = bounds.neighbours;
+  certificate.several_pairs = bounds.several_pairs_note;
   certificate.infinity_mass_single_release =
       std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
   const auto directions = upper_directions(bounds);
@@ -101,6 +111,12 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
       for (const auto& [name, pld] : upper_directions_of(t.upper))
         entry.delta_upper_by_direction[name] = std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
     entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
+    entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
+    entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps));
+    if (!bounds.adaptive.empty()) {
+      // The by-direction values are the envelope's; the programme's bound, where it wins, covers them all.
+      for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
+    }
     certificate.deltas.push_back(entry);
   }
   for (double delta : request.deltas) {
@@ -115,6 +131,10 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
         entry.epsilon_upper_by_direction[name] =
             std::min(entry.epsilon_upper_by_direction[name], std::max(0.0, pld->epsilon_for_delta(delta)));
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
+    entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
+    entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_delta(delta));
+    if (!bounds.adaptive.empty())
+      for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
     certificate.epsilons.push_back(entry);
   }
   // Both bounds are rigorous, so lower <= upper holds exactly; anything else is a defect, and nothing is printed.
@@ -160,6 +180,13 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     };
     raise_lower(bounds.lower);
     for (const auto& t : bounds.tilted) raise_lower(t.lower);
+    // The adaptive programme, per direction of the upper bound (the worse direction after each takes its best).
+    if (!bounds.adaptive.empty()) {
+      for (size_t i = 0; i < grid.size(); ++i) {
+        upper[i] = bounds.delta_upper(grid[i]);
+        for (const auto& a : bounds.adaptive) lower[i] = std::max(lower[i], a.delta_lower(grid[i]));
+      }
+    }
     for (size_t i = 0; i < grid.size(); ++i) certificate.curve.push_back({grid[i], upper[i], lower[i]});
   }
   return certificate;
@@ -174,15 +201,20 @@ std::string Certificate::report() const {
   out += fmt::format("  infinity mass (distinguishing events): {} per release, {} after {} composition{}\n",
                      format_general(infinity_mass_single_release, 6, Rounding::kDown),
                      format_general(infinity_mass_composed, 6, Rounding::kDown), compositions, compositions == 1 ? "" : "s");
+  if (!several_pairs.empty()) out += fmt::format("  several candidate pairs per release: {}\n", several_pairs);
+  // Which computation gave the bounds, when more than one could (releases with several candidate pairs).
+  auto methods = [&](const std::string& upper, const std::string& lower) {
+    return several_pairs.empty() ? std::string() : fmt::format("; upper by {}, lower by {}", upper, lower);
+  };
   for (const auto& e : epsilons) {
-    out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {})\n", format_exact(e.delta),
+    out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(e.delta),
                        epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),
-                       e.dominating_direction);
+                       e.dominating_direction, methods(e.upper_method, e.lower_method));
   }
   for (const auto& d : deltas) {
-    out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {})\n", format_exact(d.epsilon),
+    out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(d.epsilon),
                        delta_text(d.delta_lower, Rounding::kDown), delta_text(d.delta_upper, Rounding::kUp),
-                       d.dominating_direction);
+                       d.dominating_direction, methods(d.upper_method, d.lower_method));
   }
   const auto& d = discretisation;
   out += fmt::format(

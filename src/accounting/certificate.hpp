@@ -30,6 +30,8 @@ struct DeltaAtEpsilon {
   double delta_upper = 0.0, delta_lower = 0.0;
   std::map<std::string, double> delta_upper_by_direction;  // "A||B", "B||A" (one entry for mirror pairs)
   std::string dominating_direction;
+  // Which computation gave each bound (see bound_method names in certificate.cpp).
+  std::string upper_method, lower_method;
 };
 
 struct EpsilonAtDelta {
@@ -37,6 +39,7 @@ struct EpsilonAtDelta {
   double epsilon_upper = 0.0, epsilon_lower = 0.0;  // +inf when delta is below the infinity mass
   std::map<std::string, double> epsilon_upper_by_direction;
   std::string dominating_direction;
+  std::string upper_method, lower_method;
 };
 
 struct CurvePoint {
@@ -67,6 +70,9 @@ struct Certificate {
   double infinity_mass_single_release = 0.0;  // larger of the two directions
   double infinity_mass_composed = 0.0;        // 1 - (1 - omega)^n
   std::string dominating_direction;           // at the first query (or at delta = 1e-6 if none)
+  // Releases with several candidate pairs: how they were accounted (the adaptive programme and its grid, or why the
+  // envelope alone was kept); empty when every release has a single undominated pair.
+  std::string several_pairs;
   std::vector<DeltaAtEpsilon> deltas;
   std::vector<EpsilonAtDelta> epsilons;
   std::vector<CurvePoint> curve;

@@ -46,6 +46,7 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
   result.loss_step = first.loss_step;
   result.first_index = first.first_index + second.first_index;
   result.compositions = first.compositions + second.compositions;
+  result.loss_shift = first.loss_shift + second.loss_shift;
   // Weights w(l) = e^{lambda (l - r)} on each factor's grid (exponential_tilt.hpp); the product's reference is
   // the sum of the references.
   const double lambda = first.tilt;

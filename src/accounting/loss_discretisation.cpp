@@ -282,11 +282,29 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
     low_tail += atoms.masses[order[low++]];
   while (high - 1 > low && high_tail + atoms.masses[order[high - 1]] <= options.tail_mass)
     high_tail += atoms.masses[order[--high]];
-  const double lowest = losses[order[low]];
-  const double highest = losses[order[high - 1]];
+  double lowest = losses[order[low]];
+  double highest = losses[order[high - 1]];
 
   double step = options.loss_step;
   while ((highest - lowest) / step + 3.0 > static_cast<double>(options.max_points)) step *= 2.0;
+  // Losses within kSnap of a grid point are put on it: a loss that is mathematically on the grid (a lattice table,
+  // such as a truncated Laplace or randomized response) but was moved off it by rounding would otherwise be spread
+  // over two grid points (upper bound) or lose a whole step (lower bound: with few atoms, merge-to-grid cannot
+  // compensate, and n releases lose about n step / 2 of epsilon). Snapping in the bound's own direction is always
+  // sound; snapping the other way is recorded as the PLD's loss_shift, applied to every query.
+  constexpr double kSnap = 1e-11;
+  for (size_t i = low; i < high; ++i) {
+    double& l = losses[order[i]];
+    const double grid_point = std::round(l / step) * step;
+    const double distance = l - grid_point;  // > 0: the loss lies above the grid point
+    if (distance == 0.0 || std::abs(distance) > kSnap) continue;
+    const bool loosening = bound == BoundKind::kUpper ? distance > 0.0 : distance < 0.0;
+    if (loosening) pld.loss_shift = std::max(pld.loss_shift, std::abs(distance) * (1.0 + 1e-9) + 1e-300);
+    l = grid_point;
+  }
+  // Snapping keeps the order (within kSnap no other loss can be passed without being snapped too).
+  lowest = losses[order[low]];
+  highest = losses[order[high - 1]];
   const int64_t first = locate(lowest, step).first;
   const int64_t last = locate(highest, step).first;
   LossBuckets buckets = empty_buckets(step, first, last);
@@ -314,6 +332,7 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
   PrivacyLossDistribution result = from_buckets(buckets, bound, options);
   result.infinity_mass = pld.infinity_mass;
   result.truncated_mass = pld.truncated_mass;
+  result.loss_shift = pld.loss_shift;
   return result;
 }
 
@@ -348,6 +367,7 @@ PrivacyLossDistribution coarsen(const PrivacyLossDistribution& pld, int64_t fact
   result.tilted_error = pld.tilt > 0.0 ? pld.tilted_error * std::exp(pld.tilt * raise) : 0.0;
   result.infinity_error = pld.infinity_error;
   result.truncated_mass = pld.truncated_mass;
+  result.loss_shift = pld.loss_shift;
   result.compositions = pld.compositions;
   return result;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -54,34 +55,110 @@ double max_over(const DirectionalPLDs& d, double (PrivacyLossDistribution::*quer
 
 }  // namespace
 
-double PairBounds::delta_upper(double epsilon) const {
-  double value = max_over(upper, &PrivacyLossDistribution::delta_for_epsilon, epsilon);
-  for (const auto& t : tilted) value = std::min(value, max_over(t.upper, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+double PairBounds::delta_upper_of_direction(bool reverse, double epsilon) const {
+  double value = upper.direction(reverse).delta_for_epsilon(epsilon);
+  for (const auto& t : tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  const size_t index = reverse && upper.second_to_first ? 1 : 0;
+  if (index < adaptive.size()) value = std::min(value, adaptive[index].delta_upper(epsilon));
   return value;
 }
 
-double PairBounds::delta_lower(double epsilon) const {
+double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {
+  double value = upper.direction(reverse).epsilon_for_delta(delta);
+  for (const auto& t : tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  const size_t index = reverse && upper.second_to_first ? 1 : 0;
+  if (index < adaptive.size()) value = std::min(value, adaptive[index].epsilon_upper(delta));
+  return value;
+}
+
+double PairBounds::delta_upper(double epsilon) const {
+  double value = delta_upper_of_direction(false, epsilon);
+  if (upper.second_to_first) value = std::max(value, delta_upper_of_direction(true, epsilon));
+  return value;
+}
+
+namespace {
+
+double scenario_delta_lower(const PairBounds& b, double epsilon) {
   double value = 0.0;
-  for (const auto& scenario : lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
-  for (const auto& t : tilted)
+  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+  for (const auto& t : b.tilted)
     for (const auto& scenario : t.lower)
       value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
   return value;
 }
 
+double scenario_epsilon_lower(const PairBounds& b, double delta) {
+  double value = -std::numeric_limits<double>::infinity();
+  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  for (const auto& t : b.tilted)
+    for (const auto& scenario : t.lower)
+      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  return value;
+}
+
+double adaptive_delta_lower(const PairBounds& b, double epsilon) {
+  double value = 0.0;
+  for (const auto& a : b.adaptive) value = std::max(value, a.delta_lower(epsilon));
+  return value;
+}
+
+double adaptive_epsilon_lower(const PairBounds& b, double delta) {
+  double value = -std::numeric_limits<double>::infinity();
+  for (const auto& a : b.adaptive) value = std::max(value, a.epsilon_lower(delta));
+  return value;
+}
+
+double envelope_epsilon_upper(const PairBounds& b, bool reverse, double delta) {
+  double value = b.upper.direction(reverse).epsilon_for_delta(delta);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  return value;
+}
+
+double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
+  double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  return value;
+}
+
+}  // namespace
+
+double PairBounds::delta_lower(double epsilon) const {
+  return std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+}
+
 double PairBounds::epsilon_upper(double delta) const {
-  double value = max_over(upper, &PrivacyLossDistribution::epsilon_for_delta, delta);
-  for (const auto& t : tilted) value = std::min(value, max_over(t.upper, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  double value = epsilon_upper_of_direction(false, delta);
+  if (upper.second_to_first) value = std::max(value, epsilon_upper_of_direction(true, delta));
   return std::max(0.0, value);
 }
 
 double PairBounds::epsilon_lower(double delta) const {
-  double value = 0.0;
-  for (const auto& scenario : lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
-  for (const auto& t : tilted)
-    for (const auto& scenario : t.lower)
-      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
-  return std::max(0.0, value);
+  return std::max({0.0, scenario_epsilon_lower(*this, delta), adaptive_epsilon_lower(*this, delta)});
+}
+
+bool PairBounds::adaptive_upper_wins_at_epsilon(double epsilon) const {
+  for (size_t i = 0; i < adaptive.size(); ++i) {
+    const bool reverse = i == 1;
+    if (adaptive[i].delta_upper(epsilon) < envelope_delta_upper(*this, reverse, epsilon)) return true;
+  }
+  return false;
+}
+
+bool PairBounds::adaptive_upper_wins_at_delta(double delta) const {
+  for (size_t i = 0; i < adaptive.size(); ++i) {
+    const bool reverse = i == 1;
+    if (adaptive[i].epsilon_upper(delta) < envelope_epsilon_upper(*this, reverse, delta)) return true;
+  }
+  return false;
+}
+
+bool PairBounds::adaptive_lower_wins_at_epsilon(double epsilon) const {
+  return !adaptive.empty() && adaptive_delta_lower(*this, epsilon) > scenario_delta_lower(*this, epsilon);
+}
+
+bool PairBounds::adaptive_lower_wins_at_delta(double delta) const {
+  return !adaptive.empty() && adaptive_epsilon_lower(*this, delta) > scenario_epsilon_lower(*this, delta);
 }
 
 double PairBounds::absolute_allowance(double epsilon) const {
@@ -105,14 +182,12 @@ bool PairBounds::allowance_dominates(double epsilon) const {
 
 std::string PairBounds::dominating_direction_at_epsilon(double epsilon) const {
   if (!upper.second_to_first) return "A||B = B||A";
-  return upper.first_to_second.delta_for_epsilon(epsilon) >= upper.second_to_first->delta_for_epsilon(epsilon) ? "A||B"
-                                                                                                              : "B||A";
+  return delta_upper_of_direction(false, epsilon) >= delta_upper_of_direction(true, epsilon) ? "A||B" : "B||A";
 }
 
 std::string PairBounds::dominating_direction_at_delta(double delta) const {
   if (!upper.second_to_first) return "A||B = B||A";
-  return upper.first_to_second.epsilon_for_delta(delta) >= upper.second_to_first->epsilon_for_delta(delta) ? "A||B"
-                                                                                                          : "B||A";
+  return epsilon_upper_of_direction(false, delta) >= epsilon_upper_of_direction(true, delta) ? "A||B" : "B||A";
 }
 
 namespace {
@@ -192,6 +267,57 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     DirectionalPLDs mixed = bounds.lower.front();
     if (!mixed.second_to_first) mixed.second_to_first = mixed.first_to_second;
     bounds.mixed_sign_lower = std::move(mixed);
+  }
+  // Candidates of the exact adaptive programme: every pair's pessimistic PLD in each direction the upper bound
+  // covers, less those another candidate dominates (profile_envelope.hpp), the ones that attain the envelope most
+  // often tried as dominators first; the optimistic PLDs of the same pairs for the lower run.
+  auto adaptive_candidates = [&](const std::vector<std::pair<size_t, bool>>& pairs_and_directions,
+                                 const std::vector<int64_t>& attained_counts) {
+    std::vector<PrivacyLossDistribution> uppers;
+    for (const auto& [i, reverse] : pairs_and_directions) uppers.push_back(singles[i].direction(reverse));
+    std::vector<size_t> by_attained(uppers.size());
+    std::iota(by_attained.begin(), by_attained.end(), 0);
+    std::stable_sort(by_attained.begin(), by_attained.end(),
+                     [&](size_t x, size_t y) { return attained_counts[x] > attained_counts[y]; });
+    by_attained.resize(std::min<size_t>(by_attained.size(), 4));
+    double step = 0.0;
+    for (const auto& p : uppers) step = std::max(step, p.loss_step);
+    for (auto& p : uppers) p = coarsen(p, std::llround(step / p.loss_step), options);
+    AdaptiveReleases releases;
+    for (size_t x : undominated_inputs(uppers, by_attained)) {
+      const auto& [i, reverse] = pairs_and_directions[x];
+      releases.upper.push_back(uppers[x]);
+      const std::vector<double> a = family.pairs[i].all_a(), b = family.pairs[i].all_b();
+      releases.lower.push_back(discretise(reverse ? privacy_loss_atoms(b, a) : privacy_loss_atoms(a, b), BoundKind::kLower, options));
+    }
+    return releases;
+  };
+  if (additive && any_sequence) {
+    std::vector<std::pair<size_t, bool>> all;
+    std::vector<int64_t> counts;
+    for (size_t i = 0; i < count; ++i) all.emplace_back(i, false);
+    if (!all_own_mirror)
+      for (size_t i = 0; i < count; ++i) all.emplace_back(i, true);
+    counts.assign(all.size(), 0);
+    // attained[] merged both directions; any order of preference is sound, this one is a good guess.
+    for (size_t x = 0; x < all.size(); ++x) counts[x] = attained[all[x].first];
+    if (all.size() > 1) {
+      AdaptiveReleases releases = adaptive_candidates(all, counts);
+      if (releases.upper.size() > 1) bounds.adaptive_single.push_back(std::move(releases));
+    }
+  } else if (count > 1) {
+    std::vector<std::pair<size_t, bool>> forward_pairs, backward_pairs;
+    for (size_t i = 0; i < count; ++i) {
+      forward_pairs.emplace_back(i, false);
+      backward_pairs.emplace_back(i, true);
+    }
+    const std::vector<int64_t> counts(attained.begin(), attained.end());
+    AdaptiveReleases first = adaptive_candidates(forward_pairs, counts);
+    AdaptiveReleases second = all_own_mirror ? AdaptiveReleases{} : adaptive_candidates(backward_pairs, counts);
+    if (first.upper.size() > 1 || second.upper.size() > 1) {
+      bounds.adaptive_single.push_back(std::move(first));
+      if (!all_own_mirror) bounds.adaptive_single.push_back(std::move(second));
+    }
   }
   // Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
   for (const auto& pair : family.pairs) {
@@ -313,6 +439,64 @@ void PairBounds::refine_for_delta(double delta) {
   refine_for_epsilon(target);
 }
 
+namespace {
+
+// Relative width of the epsilon bracket at delta: 0 when both ends are infinite (delta below the distinguishing
+// events, nothing to narrow), 1 when only the upper end is.
+double relative_epsilon_width(const PairBounds& bounds, double delta) {
+  const double upper = bounds.epsilon_upper(delta), lower = bounds.epsilon_lower(delta);
+  if (!std::isfinite(upper)) return std::isfinite(lower) ? 1.0 : 0.0;
+  return upper > 0.0 ? (upper - lower) / upper : 0.0;
+}
+
+// The widest relative epsilon bracket at delta = omega + 1e-3, 1e-6 and 1e-10 (omega the composed distinguishing-
+// event mass, below which no epsilon exists).
+double widest_epsilon_bracket(const PairBounds& bounds) {
+  const double omega = std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second);
+  double width = 0.0;
+  for (double d : {1e-3, 1e-6, 1e-10})
+    if (omega + d < 1.0) width = std::max(width, relative_epsilon_width(bounds, omega + d));
+  return width;
+}
+
+// Runs the exact adaptive programme on `candidates` (per direction) for n releases, or says why not.
+void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleases>& candidates, int64_t n,
+                            const AccountantOptions& options) {
+  bounds.adaptive.clear();
+  bounds.several_pairs_note.clear();
+  if (candidates.empty()) return;
+  if (options.several_pairs == SeveralPairsMethod::kEnvelope) {
+    bounds.several_pairs_note = "profile envelope (the adaptive programme is off: several-pairs method 'envelope')";
+    return;
+  }
+  std::vector<std::vector<AdaptiveReleases>> runs;
+  double cost = 0.0;
+  for (const auto& c : candidates) {
+    AdaptiveReleases releases = c;
+    releases.count = n;
+    runs.push_back({std::move(releases)});
+    cost += adaptive_composition_cost(runs.back());
+  }
+  if (options.several_pairs == SeveralPairsMethod::kAuto) {
+    if (widest_epsilon_bracket(bounds) <= options.adaptive_skip_width) {
+      bounds.several_pairs_note = fmt::format(
+          "profile envelope (its epsilon bracket is within {:g} relative at delta 1e-3, 1e-6 and 1e-10 above the "
+          "distinguishing events; the adaptive programme would not narrow it)", options.adaptive_skip_width);
+      return;
+    }
+    if (cost > options.adaptive_budget) {
+      bounds.several_pairs_note = fmt::format(
+          "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}; raise "
+          "certification.adaptive_budget or coarsen the loss step)", cost, options.adaptive_budget);
+      return;
+    }
+  }
+  for (const auto& run : runs) bounds.adaptive.push_back(adaptive_composition(run, options));
+  bounds.several_pairs_note = bounds.adaptive.front().describe() + ", beside the profile envelope";
+}
+
+}  // namespace
+
 PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options) {
   PairBounds result = single;
   result.single_release = std::make_shared<const PairBounds>(single);
@@ -328,6 +512,7 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
     for (auto& scenario : mixed_sign_scenarios(*single.mixed_sign_lower, n, options)) result.lower.push_back(std::move(scenario));
     result.mixed_sign_lower.reset();
   }
+  run_adaptive_programme(result, single.adaptive_single, n, options);
   return result;
 }
 
@@ -388,6 +573,10 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   for (size_t i = 0; i < parts.size(); ++i)
     justifications.push_back(fmt::format("part {}: {}", i + 1, singles[i].shift_justification));
   result.shift_justification = fmt::format("{}", fmt::join(justifications, "; "));
+  for (const auto& single : singles)
+    if (!single.adaptive_single.empty())
+      result.several_pairs_note = "profile envelope (a heterogeneous composition is accounted by the envelope of each "
+                                  "part, which holds in any order of the releases)";
   return result;
 }
 

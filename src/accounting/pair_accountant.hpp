@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "accounting/accountant_options.hpp"
+#include "accounting/adaptive_composition.hpp"
 #include "accounting/privacy_loss_distribution.hpp"
 #include "core/dominating_pair.hpp"
 
@@ -72,6 +73,25 @@ struct PairBounds {
   // whose upper bound covers both signs in one envelope, each release may take the worse direction).
   double composed_infinity_mass_first = 0.0;
   double composed_infinity_mass_second = 0.0;
+  // Several candidate pairs per release: the candidates of the exact adaptive programme (adaptive_composition.hpp)
+  // per direction of the upper bound: one set for an additive table under the any-sequence relation (both signs,
+  // which covers both directions: upper has no second_to_first), A||B and B||A for the subsampled mixture. Empty
+  // when every release has one undominated pair (nothing to gain).
+  std::vector<AdaptiveReleases> adaptive_single;
+  // After composition: the programme's curves, aligned with adaptive_single; empty when it was not run. Each
+  // direction's upper bound is the smaller of the envelope's and the programme's; lower bounds take the largest.
+  std::vector<AdaptiveCurves> adaptive;
+  // How releases with several candidate pairs were accounted, for the certificate (empty when not applicable).
+  std::string several_pairs_note;
+
+  // Upper bound of one direction (0: A||B, or both signs for additive tables; 1: B||A), the best alternative.
+  double delta_upper_of_direction(bool reverse, double epsilon) const;
+  double epsilon_upper_of_direction(bool reverse, double delta) const;
+  // Whether the adaptive programme's upper bound is the tighter one at eps (delta) in some direction.
+  bool adaptive_upper_wins_at_epsilon(double epsilon) const;
+  bool adaptive_upper_wins_at_delta(double delta) const;
+  bool adaptive_lower_wins_at_epsilon(double epsilon) const;
+  bool adaptive_lower_wins_at_delta(double delta) const;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

@@ -54,7 +54,15 @@ double PrivacyLossDistribution::absolute_allowance(double epsilon) const {
   return std::isnan(tilted) ? numerical_error : std::min(numerical_error, tilted);
 }
 
+namespace {
+// eps on this PLD's grid for a query at eps (see loss_shift).
+double grid_epsilon(const PrivacyLossDistribution& pld, double epsilon) {
+  return pld.bound == BoundKind::kUpper ? epsilon - pld.loss_shift : epsilon + pld.loss_shift;
+}
+}  // namespace
+
 double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
+  epsilon = grid_epsilon(*this, epsilon);
   // Sum of non-negative terms (1 - e^{eps - l}) m, each computed with expm1 to keep precision for l close
   // to eps.
   double sum = 0.0;
@@ -72,6 +80,13 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
   //   sum_{k>j} m_k (1 - e^{eps - l_k}) = P_j - e^{eps - l_{j+1}} G_j,
   // and at eps = l_j the value is P_j - e^{-step} G_j. To avoid cancellation when delta << P_j we instead
   // accumulate delta at grid points directly: delta(l_j) = delta(l_{j+1}) + (1 - e^{-step}) G_j.
+  if (loss_shift > 0.0) {
+    std::vector<double> on_grid(epsilons);
+    for (double& e : on_grid) e = grid_epsilon(*this, e);
+    PrivacyLossDistribution unshifted = *this;
+    unshifted.loss_shift = 0.0;
+    return unshifted.delta_for_epsilons(on_grid);
+  }
   std::vector<size_t> order(epsilons.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return epsilons[a] > epsilons[b]; });
@@ -148,6 +163,12 @@ double invert_with_constant_allowance(const PrivacyLossDistribution& pld, double
 }  // namespace
 
 double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
+  if (loss_shift > 0.0) {
+    PrivacyLossDistribution unshifted = *this;
+    unshifted.loss_shift = 0.0;
+    const double on_grid = unshifted.epsilon_for_delta(delta);
+    return bound == BoundKind::kUpper ? on_grid + loss_shift : on_grid - loss_shift;
+  }
   const double sign = bound == BoundKind::kUpper ? 1.0 : -1.0;
   // The largest allowance (numerical_error) gives a valid answer in both directions: a larger eps for an upper
   // bound, a smaller one for a lower bound.

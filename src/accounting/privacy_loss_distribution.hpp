@@ -50,6 +50,12 @@ struct PrivacyLossDistribution {
   double tilted_error = 0.0;
   double infinity_error = 0.0;
   double truncated_mass = 0.0;   // tail mass moved to +inf (upper bound) or dropped (lower bound)
+  // Losses that were within a hair of a grid point were put on it (loss_discretisation.cpp), some of them a little
+  // in the loosening direction (down for an upper bound, up for a lower one), each by at most this much (nats) per
+  // release; composition adds the shifts. The true distribution is then bounded by this PLD with every loss moved
+  // back by loss_shift, i.e. its delta curve moved in eps: upper delta(eps) = grid delta(eps - loss_shift), lower
+  // delta(eps) = grid delta(eps + loss_shift), and eps(delta) moved by +- loss_shift. All queries below apply it.
+  double loss_shift = 0.0;
   int64_t compositions = 1;
 
   double loss(size_t i) const { return static_cast<double>(first_index + static_cast<int64_t>(i)) * loss_step; }

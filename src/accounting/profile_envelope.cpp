@@ -93,6 +93,8 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   env.bound = BoundKind::kUpper;
   env.loss_step = step;
   for (const auto& pld : inputs) env.truncated_mass = std::max(env.truncated_mass, pld.truncated_mass);
+  // Each input's true profile is its grid profile moved by its loss shift; the largest covers them all.
+  for (const auto& pld : inputs) env.loss_shift = std::max(env.loss_shift, pld.loss_shift);
   dd::Value decay, one_minus_decay;
   dd::exp_minus(step, decay, one_minus_decay);
   if (low > high) {  // only infinite losses
@@ -178,6 +180,101 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   if (shortfall.hi > 0.0)
     env.masses.front() = dd::round_up(dd::add({env.masses.front(), 0.0}, shortfall)) * (1.0 + 4.0 * dd::kUnitRoundoff);
   return result;
+}
+
+std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upper_bounds, const std::vector<size_t>& order) {
+  const size_t count = upper_bounds.size();
+  if (count == 0) return {};
+  int64_t low = std::numeric_limits<int64_t>::max(), high = std::numeric_limits<int64_t>::min();
+  for (const auto& pld : upper_bounds) {
+    if (pld.loss_step != upper_bounds.front().loss_step) throw std::logic_error("undominated_inputs: loss steps differ");
+    if (pld.masses.empty()) continue;
+    low = std::min(low, pld.first_index);
+    high = std::max(high, pld.last_index());
+  }
+  if (low > high) low = high = 0;
+  std::vector<size_t> everything(count);
+  for (size_t i = 0; i < count; ++i) everything[i] = i;
+  for (const auto& pld : upper_bounds)
+    if (pld.numerical_error > 0.0 || pld.relative_error > 0.0) return everything;  // values not exactly known
+  dd::Value decay, one_minus_decay;
+  dd::exp_minus(upper_bounds.front().loss_step, decay, one_minus_decay);
+  const size_t points = static_cast<size_t>(high - low + 3);
+  // The profile of each stored measure at low-1 .. high+1, then its total and its infinity mass, in double-double:
+  // non-negative terms, so each value is within a relative rho of the exact one.
+  const double rho = (16.0 * static_cast<double>(points + 2) + 64.0) * dd::kUnitRoundoff;
+  std::vector<std::vector<dd::Value>> profiles(count);
+  for (size_t p = 0; p < count; ++p) {
+    const auto& pld = upper_bounds[p];
+    std::vector<dd::Value>& curve = profiles[p];
+    curve.resize(points + 2);
+    dd::Value g{}, delta{pld.infinity_mass, 0.0}, finite{};
+    for (size_t i = points; i-- > 0;) {
+      const int64_t j = low - 1 + static_cast<int64_t>(i);
+      if (i + 1 < points) delta = dd::add(delta, dd::multiply(one_minus_decay, g));
+      curve[i] = delta;
+      const int64_t k = j - pld.first_index;
+      const double mass = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
+      g = dd::add({mass, 0.0}, dd::multiply(decay, g));
+      finite = dd::add(finite, {mass, 0.0});
+    }
+    curve[points] = dd::add(finite, {pld.infinity_mass, 0.0});
+    curve[points + 1] = {pld.infinity_mass, 0.0};
+  }
+  // y covers x after scaling y by (1 + theta), theta the largest excess ratio of x's profile over y's (a relative
+  // change of y, the size of the rounding that makes mathematically equal values, such as the totals of two
+  // measures of one table, differ). Allowed only while theta is at most 1e-12.
+  constexpr double kLargestScale = 1e-12;
+  const dd::Value up{1.0 + 4.0 * rho, 0.0}, down{1.0 - 4.0 * rho, 0.0};
+  auto excess = [&](size_t y, size_t x) {
+    const auto& cx = profiles[x];
+    const auto& cy = profiles[y];
+    double worst = 0.0;
+    for (size_t i = 0; i < cx.size(); ++i) {
+      const dd::Value high = dd::multiply(cx[i], up), low_y = dd::multiply(cy[i], down);
+      if (!dd::less(low_y, high)) continue;
+      if (low_y.hi <= 0.0) return std::numeric_limits<double>::infinity();
+      // high / low_y - 1, rounded up (the division and subtraction err by far less than 1e-20 here).
+      worst = std::max(worst, dd::subtract(dd::divide(high, low_y), {1.0, 0.0}).hi * (1.0 + 1e-6) + 1e-30);
+      if (worst > kLargestScale) return worst;
+    }
+    return worst;
+  };
+  std::vector<bool> in_order(count, false), dropped(count, false);
+  std::vector<double> scale_by(count, 0.0);
+  std::vector<size_t> kept_dominators;
+  auto try_drop = [&](size_t x) {
+    for (size_t y : kept_dominators) {
+      const double theta = excess(y, x);
+      if (theta <= kLargestScale) {
+        dropped[x] = true;
+        scale_by[y] = std::max(scale_by[y], theta);
+        return;
+      }
+    }
+  };
+  for (size_t x : order) {
+    in_order[x] = true;
+    try_drop(x);
+    if (!dropped[x]) kept_dominators.push_back(x);
+  }
+  // Dominance was decided on the grid profiles; the kept inputs take the largest loss shift of all, so that each
+  // dropped input's true profile stays covered.
+  double shift = 0.0;
+  for (const auto& pld : upper_bounds) shift = std::max(shift, pld.loss_shift);
+  std::vector<size_t> kept;
+  for (size_t x = 0; x < count; ++x) {
+    upper_bounds[x].loss_shift = shift;
+    if (!in_order[x]) try_drop(x);
+    if (dropped[x]) continue;
+    kept.push_back(x);
+    if (scale_by[x] > 0.0) {
+      const double factor = 1.0 + scale_by[x] + 4.0 * std::numeric_limits<double>::epsilon();
+      for (double& m : upper_bounds[x].masses) m *= factor;
+      upper_bounds[x].infinity_mass *= factor;
+    }
+  }
+  return kept;
 }
 
 }  // namespace noiselearn

@@ -39,4 +39,17 @@ struct EnvelopeResult {
 // All inputs must be single-release upper bounds (BoundKind::kUpper); they are brought to a common step.
 EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& upper_bounds, const AccountantOptions& options);
 
+// Blackwell dominance between single inputs (the stored measures, masses as they are): input x is dominated by
+// input y when x's privacy profile lies at or below y's at every grid point, and so do its total mass and its
+// infinity mass. Both profiles are linear in e^eps between grid points (and below the lowest loss), so this is
+// dominance at every real eps; every functional E_A[g(B/A)] with g convex, non-increasing and non-negative (every
+// step of the adaptive programme, adaptive_composition.hpp) is then at most y's, and x can be left out of a maximum
+// over candidates. The profiles are compared in double-double with their rounding bounds; where rounding leaves
+// x a hair above y (mathematically equal values, such as the totals of two measures of one table), y is scaled by
+// 1 + theta in place (theta <= 1e-12, a relative change like any floating-point allowance) so that it covers x.
+// Returns the inputs to keep: `order` lists the preferred dominators; an input
+// is dropped when a kept input of `order` dominates it. Inputs must share one loss step and carry no floating-point
+// allowance (single-release PLDs).
+std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upper_bounds, const std::vector<size_t>& order);
+
 }  // namespace noiselearn

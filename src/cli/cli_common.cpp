@@ -56,12 +56,21 @@ void AccountantCliOptions::add_to(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--lower-method", lower_method, "Lower-bound discretisation: merge-to-grid or round-down")
       ->capture_default_str();
+  app.add_option("--several-pairs", several_pairs,
+                 "Releases with several candidate pairs (asymmetric tables under --neighbours any): auto (exact adaptive "
+                 "programme where the envelope's bracket is wider than 1e-4 and the cost fits --adaptive-budget), "
+                 "adaptive (always) or envelope (never)")
+      ->capture_default_str();
+  app.add_option("--adaptive-budget", values.adaptive_budget,
+                 "Largest estimated cost of the adaptive programme under --several-pairs auto (multiply-adds, about 1e9 per second)")
+      ->capture_default_str();
 }
 
 AccountantOptions AccountantCliOptions::options() const {
   AccountantOptions o = values;
   o.upper_method = parse_pessimistic_method(upper_method);
   o.lower_method = parse_optimistic_method(lower_method);
+  o.several_pairs = parse_several_pairs_method(several_pairs);
   o.validate();
   return o;
 }

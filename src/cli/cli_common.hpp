@@ -32,6 +32,7 @@ struct AccountantCliOptions {
   AccountantOptions values;
   std::string upper_method = "connect-the-dots";
   std::string lower_method = "merge-to-grid";
+  std::string several_pairs = "auto";
 
   void add_to(CLI::App& app);
   AccountantOptions options() const;  // validates, throws InputError

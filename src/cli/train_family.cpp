@@ -133,6 +133,8 @@ FamilySetup set_up_family(const TrainOptions& options) {
   s.accountant.loss_step = c.certification_loss_step;
   s.accountant.tail_mass = c.certification_tail_mass;
   s.accountant.max_points = c.certification_max_points;
+  s.accountant.several_pairs = parse_several_pairs_method(c.certification_several_pairs);
+  s.accountant.adaptive_budget = c.certification_adaptive_budget;
   s.accountant.validate();
   return s;
 }

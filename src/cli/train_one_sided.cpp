@@ -58,6 +58,8 @@ void run_train_one_sided(const TrainOptions& options) {
   accountant.loss_step = c.certification_loss_step;
   accountant.tail_mass = c.certification_tail_mass;
   accountant.max_points = c.certification_max_points;
+  accountant.several_pairs = parse_several_pairs_method(c.certification_several_pairs);
+  accountant.adaptive_budget = c.certification_adaptive_budget;
   accountant.validate();
 
   const fs::path directory = options.out.empty() ? fs::path("runs") / fs::path(options.config).stem() : fs::path(options.out);

@@ -20,6 +20,8 @@ AccountantOptions accountant_of(const TrainingConfig& c) {
   o.loss_step = c.certification_loss_step;
   o.tail_mass = c.certification_tail_mass;
   o.max_points = c.certification_max_points;
+  o.several_pairs = parse_several_pairs_method(c.certification_several_pairs);
+  o.adaptive_budget = c.certification_adaptive_budget;
   o.validate();
   return o;
 }

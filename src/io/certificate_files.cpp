@@ -28,20 +28,25 @@ nlohmann::json certificate_json(const Certificate& c) {
   out["neighbours"] = {{"relation", to_string(c.neighbours)}, {"covers", describe(c.neighbours)}};
   out["infinity_mass"] = {{"single_release", c.infinity_mass_single_release}, {"composed", c.infinity_mass_composed}};
   out["dominating_direction"] = c.dominating_direction;
+  if (!c.several_pairs.empty()) out["several_pairs"] = c.several_pairs;
   out["epsilon_at_delta"] = nlohmann::json::array();
   for (const auto& e : c.epsilons)
     out["epsilon_at_delta"].push_back({{"delta", e.delta},
                                        {"epsilon_upper", finite_or_null(e.epsilon_upper)},
                                        {"epsilon_lower", finite_or_null(e.epsilon_lower)},
                                        {"epsilon_upper_by_direction", by_direction(e.epsilon_upper_by_direction)},
-                                       {"dominating_direction", e.dominating_direction}});
+                                       {"dominating_direction", e.dominating_direction},
+                                       {"upper_method", e.upper_method},
+                                       {"lower_method", e.lower_method}});
   out["delta_at_epsilon"] = nlohmann::json::array();
   for (const auto& d : c.deltas)
     out["delta_at_epsilon"].push_back({{"epsilon", d.epsilon},
                                        {"delta_upper", d.delta_upper},
                                        {"delta_lower", d.delta_lower},
                                        {"delta_upper_by_direction", by_direction(d.delta_upper_by_direction)},
-                                       {"dominating_direction", d.dominating_direction}});
+                                       {"dominating_direction", d.dominating_direction},
+                                       {"upper_method", d.upper_method},
+                                       {"lower_method", d.lower_method}});
   const auto& d = c.discretisation;
   out["discretisation"] = {{"loss_step", d.loss_step},
                            {"final_loss_step", d.final_loss_step},

@@ -127,6 +127,12 @@ const std::vector<C::Key>& C::schema() {
       {"certification.tail_mass", &C::certification_tail_mass, "", "accountant: tail mass per truncation"},
       {"certification.max_points", &C::certification_max_points, "", "accountant: largest loss grid (1024 to 16,777,216)"},
       {"certification.shifts", &C::certification_shifts, "", "auto, single or all (which query differences are certified)"},
+      {"certification.several_pairs", &C::certification_several_pairs, "",
+       "releases with several candidate pairs (asymmetric tables under 'any', the mixture with both signs): auto "
+       "(the exact adaptive programme where the envelope's bracket is wider than 1e-4 relative and the estimated "
+       "cost fits certification.adaptive_budget), adaptive (always) or envelope (never)"},
+      {"certification.adaptive_budget", &C::certification_adaptive_budget, "multiply-adds",
+       "largest estimated cost of the adaptive programme under several_pairs = auto (about 1e9 per second)"},
       {"certification.neighbours", &C::certification_neighbours, "",
        "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same way)"},
       {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
@@ -281,6 +287,9 @@ void TrainingConfig::validate() const {
   require(certification_tail_mass >= 0.0 && certification_tail_mass < 1e-3, "certification.tail_mass", "must be in [0, 1e-3)");
   require_one_of(certification_shifts, "certification.shifts", {"auto", "single", "all"});
   require_one_of(certification_neighbours, "certification.neighbours", {"any", "same-direction"});
+  require_one_of(certification_several_pairs, "certification.several_pairs", {"auto", "adaptive", "envelope"});
+  require(certification_adaptive_budget >= 0.0 && std::isfinite(certification_adaptive_budget),
+          "certification.adaptive_budget", "must be finite and >= 0");
 }
 
 Grid TrainingConfig::grid() const {

@@ -91,6 +91,8 @@ struct TrainingConfig {
   int64_t certification_max_points = int64_t{1} << 20;
   std::string certification_shifts = "auto";
   std::string certification_neighbours = "any";
+  std::string certification_several_pairs = "auto";
+  double certification_adaptive_budget = 2e10;
   bool certification_compare_gaussian = true;
   // output
   int64_t output_log_every = 500;

@@ -1,7 +1,9 @@
 #pragma once
 // Independent reference values for the accountant tests: exact hockey-stick divergences by enumeration of
 // every outcome of the n-fold product (no privacy-loss distribution, no discretisation, no FFT).
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <utility>
@@ -91,6 +93,42 @@ inline double brute_force_worst_sequence(const std::vector<double>& p, int k, in
   }
   if (same_direction) *same_direction = worst_same;
   return worst;
+}
+
+// The exact worst case over ADAPTIVE strategies: before each release the adversary picks one of the candidate
+// pairs (A_d, B_d) (on a common outcome set) as a function of every output so far. With the strategy fixed, delta(eps)
+// of the joint output distributions is the sum over output histories h of (P_A(h) - e^eps P_B(h))_+, and the choices
+// at different histories act on disjoint parts of that sum, so the best strategy maximises at every node of the
+// history tree:
+//   f(h) = max_d sum_y f(h, (d, y)),   f(leaf) = (P_A(h) - e^eps P_B(h))_+,
+// with P_A, P_B the products of the per-release probabilities along the history (no privacy loss, no
+// discretisation). The tree has (|candidates| outcomes)^n leaves; long double throughout.
+inline double brute_force_adaptive_pairs(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& candidates,
+                                         int n, double eps) {
+  const long double scale = std::exp(static_cast<long double>(eps));
+  std::function<long double(int, long double, long double)> value = [&](int depth, long double pa, long double pb) -> long double {
+    if (depth == n) return std::max(0.0L, pa - scale * pb);
+    long double best = 0.0L;
+    for (const auto& [a, b] : candidates) {
+      long double sum = 0.0L;
+      for (size_t y = 0; y < a.size(); ++y) {
+        if (a[y] == 0.0) continue;  // never happens under A: contributes (0 - e^eps P_B)_+ = 0
+        sum += value(depth + 1, pa * a[y], pb * b[y]);
+      }
+      best = std::max(best, sum);
+    }
+    return best;
+  };
+  return static_cast<double>(value(0, 1.0L, 1.0L));
+}
+
+// Additive noise p: the candidates are (p, p shifted by d) for d in `differences` (cells).
+inline double brute_force_adaptive(const std::vector<double>& p, const std::vector<int>& differences, int n, double eps) {
+  int k = 0;
+  for (int d : differences) k = std::max(k, std::abs(d));
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> candidates;
+  for (int d : differences) candidates.push_back(shifted_release(p, d, k));
+  return brute_force_adaptive_pairs(candidates, n, eps);
 }
 
 }  // namespace noiselearn::testing

@@ -2,9 +2,9 @@
 // exact worst cases by enumeration: every sequence of query differences d_1..d_n in {-k..-1, 1..k} on small
 // asymmetric tables, each composed pair (prod p, prod p shifted by d_i) enumerated outcome by outcome.
 //
-// Invariants: for the any-sequence relation, lower <= max over all sequences <= upper; for same-direction,
-// lower <= max over constant-sign sequences <= upper. (Fixed sequences are what enumeration can reach; the upper
-// bound also covers adaptively chosen ones, the lower bound is made of fixed ones.)
+// Invariants: for the any-sequence relation, lower <= the adaptive worst case <= upper, and the adaptive worst case is
+// at least the worst fixed sequence; for same-direction, the same with constant-sign sequences. The adaptive worst
+// cases are enumerated over the whole history tree (brute_force.hpp, brute_force_adaptive).
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -38,7 +38,7 @@ std::vector<double> random_table(std::mt19937_64& rng, size_t size) {
 
 }  // namespace
 
-TEST_CASE("issue 7 reproducer: an asymmetric table, k = 1, one release up and one down", "[accountant][neighbours][brute-force]") {
+TEST_CASE("an asymmetric table, k = 1, one release up and one down, k = 1, one release up and one down", "[accountant][neighbours][brute-force]") {
   // The exact delta(1) of the sequence (+s, -s) is 0.383848 (6 x 6 product space); the old certificate said
   // [0.311100, 0.311100], the worst same-direction value.
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
@@ -48,18 +48,21 @@ TEST_CASE("issue 7 reproducer: an asymmetric table, k = 1, one release up and on
   CHECK(exact == Approx(0.383848).margin(5e-7));
   CHECK(same == Approx(0.311100).margin(5e-7));
   const PairBounds any = account_relation(table, 1.0, 2, NeighbourRelation::kAnySequence);
-  CHECK(any.delta_upper(1.0) >= exact);
-  CHECK(any.delta_lower(1.0) <= exact);
-  // The mixed-sign scenario (one up, one down) is one of the lower bound's scenarios, so the lower bound reaches
-  // the exact worst case up to its discretisation: this PLD has 5 atoms, where merge-to-grid degrades to
-  // rounding every loss down by less than one loss step, an O(step) error that vanishes as the step does.
-  CHECK(any.delta_lower(1.0) == Approx(exact).epsilon(2e-4));
+  // The any-sequence relation lets the adversary choose each difference from the outputs so far: its exact worst
+  // case is 0.4020482 (brute_force_adaptive), above the best fixed sequence, and the certificate brackets that (the
+  // exact adaptive programme, accounting/adaptive_composition.hpp).
+  const double adaptive = testing::brute_force_adaptive(p, {-1, 1}, 2, 1.0);
+  CHECK(adaptive == Approx(0.4020482).margin(5e-8));
+  CHECK(any.delta_upper(1.0) >= adaptive);
+  CHECK(any.delta_lower(1.0) <= adaptive);
+  CHECK(any.delta_lower(1.0) >= exact);  // at least the best fixed sequence
+  CHECK(any.delta_lower(1.0) == Approx(adaptive).epsilon(1e-4));
   AccountantOptions fine;
   fine.loss_step = 1e-6;
   PairSpecification specification;
   const PairBounds refined = account(make_pair_family(table, specification), 2, fine);
-  CHECK(refined.delta_lower(1.0) == Approx(exact).epsilon(2e-6));
-  CHECK(refined.delta_upper(1.0) >= exact);
+  CHECK(refined.delta_lower(1.0) == Approx(adaptive).epsilon(2e-6));
+  CHECK(refined.delta_upper(1.0) >= adaptive);
   // eps(0.35): exact 1.180363 for the mixed sequence.
   CHECK(any.epsilon_upper(0.35) >= 1.180363 - 1e-6);
   const PairBounds narrow = account_relation(table, 1.0, 2, NeighbourRelation::kSameDirection);
@@ -68,7 +71,7 @@ TEST_CASE("issue 7 reproducer: an asymmetric table, k = 1, one release up and on
   CHECK(narrow.delta_upper(1.0) < exact);  // the narrower relation really is narrower here
 }
 
-TEST_CASE("any-sequence certificates hold for every sign and shift sequence (random tables, k = 1..3)",
+TEST_CASE("any-sequence certificates hold for every adaptive sign and shift sequence (random tables, k = 1..3)",
           "[accountant][neighbours][brute-force]") {
   std::mt19937_64 rng(7);
   struct Case {
@@ -83,15 +86,28 @@ TEST_CASE("any-sequence certificates hold for every sign and shift sequence (ran
       const NoiseTable table(Grid{0.0, 1.0, static_cast<int64_t>(c.size)}, p);
       const PairBounds any = account_relation(table, static_cast<double>(c.k), c.n, NeighbourRelation::kAnySequence);
       const PairBounds same = account_relation(table, static_cast<double>(c.k), c.n, NeighbourRelation::kSameDirection);
+      std::vector<int> differences;
+      for (int j = -c.k; j <= c.k; ++j)
+        if (j != 0) differences.push_back(j);
       for (double eps : {0.0, 0.3, 1.0, 2.5}) {
         double exact_same = 0.0;
         const double exact_any = testing::brute_force_worst_sequence(p, c.k, c.n, eps, &exact_same);
         INFO("k " << c.k << " n " << c.n << " trial " << trial << " eps " << eps << " exact " << exact_any << " same "
                   << exact_same);
-        CHECK(any.delta_lower(eps) <= exact_any + 1e-13);
-        CHECK(any.delta_upper(eps) >= exact_any - 1e-13);
-        CHECK(same.delta_lower(eps) <= exact_same + 1e-13);
-        CHECK(same.delta_upper(eps) >= exact_same - 1e-13);
+        // The any-sequence certificate covers adaptively chosen sequences: its bracket holds the adaptive worst
+        // case, which is at least the worst fixed sequence.
+        const double exact_adaptive = testing::brute_force_adaptive(p, differences, c.n, eps);
+        CHECK(exact_adaptive >= exact_any - 1e-13);
+        CHECK(any.delta_lower(eps) <= exact_adaptive + 1e-13);
+        CHECK(any.delta_upper(eps) >= exact_adaptive - 1e-13);
+        // Same direction: all releases up (or all down), each magnitude chosen adaptively.
+        std::vector<int> up, down;
+        for (int d : differences) (d > 0 ? up : down).push_back(d);
+        const double adaptive_same = std::max(testing::brute_force_adaptive(p, up, c.n, eps),
+                                              testing::brute_force_adaptive(p, down, c.n, eps));
+        CHECK(adaptive_same >= exact_same - 1e-13);
+        CHECK(same.delta_lower(eps) <= adaptive_same + 1e-13);
+        CHECK(same.delta_upper(eps) >= adaptive_same - 1e-13);
       }
     }
   }
@@ -122,8 +138,9 @@ TEST_CASE("heterogeneous parts with k = 1 and opposite signs (brute force)", "[a
 }
 
 TEST_CASE("subsampled mixture of an asymmetric table: both signs of the clipped contribution", "[accountant][neighbours][mixture]") {
-  // Remove/add the same record in every release, its contribution +C or -C per release: the exact worst case
-  // over the four sequences of n = 2 (for each fixed direction) must lie inside the bracket.
+  // Remove/add the same record in every release, its contribution +C or -C per release, the sign chosen adaptively:
+  // the exact adaptive worst case of n = 2 (for each fixed direction) must lie inside the bracket, and it is at
+  // least the worst of the four fixed sequences.
   const std::vector<double> p{0.05, 0.3, 0.4, 0.1, 0.15};
   const NoiseTable table(Grid{-2.0, 1.0, 5}, p);
   PairSpecification mixture;
@@ -145,9 +162,15 @@ TEST_CASE("subsampled mixture of an asymmetric table: both signs of the clipped 
         worst = std::max({worst, testing::brute_force_delta_mixed({a1, a2}, {b1, b2}, eps),
                           testing::brute_force_delta_mixed({b1, b2}, {a1, a2}, eps)});
       }
-    INFO("eps " << eps << " exact " << worst);
-    CHECK(bounds.delta_upper(eps) >= worst - 1e-13);
-    CHECK(bounds.delta_lower(eps) <= worst + 1e-13);
+    auto [a_up, b_up] = release(1);
+    auto [a_down, b_down] = release(-1);
+    const double adaptive = std::max(testing::brute_force_adaptive_pairs({std::pair{a_up, b_up}, std::pair{a_down, b_down}}, 2, eps),
+                                     testing::brute_force_adaptive_pairs({std::pair{b_up, a_up}, std::pair{b_down, a_down}}, 2, eps));
+    INFO("eps " << eps << " fixed " << worst << " adaptive " << adaptive);
+    CHECK(adaptive >= worst - 1e-13);
+    CHECK(bounds.delta_upper(eps) >= adaptive - 1e-13);
+    CHECK(bounds.delta_lower(eps) <= adaptive + 1e-13);
+    CHECK(bounds.delta_upper(eps) - bounds.delta_lower(eps) <= 1e-3 * adaptive);
   }
 }
 

@@ -1,0 +1,379 @@
+#include "accounting/adaptive_composition.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "accounting/loss_discretisation.hpp"
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2.0;  // u = 2^-53
+
+// One candidate pair of one run, on the common grid: its atoms (offset in grid steps, A-mass), its
+// distinguishing-event mass, and its floating-point allowances.
+struct Candidate {
+  std::vector<int64_t> offsets;
+  std::vector<double> masses;
+  double infinity = 0.0;
+  double finite = 0.0;          // sum of masses
+  double numerical_error = 0.0;  // absolute (l1) error of the masses
+  double relative_error = 0.0;
+};
+
+Candidate candidate_of(const PrivacyLossDistribution& pld) {
+  Candidate c;
+  for (size_t i = 0; i < pld.masses.size(); ++i) {
+    if (pld.masses[i] <= 0.0) continue;
+    c.offsets.push_back(pld.first_index + static_cast<int64_t>(i));
+    c.masses.push_back(pld.masses[i]);
+    c.finite += pld.masses[i];
+  }
+  c.infinity = pld.infinity_mass;
+  c.numerical_error = pld.numerical_error;
+  c.relative_error = pld.relative_error;
+  return c;
+}
+
+struct Stretch {
+  std::vector<Candidate> upper, lower;
+  int64_t count = 0;
+  int64_t lowest_offset = 0, highest_offset = 0;  // over both runs' atoms
+};
+
+double common_step(const std::vector<AdaptiveReleases>& releases) {
+  double step = 0.0;
+  for (const auto& r : releases) {
+    for (const auto& p : r.upper) step = std::max(step, p.loss_step);
+    for (const auto& p : r.lower) step = std::max(step, p.loss_step);
+  }
+  return step;
+}
+
+PrivacyLossDistribution on_step(const PrivacyLossDistribution& pld, double step, BoundKind bound,
+                                const AccountantOptions& options) {
+  if (pld.bound != bound) throw std::logic_error("adaptive_composition: a PLD of the wrong bound kind");
+  if (pld.tilt > 0.0) throw std::logic_error("adaptive_composition takes untilted PLDs");
+  const double ratio = step / pld.loss_step;
+  const int64_t factor = std::llround(ratio);
+  if (factor < 1 || std::abs(ratio - static_cast<double>(factor)) > 1e-9 * ratio)
+    throw std::logic_error("adaptive_composition: loss steps must differ by whole factors");
+  PrivacyLossDistribution result = coarsen(pld, factor, options);
+  result.loss_step = step;
+  return result;
+}
+
+// The values of one run on the window [lo, H] and what stands for them below it.
+struct Run {
+  std::vector<double> values;  // index t - lo
+  double below = 0.0;          // upper run: V(lo); lower run: the distinguishing-event asymptote
+};
+
+// Directed rounding helpers: a value known to within a relative `gamma` of the computed one.
+inline double raised_by(double x, double gamma) { return x * (1.0 + gamma); }
+inline double lowered_by(double x, double gamma) { return std::max(0.0, x * (1.0 - gamma)); }
+
+}  // namespace
+
+AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& releases, const AccountantOptions& options,
+                                    const AdaptiveOptions& adaptive) {
+  if (releases.empty()) throw InputError("adaptive composition needs at least one release");
+  if (!(adaptive.top_loss > 0.0) || !std::isfinite(adaptive.top_loss))
+    throw InputError(fmt::format("adaptive top loss {} must be positive and finite", adaptive.top_loss));
+  if (!(adaptive.window_tolerance > 0.0) || adaptive.window_tolerance >= 1.0)
+    throw InputError(fmt::format("adaptive window tolerance {} must be in (0, 1)", adaptive.window_tolerance));
+  const double h = common_step(releases);
+  std::vector<Stretch> stretches;
+  int64_t total = 0;
+  AdaptiveCurves curves;
+  for (const auto& r : releases) {
+    if (r.upper.empty() || r.lower.empty()) throw InputError("adaptive composition: a release without candidate pairs");
+    if (r.count < 1) throw InputError(fmt::format("adaptive composition: count {} must be at least 1", r.count));
+    if (r.count > kMaxCompositions - total)
+      throw InputError(fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
+    Stretch s;
+    s.count = r.count;
+    total += r.count;
+    int64_t low = std::numeric_limits<int64_t>::max(), high = std::numeric_limits<int64_t>::min();
+    double shift_upper = 0.0, shift_lower = 0.0;
+    for (const auto& p : r.upper) {
+      s.upper.push_back(candidate_of(on_step(p, h, BoundKind::kUpper, options)));
+      shift_upper = std::max(shift_upper, p.loss_shift);
+    }
+    for (const auto& p : r.lower) {
+      s.lower.push_back(candidate_of(on_step(p, h, BoundKind::kLower, options)));
+      shift_lower = std::max(shift_lower, p.loss_shift);
+    }
+    // Every release's losses may sit up to its largest shift off the grid (PrivacyLossDistribution::loss_shift).
+    curves.loss_shift_upper += shift_upper * static_cast<double>(r.count);
+    curves.loss_shift_lower += shift_lower * static_cast<double>(r.count);
+    for (const auto* run : {&s.upper, &s.lower})
+      for (const auto& c : *run)
+        for (int64_t o : c.offsets) {
+          low = std::min(low, o);
+          high = std::max(high, o);
+        }
+    if (low > high) low = high = 0;  // only distinguishing events
+    s.lowest_offset = low;
+    s.highest_offset = high;
+    curves.candidates_upper = std::max(curves.candidates_upper, s.upper.size());
+    curves.candidates_lower = std::max(curves.candidates_lower, s.lower.size());
+    stretches.push_back(std::move(s));
+  }
+  const double tolerance = adaptive.window_tolerance / static_cast<double>(total);
+  const int64_t top = std::max<int64_t>(2, static_cast<int64_t>(std::ceil(adaptive.top_loss / h)));
+
+  // Terminal values V_n(l) = (1 - e^{-l})_+ on [0, top] (zero below).
+  int64_t lo = 0;
+  Run up, low;
+  up.values.resize(static_cast<size_t>(top + 1));
+  low.values.resize(up.values.size());
+  for (int64_t t = 0; t <= top; ++t) {
+    const double v = -std::expm1(-static_cast<double>(t) * h);
+    up.values[static_cast<size_t>(t)] = std::min(1.0, raised_by(v, 4.0 * kUnit));
+    low.values[static_cast<size_t>(t)] = lowered_by(v, 4.0 * kUnit);
+  }
+  const double u_top = std::exp(-static_cast<double>(top) * h);  // e^{-l} at l = H h
+  const double step_factor = std::expm1(h);                       // u_{H-1} / u_H - 1
+
+  std::vector<double> extended_up, extended_low, out;
+  double compounded = 1.0;
+  double up_asymptote = 0.0;  // the upper run's value as l -> -inf (0 at the end: V_n(l) = 0 for l <= 0)
+  for (size_t s_index = stretches.size(); s_index-- > 0;) {
+    const Stretch& s = stretches[s_index];
+    for (int64_t release = 0; release < s.count; ++release) {
+      // The window of the new values: atoms reach down by the highest offset.
+      const int64_t new_lo = lo - std::max<int64_t>(0, s.highest_offset);
+      const int64_t width = top - new_lo + 1;
+      const int64_t ext_lo = new_lo + std::min<int64_t>(0, s.lowest_offset);
+      const int64_t ext_hi = top + std::max<int64_t>(0, s.highest_offset);
+      const size_t ext_size = static_cast<size_t>(ext_hi - ext_lo + 1);
+      // The old values over every index an atom can reach: the window, the stand-in below it, and the convexity
+      // continuations above it.
+      const double up_top = up.values.back(), up_before_top = up.values[up.values.size() - 2];
+      const double low_top = low.values.back();
+      const double slope_gap = std::max(0.0, low_top - up_before_top);  // lower bound of V(H) - V(H - 1)
+      extended_up.assign(ext_size, 0.0);
+      extended_low.assign(ext_size, 0.0);
+      for (int64_t t = ext_lo; t <= ext_hi; ++t) {
+        const size_t i = static_cast<size_t>(t - ext_lo);
+        if (t < lo) {
+          extended_up[i] = up.below;
+          extended_low[i] = low.below;
+        } else if (t <= top) {
+          extended_up[i] = up.values[static_cast<size_t>(t - lo)];
+          extended_low[i] = low.values[static_cast<size_t>(t - lo)];
+        } else {
+          const double x = static_cast<double>(t - top) * h;
+          // Upper: 1 - (1 - V(H)) e^{-x}, the product rounded down so that the value is rounded up.
+          const double q = lowered_by((1.0 - up_top) * std::exp(-x), 8.0 * kUnit);
+          extended_up[i] = std::min(1.0, raised_by(1.0 - q, 4.0 * kUnit));
+          // Lower: V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
+          const double chord = lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
+          const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
+          extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
+        }
+      }
+      (void)u_top;
+      // One step of each run: the largest expectation over the candidates.
+      auto step = [&](const std::vector<Candidate>& candidates, const std::vector<double>& extended, bool is_upper,
+                      std::vector<double>& result) {
+        result.assign(static_cast<size_t>(width), is_upper ? 0.0 : 0.0);
+        double worst_gamma = 0.0;
+        for (const Candidate& c : candidates) {
+          out.assign(static_cast<size_t>(width), 0.0);
+          for (size_t j = 0; j < c.offsets.size(); ++j) {
+            const double m = c.masses[j];
+            const double* source = extended.data() + (new_lo + c.offsets[j] - ext_lo);
+            double* target = out.data();
+            for (int64_t p = 0; p < width; ++p) target[p] += m * source[p];
+          }
+          const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+          worst_gamma = std::max(worst_gamma, gamma);
+          if (is_upper) {
+            const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 4.0 * kUnit);
+            for (int64_t p = 0; p < width; ++p)
+              result[static_cast<size_t>(p)] =
+                  std::max(result[static_cast<size_t>(p)], std::min(1.0 + 0.0, (out[p] + c.infinity + c.numerical_error) * scale));
+          } else {
+            const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
+            for (int64_t p = 0; p < width; ++p)
+              result[static_cast<size_t>(p)] = std::max(
+                  result[static_cast<size_t>(p)], std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
+          }
+        }
+        return worst_gamma;
+      };
+      std::vector<double> next_up, next_low;
+      const double gamma_up = step(s.upper, extended_up, true, next_up);
+      step(s.lower, extended_low, false, next_low);
+      compounded *= 1.0 + gamma_up;
+      // The lower run's asymptote: the largest chance of a distinguishing event from here on.
+      double asymptote = 0.0;
+      for (const Candidate& c : s.lower) {
+        const double gamma = 8.0 * kUnit;
+        asymptote = std::max(asymptote, std::max(0.0, (c.infinity - c.numerical_error + c.finite * low.below) *
+                                                          (1.0 - gamma) / (1.0 + c.relative_error)));
+      }
+      // The upper run's own asymptote, computed with the same roundings as its values (which tend to it as l -> -inf).
+      double upper_asymptote = 0.0;
+      for (const Candidate& c : s.upper) {
+        const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+        upper_asymptote = std::max(upper_asymptote, (c.infinity + c.numerical_error + c.finite * up_asymptote) *
+                                                        (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 8.0 * kUnit));
+      }
+      up_asymptote = std::min(1.0, upper_asymptote);
+      // Raise the bottom of the window to where the upper values are within the tolerance of the upper asymptote:
+      // below it they would differ from it by less (they are non-decreasing in l). Any lo is sound (V is
+      // non-decreasing, so V(lo) bounds V below lo); this only decides what is worth computing.
+      int64_t first_kept = 0;
+      while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] - up_asymptote <= tolerance) ++first_kept;
+      lo = new_lo + first_kept;
+      up.values.assign(next_up.begin() + first_kept, next_up.end());
+      low.values.assign(next_low.begin() + first_kept, next_low.end());
+      up.below = up.values.front();
+      low.below = std::min(asymptote, low.values.front());
+      curves.largest_window = std::max<int64_t>(curves.largest_window, width);
+    }
+  }
+
+  // delta(eps_e) = V_0(-e h): e runs from -H to -lo.
+  curves.loss_step = h;
+  curves.first_index = -top;
+  curves.compositions = total;
+  const size_t points = up.values.size();
+  curves.upper.resize(points);
+  curves.lower.resize(points);
+  for (size_t j = 0; j < points; ++j) {
+    curves.upper[j] = up.values[points - 1 - j];
+    curves.lower[j] = std::min(low.values[points - 1 - j], curves.upper[j]);
+  }
+  curves.upper_beyond = up.below;
+  curves.lower_beyond = std::min(low.below, up.below);
+  curves.relative_allowance = compounded - 1.0;
+  return curves;
+}
+
+double adaptive_composition_cost(const std::vector<AdaptiveReleases>& releases, const AdaptiveOptions& adaptive) {
+  double cost = 0.0;
+  for (const auto& r : releases) {
+    double step = 0.0, atoms = 0.0, reach = 0.0;
+    for (const auto& p : r.upper) {
+      step = std::max(step, p.loss_step);
+      for (size_t i = 0; i < p.masses.size(); ++i)
+        if (p.masses[i] > 0.0) atoms += 1.0;
+      if (!p.masses.empty())
+        reach = std::max(reach, std::abs(static_cast<double>(p.first_index)) * p.loss_step);
+    }
+    if (step <= 0.0) continue;
+    const double window = (adaptive.top_loss + std::min(reach * static_cast<double>(r.count), 60.0)) / step;
+    cost += 2.0 * atoms * window * static_cast<double>(r.count);
+  }
+  return cost;
+}
+
+// ---- queries ----
+
+namespace {
+
+// Index e (grid epsilon e h) with e h <= eps < (e + 1) h, robust to the rounding of eps / h.
+int64_t grid_floor(double epsilon, double h) {
+  auto e = static_cast<int64_t>(std::floor(epsilon / h));
+  if (static_cast<double>(e) * h > epsilon) --e;
+  if (static_cast<double>(e + 1) * h <= epsilon) ++e;
+  return e;
+}
+
+}  // namespace
+
+double AdaptiveCurves::grid_delta_upper(double epsilon) const {
+  if (upper.empty() || std::isnan(epsilon)) return 1.0;
+  const int64_t last = first_index + static_cast<int64_t>(upper.size()) - 1;
+  const int64_t e = grid_floor(epsilon, loss_step);
+  if (e < first_index) return 1.0;
+  if (e > last || (e == last && static_cast<double>(e) * loss_step < epsilon)) return std::min(1.0, upper_beyond);
+  const size_t j = static_cast<size_t>(e - first_index);
+  const double offset = epsilon - static_cast<double>(e) * loss_step;
+  if (offset <= 0.0) return upper[j];
+  // The chord in e^eps between the grid points e and e + 1.
+  const double u0 = upper[j], u1 = upper[j + 1];
+  if (u1 >= u0) return u1;
+  const double weight = std::expm1(offset) / std::expm1(loss_step);
+  const double value = u0 - (u0 - u1) * lowered_by(weight, 8.0 * kUnit);
+  return std::min(1.0, raised_by(value, 4.0 * kUnit));
+}
+
+double AdaptiveCurves::delta_upper(double epsilon) const { return grid_delta_upper(epsilon - loss_shift_upper); }
+
+double AdaptiveCurves::delta_lower(double epsilon) const {
+  if (lower.empty() || std::isnan(epsilon)) return 0.0;
+  // The true delta at a = e1 h - shift is at least lower[e1], where e1 is the first grid point with a >= eps.
+  const double on_grid = epsilon + loss_shift_lower;
+  const int64_t last = first_index + static_cast<int64_t>(lower.size()) - 1;
+  int64_t e1 = grid_floor(on_grid, loss_step);
+  if (static_cast<double>(e1) * loss_step < on_grid) ++e1;
+  if (e1 < first_index) return lower.front();
+  if (e1 > last) return lower_beyond;
+  const double l1 = lower[static_cast<size_t>(e1 - first_index)];
+  const double a = static_cast<double>(e1) * loss_step - loss_shift_lower;
+  if (!(a > epsilon)) return l1;
+  // Convexity in e^eps beyond eps: delta(eps) >= delta(a) + (u_a - u) (delta(a) - delta(b)) / (u_b - u_a), b = a + h,
+  // with delta(a) - delta(b) >= l1 - (upper bound at b).
+  const double gap = std::max(0.0, l1 - delta_upper(a + loss_step));
+  const double z = -std::expm1(epsilon - a) / std::expm1(loss_step);  // (u_a - u) / (u_b - u_a)
+  return lowered_by(l1 + lowered_by(z, 8.0 * kUnit) * gap, 8.0 * kUnit);
+}
+
+double AdaptiveCurves::epsilon_upper(double delta) const {
+  if (upper.empty()) return std::numeric_limits<double>::infinity();
+  size_t j = 0;
+  while (j < upper.size() && upper[j] > delta) ++j;
+  double high, low;
+  if (j == upper.size()) {
+    if (upper_beyond > delta) return std::numeric_limits<double>::infinity();
+    high = std::nextafter(static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step,
+                          std::numeric_limits<double>::infinity()) + loss_shift_upper;
+    return delta_upper(high) <= delta ? high : std::numeric_limits<double>::infinity();
+  }
+  high = static_cast<double>(first_index + static_cast<int64_t>(j)) * loss_step + loss_shift_upper;
+  if (j == 0) return high;
+  low = high - loss_step;
+  // delta_upper(high) <= delta < delta_upper(low): bisect, keeping high valid.
+  for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(high)); ++i) {
+    const double middle = 0.5 * (low + high);
+    if (delta_upper(middle) <= delta) high = middle; else low = middle;
+  }
+  return high;
+}
+
+double AdaptiveCurves::epsilon_lower(double delta) const {
+  if (lower.empty()) return -std::numeric_limits<double>::infinity();
+  if (lower_beyond > delta) return std::numeric_limits<double>::infinity();
+  size_t j = lower.size();
+  while (j > 0 && lower[j - 1] <= delta) --j;
+  if (j == 0) return -std::numeric_limits<double>::infinity();
+  // delta_lower(low) >= lower[j - 1] > delta; the supremum lies below low + h.
+  double low = static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step - loss_shift_lower;
+  double high = low + loss_step;
+  if (delta_lower(low) <= delta) return -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(low)); ++i) {
+    const double middle = 0.5 * (low + high);
+    if (delta_lower(middle) > delta) low = middle; else high = middle;
+  }
+  return low;
+}
+
+std::string AdaptiveCurves::describe() const {
+  return fmt::format("exact adaptive programme on the accumulated loss ({} release{}, up to {} candidate pair{} per "
+                     "release, loss step {:g}, window up to {} points)",
+                     compositions, compositions == 1 ? "" : "s", candidates_upper, candidates_upper == 1 ? "" : "s",
+                     loss_step, largest_window);
+}
+
+}  // namespace noiselearn
