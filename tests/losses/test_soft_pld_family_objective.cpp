@@ -42,12 +42,15 @@ GeometricTailShape small_shape() {
   return shape;
 }
 
-PairBounds certified(const GeometricTailShape& shape, const std::vector<double>& log_window, int64_t shifts, int64_t n) {
+PairBounds certified(const GeometricTailShape& shape, const std::vector<double>& log_window, int64_t shifts, int64_t n,
+                     SeveralPairsMethod several_pairs = SeveralPairsMethod::kAuto) {
   const NoiseTable table = GeometricTailFamily(shape, log_window).table();
   PairSpecification specification;
   specification.sensitivity = static_cast<double>(shifts) * shape.bin_width;
   specification.shifts = ShiftPolicy::kAll;
-  return account(make_pair_family(table, specification), n, {});
+  AccountantOptions options;
+  options.several_pairs = several_pairs;
+  return account(make_pair_family(table, specification), n, options);
 }
 
 SoftPldFamilyObjectiveOptions log_delta_options(int64_t shifts, int64_t n, double epsilon, ShiftCombination combination) {
@@ -83,12 +86,16 @@ TEST_CASE("soft-PLD family delta: the Gaussian start lies in the certified brack
       CHECK(e.worst_shift == shifts);
     }
   }
-  // A random window: the soft envelope is below the certified upper bound (the composed envelope) and at or above
-  // the soft worst same-shift composition, which is itself above the certified lower bound (the worst same-shift
-  // scenario).
+  // A random window: the soft envelope is below the certified envelope's upper bound (the composed envelope) and at
+  // or above the soft worst same-shift composition, which is itself above the certified lower bound (the worst
+  // same-shift scenario). The default certificate (the exact adaptive programme over the shift magnitudes) lies
+  // between the worst fixed shift and the envelope.
   {
     const std::vector<double> log_window = random_log_window(shape, 7);
-    const PairBounds bounds = certified(shape, log_window, shifts, n);
+    const PairBounds bounds = certified(shape, log_window, shifts, n, SeveralPairsMethod::kEnvelope);
+    const PairBounds exact = certified(shape, log_window, shifts, n);
+    CHECK(exact.delta_upper(epsilon) <= bounds.delta_upper(epsilon));
+    CHECK(exact.delta_upper(epsilon) >= bounds.delta_lower(epsilon));
     const SoftPldFamilyObjective envelope(shape.window, shape.ratio, log_delta_options(shifts, n, epsilon, ShiftCombination::kEnvelope));
     const SoftPldFamilyObjective worst(shape.window, shape.ratio, log_delta_options(shifts, n, epsilon, ShiftCombination::kWorstShift));
     const SoftPldFamilyEvaluation e = envelope.evaluate(as_tensor(log_window));
