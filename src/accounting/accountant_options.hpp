@@ -24,7 +24,8 @@ enum class OptimisticMethod {
 // mixture with both signs) is accounted.
 enum class SeveralPairsMethod {
   kAuto,      // the exact adaptive programme where the envelope's bracket is wider than adaptive_skip_width and the
-              // programme's estimated cost is within adaptive_budget; the envelope otherwise
+              // programme's estimated cost is within adaptive_budget; over it, the programme in blocks of as many
+              // releases as the budget allows (adaptive_blocks.hpp); the envelope when not even 2 fit
   kAdaptive,  // always the exact adaptive programme (adaptive_composition.hpp), beside the envelope
   kEnvelope,  // the profile envelope only (profile_envelope.hpp): fast, dominating, looser for asymmetric tables
 };
@@ -61,8 +62,9 @@ struct AccountantOptions {
   // Under kAuto: the envelope alone is kept when its epsilon bracket at delta = omega + 1e-3, 1e-6 and 1e-10 (omega
   // the composed distinguishing-event mass) is at most this wide (relative to the upper bound).
   double adaptive_skip_width = 1e-4;
-  // Under kAuto: the largest estimated cost of the adaptive programme (multiply-adds; about 1e9 per second).
-  double adaptive_budget = 2e10;
+  // Under kAuto: the largest estimated cost of the adaptive programme (multiply-adds; about 1e10 per second on a core
+  // with AVX2), whole or in blocks.
+  double adaptive_budget = 1e11;
 
   // Throws InputError naming the offending field.
   void validate() const;

@@ -75,6 +75,52 @@ struct Run {
   double below = 0.0;          // upper run: V(lo); lower run: the distinguishing-event asymptote
 };
 
+// out[p] += sum_j masses[j] source[p + offsets[j]] for p in [0, width), in tiles of the window that stay in the L1
+// cache while every atom is added; four atoms are added per pass. The kernel is compiled twice, for x86-64
+// with AVX2 and FMA and for the baseline, and the processor's features pick one; a fused multiply-add only removes
+// a rounding, so the error bound (m + 2) u of a sum of m products holds either way.
+template <int kTile>
+inline void shift_add_tiles(const double* __restrict masses, const int64_t* __restrict offsets, size_t atoms,
+                            const double* __restrict source, int64_t width, double* __restrict out) {
+  for (int64_t begin = 0; begin < width; begin += kTile) {
+    const int64_t length = std::min<int64_t>(width, begin + kTile) - begin;
+    double* __restrict target = out + begin;
+    size_t j = 0;
+    // Four atoms per pass over the tile: one load and store of the sums per four products.
+    for (; j + 4 <= atoms; j += 4) {
+      const double m0 = masses[j], m1 = masses[j + 1], m2 = masses[j + 2], m3 = masses[j + 3];
+      const double* __restrict f0 = source + offsets[j] + begin;
+      const double* __restrict f1 = source + offsets[j + 1] + begin;
+      const double* __restrict f2 = source + offsets[j + 2] + begin;
+      const double* __restrict f3 = source + offsets[j + 3] + begin;
+#pragma GCC ivdep
+      for (int64_t p = 0; p < length; ++p) target[p] += ((m0 * f0[p] + m1 * f1[p]) + (m2 * f2[p] + m3 * f3[p]));
+    }
+    for (; j < atoms; ++j) {
+      const double m = masses[j];
+      const double* __restrict from = source + offsets[j] + begin;
+#pragma GCC ivdep
+      for (int64_t p = 0; p < length; ++p) target[p] += m * from[p];
+    }
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2,fma"))) void shift_add_avx2(const double* masses, const int64_t* offsets, size_t atoms,
+                                                        const double* source, int64_t width, double* out) {
+  shift_add_tiles<512>(masses, offsets, atoms, source, width, out);
+}
+#endif
+
+void shift_add(const double* masses, const int64_t* offsets, size_t atoms, const double* source, int64_t width,
+               double* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (avx2) return shift_add_avx2(masses, offsets, atoms, source, width, out);
+#endif
+  shift_add_tiles<512>(masses, offsets, atoms, source, width, out);
+}
+
 // Directed rounding helpers: a value known to within a relative `gamma` of the computed one.
 inline double raised_by(double x, double gamma) { return x * (1.0 + gamma); }
 inline double lowered_by(double x, double gamma) { return std::max(0.0, x * (1.0 - gamma)); }
@@ -127,7 +173,14 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
     stretches.push_back(std::move(s));
   }
   const double tolerance = adaptive.window_tolerance / static_cast<double>(total);
-  const int64_t top = std::max<int64_t>(2, static_cast<int64_t>(std::ceil(adaptive.top_loss / h)));
+  // The top of the window starts at 2 (V_n is affine in e^{-l} above 0) and rises each release by the largest drop of
+  // the loss an atom can cause, up to top_loss: from above it the remaining releases cannot bring the loss below 0,
+  // so V is affine in e^{-l} there (every candidate's line passes through (0, 1)) and the continuations are exact.
+  const int64_t top_cap = std::max<int64_t>(2, static_cast<int64_t>(std::ceil(adaptive.top_loss / h)));
+  int64_t top = 2;
+  // Whether every release so far raised the top by its whole reach (plus one grid step for the snapping of losses,
+  // loss_discretisation.hpp): then the true V is affine in e^{-l} above it, through (0, 1).
+  bool top_exact = true;
 
   // Terminal values V_n(l) = (1 - e^{-l})_+ on [0, top] (zero below).
   int64_t lo = 0;
@@ -139,7 +192,6 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
     up.values[static_cast<size_t>(t)] = std::min(1.0, raised_by(v, 4.0 * kUnit));
     low.values[static_cast<size_t>(t)] = lowered_by(v, 4.0 * kUnit);
   }
-  const double u_top = std::exp(-static_cast<double>(top) * h);  // e^{-l} at l = H h
   const double step_factor = std::expm1(h);                       // u_{H-1} / u_H - 1
 
   std::vector<double> extended_up, extended_low, out;
@@ -150,9 +202,11 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
     for (int64_t release = 0; release < s.count; ++release) {
       // The window of the new values: atoms reach down by the highest offset.
       const int64_t new_lo = lo - std::max<int64_t>(0, s.highest_offset);
-      const int64_t width = top - new_lo + 1;
+      const int64_t wanted_top = top + std::max<int64_t>(0, -s.lowest_offset) + 1;
+      const int64_t new_top = std::min(top_cap, wanted_top);
+      const int64_t width = new_top - new_lo + 1;
       const int64_t ext_lo = new_lo + std::min<int64_t>(0, s.lowest_offset);
-      const int64_t ext_hi = top + std::max<int64_t>(0, s.highest_offset);
+      const int64_t ext_hi = new_top + std::max<int64_t>(0, s.highest_offset);
       const size_t ext_size = static_cast<size_t>(ext_hi - ext_lo + 1);
       // The old values over every index an atom can reach: the window, the stand-in below it, and the convexity
       // continuations above it.
@@ -174,13 +228,16 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
           // Upper: 1 - (1 - V(H)) e^{-x}, the product rounded down so that the value is rounded up.
           const double q = lowered_by((1.0 - up_top) * std::exp(-x), 8.0 * kUnit);
           extended_up[i] = std::min(1.0, raised_by(1.0 - q, 4.0 * kUnit));
-          // Lower: V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
-          const double chord = lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
+          // Lower: while the top is exact, the line through (0, 1) and the lower value at H, 1 - (1 - V(H)) e^{-x}
+          // (the product rounded up); otherwise V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with
+          // (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
+          const double chord =
+              top_exact ? lowered_by(1.0 - raised_by((1.0 - low_top) * std::exp(-x), 8.0 * kUnit), 4.0 * kUnit)
+                        : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
           const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
           extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
         }
       }
-      (void)u_top;
       // One step of each run: the largest expectation over the candidates.
       auto step = [&](const std::vector<Candidate>& candidates, const std::vector<double>& extended, bool is_upper,
                       std::vector<double>& result) {
@@ -188,12 +245,10 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
         double worst_gamma = 0.0;
         for (const Candidate& c : candidates) {
           out.assign(static_cast<size_t>(width), 0.0);
-          for (size_t j = 0; j < c.offsets.size(); ++j) {
-            const double m = c.masses[j];
-            const double* source = extended.data() + (new_lo + c.offsets[j] - ext_lo);
-            double* target = out.data();
-            for (int64_t p = 0; p < width; ++p) target[p] += m * source[p];
-          }
+          // out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache while every
+          // atom is added (the order of each sum is the atoms' order, as without tiles).
+          shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), extended.data() + (new_lo - ext_lo), width,
+                    out.data());
           const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
           worst_gamma = std::max(worst_gamma, gamma);
           if (is_upper) {
@@ -212,7 +267,10 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       };
       std::vector<double> next_up, next_low;
       const double gamma_up = step(s.upper, extended_up, true, next_up);
-      step(s.lower, extended_low, false, next_low);
+      if (adaptive.upper_only)
+        next_low.assign(next_up.size(), 0.0);
+      else
+        step(s.lower, extended_low, false, next_low);
       compounded *= 1.0 + gamma_up;
       // The lower run's asymptote: the largest chance of a distinguishing event from here on.
       double asymptote = 0.0;
@@ -232,9 +290,16 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       // Raise the bottom of the window to where the upper values are within the tolerance of the upper asymptote:
       // below it they would differ from it by less (they are non-decreasing in l). Any lo is sound (V is
       // non-decreasing, so V(lo) bounds V below lo); this only decides what is worth computing.
+      // The values and the asymptote are rounded sums of the same terms in different orders, so they may differ by
+      // a few relative roundings of the asymptote; that much counts as equal (it only decides what to compute).
+      size_t most_atoms = 0;
+      for (const Candidate& c : s.upper) most_atoms = std::max(most_atoms, c.offsets.size());
+      const double level = up_asymptote * (1.0 + 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnit) + tolerance;
       int64_t first_kept = 0;
-      while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] - up_asymptote <= tolerance) ++first_kept;
+      while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] <= level) ++first_kept;
       lo = new_lo + first_kept;
+      top = new_top;
+      top_exact = top_exact && new_top == wanted_top;
       up.values.assign(next_up.begin() + first_kept, next_up.end());
       low.values.assign(next_low.begin() + first_kept, next_low.end());
       up.below = up.values.front();
@@ -261,19 +326,45 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
 }
 
 double adaptive_composition_cost(const std::vector<AdaptiveReleases>& releases, const AdaptiveOptions& adaptive) {
-  double cost = 0.0;
-  for (const auto& r : releases) {
-    double step = 0.0, atoms = 0.0, reach = 0.0;
-    for (const auto& p : r.upper) {
+  // Per release (counted from the last): the window's top rises by the largest drop of the loss (plus a step) up to
+  // top_loss; its bottom, kept by the trimming where the loss can still climb back, is about three of the largest
+  // rises plus a dozen standard deviations of the remaining loss and twice its drift (at most 30 nats). Every atom
+  // of both runs is one multiply-add per window point.
+  double cost = 0.0, top = 0.0, variance = 0.0, drift_total = 0.0;
+  int64_t seen = 0;
+  for (auto r = releases.rbegin(); r != releases.rend(); ++r) {
+    double step = 0.0, atoms = 0.0, drop = 0.0, rise = 0.0, deviation = 0.0, drift = 0.0;
+    for (const auto& p : r->upper) {
       step = std::max(step, p.loss_step);
+      double mass = 0.0, mean = 0.0, square = 0.0;
       for (size_t i = 0; i < p.masses.size(); ++i)
-        if (p.masses[i] > 0.0) atoms += 1.0;
-      if (!p.masses.empty())
-        reach = std::max(reach, std::abs(static_cast<double>(p.first_index)) * p.loss_step);
+        if (p.masses[i] > 0.0) {
+          atoms += 1.0;
+          mass += p.masses[i];
+          mean += p.masses[i] * p.loss(i);
+        }
+      if (!(mass > 0.0)) continue;
+      mean /= mass;
+      for (size_t i = 0; i < p.masses.size(); ++i) square += p.masses[i] * (p.loss(i) - mean) * (p.loss(i) - mean);
+      deviation = std::max(deviation, std::sqrt(square / mass));
+      drift = std::max(drift, std::abs(mean));
+      drop = std::max(drop, -static_cast<double>(p.first_index) * p.loss_step);
+      rise = std::max(rise, static_cast<double>(p.last_index()) * p.loss_step);
     }
     if (step <= 0.0) continue;
-    const double window = (adaptive.top_loss + std::min(reach * static_cast<double>(r.count), 60.0)) / step;
-    cost += 2.0 * atoms * window * static_cast<double>(r.count);
+    const double runs = adaptive.upper_only ? 1.0 : 2.0;
+    for (int64_t i = 0; i < r->count; ++i, ++seen) {
+      top = std::min(adaptive.top_loss, top + drop + step);
+      variance += deviation * deviation;
+      drift_total += drift;
+      const double bottom = std::min(30.0, 3.0 * rise + 12.0 * std::sqrt(variance) + 2.0 * drift_total);
+      cost += runs * atoms * (top + bottom) / step;
+      if (top >= adaptive.top_loss && bottom >= 30.0) {  // the window stops growing
+        cost += runs * atoms * (top + bottom) / step * static_cast<double>(r->count - i - 1);
+        seen += r->count - i - 1;
+        break;
+      }
+    }
   }
   return cost;
 }
@@ -309,7 +400,10 @@ double AdaptiveCurves::grid_delta_upper(double epsilon) const {
   return std::min(1.0, raised_by(value, 4.0 * kUnit));
 }
 
-double AdaptiveCurves::delta_upper(double epsilon) const { return grid_delta_upper(epsilon - loss_shift_upper); }
+double AdaptiveCurves::delta_upper(double epsilon) const {
+  if (blocks_composed) return std::isnan(epsilon) ? 1.0 : blocks_composed->delta_for_epsilon(epsilon);
+  return grid_delta_upper(epsilon - loss_shift_upper);
+}
 
 double AdaptiveCurves::delta_lower(double epsilon) const {
   if (lower.empty() || std::isnan(epsilon)) return 0.0;
@@ -331,6 +425,7 @@ double AdaptiveCurves::delta_lower(double epsilon) const {
 }
 
 double AdaptiveCurves::epsilon_upper(double delta) const {
+  if (blocks_composed) return blocks_composed->epsilon_for_delta(delta);
   if (upper.empty()) return std::numeric_limits<double>::infinity();
   size_t j = 0;
   while (j < upper.size() && upper[j] > delta) ++j;
@@ -370,6 +465,13 @@ double AdaptiveCurves::epsilon_lower(double delta) const {
 }
 
 std::string AdaptiveCurves::describe() const {
+  if (blocks_composed)
+    return fmt::format("exact adaptive programme in blocks: the whole adaptive profile of a block of {} release{} (loss "
+                       "step {:g}, window up to {} points, up to {} candidate pair{} per release), its convex hull as a "
+                       "dominating pair, composed {} time{}{} (upper bound only)",
+                       block_size, block_size == 1 ? "" : "s", loss_step, largest_window, candidates_upper,
+                       candidates_upper == 1 ? "" : "s", block_count, block_count == 1 ? "" : "s",
+                       block_remainder > 0 ? fmt::format(" with a block of {}", block_remainder) : "");
   return fmt::format("exact adaptive programme on the accumulated loss ({} release{}, up to {} candidate pair{} per "
                      "release, loss step {:g}, window up to {} points)",
                      compositions, compositions == 1 ? "" : "s", candidates_upper, candidates_upper == 1 ? "" : "s",

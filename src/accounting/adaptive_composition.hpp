@@ -28,6 +28,10 @@
 //   - below lo the upper run uses V(lo) and the lower run the asymptote (a lower bound of V everywhere); lo is
 //     raised each release to where the upper value is within window_tolerance of the asymptote (so the two
 //     replacements together cost at most window_tolerance per release);
+//   - H starts at 2 grid steps and rises each release by the largest drop of the loss one release can cause (the most
+//     negative atom), up to top_loss. Then no path from above H ends below 0, so V is exactly affine in u = e^{-l}
+//     there (for every candidate, sum_j m_j (1 - c e^{-l - o_j}) is such a line through (0, 1), and their maximum
+//     is the one of least slope), and both continuations below are exact; once H is capped they are bounds:
 //   - above H: u -> V(-ln u) is convex with V <= 1 at u = 0, so the upper run uses the chord from (0, 1) to
 //     (u_H, V(H)), i.e. 1 - (1 - V(H)) e^{-(l - H h)}, and the lower run the extension of the chord through
 //     (u_{H-1}, u_H) below u_H, its slope bounded below by the lower value at H minus the upper value at H - 1
@@ -45,6 +49,7 @@
 // (u = e^eps, eps_1 < eps_2 the grid points above eps), with delta(eps_1) - delta(eps_2) bounded below by the lower
 // value at eps_1 minus the upper value at eps_2.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -68,6 +73,8 @@ struct AdaptiveOptions {
   double top_loss = 24.0;
   // Largest total error the bottom of the window may add to delta, over all releases.
   double window_tolerance = 1e-20;
+  // Skip the lower run (its values are then 0): for blocks (adaptive_blocks.hpp), which use the upper run only.
+  bool upper_only = false;
 };
 
 // delta(eps) after the releases, as upper and lower values at the grid epsilons eps_j = (first_index + j) h.
@@ -84,6 +91,11 @@ struct AdaptiveCurves {
   // Total loss shift of the candidates' snapped losses (PrivacyLossDistribution::loss_shift), applied by the
   // queries: the grid values are delta at eps_j + loss_shift_upper (upper), eps_j - loss_shift_lower (lower).
   double loss_shift_upper = 0.0, loss_shift_lower = 0.0;
+
+  // Set when the curve was made in blocks (adaptive_blocks.hpp): the upper bound is this composed dominating PLD
+  // (upper, lower and the grid above are then empty: a block bound has no lower side).
+  std::shared_ptr<const PrivacyLossDistribution> blocks_composed;
+  int64_t block_size = 0, block_count = 0, block_remainder = 0;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

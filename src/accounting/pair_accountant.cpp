@@ -1,5 +1,7 @@
 #include "accounting/pair_accountant.hpp"
 
+#include "accounting/adaptive_blocks.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -485,9 +487,20 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
       return;
     }
     if (cost > options.adaptive_budget) {
-      bounds.several_pairs_note = fmt::format(
-          "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}; raise "
-          "certification.adaptive_budget or coarsen the loss step)", cost, options.adaptive_budget);
+      // Too costly for all n releases at once: blocks as long as the budget allows (adaptive_blocks.hpp).
+      const double per_run = options.adaptive_budget / static_cast<double>(runs.size());
+      int64_t block = n;
+      for (const auto& run : runs) block = std::min(block, largest_block_within(run.front(), per_run));
+      if (block < 2) {
+        bounds.several_pairs_note = fmt::format(
+            "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}, even in blocks "
+            "of 2 releases; raise certification.adaptive_budget or coarsen the loss step)", cost, options.adaptive_budget);
+        return;
+      }
+      for (const auto& run : runs) bounds.adaptive.push_back(adaptive_block_composition(run.front(), block, options));
+      bounds.several_pairs_note = fmt::format("{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}), "
+                                              "beside the profile envelope",
+                                              bounds.adaptive.front().describe(), cost, options.adaptive_budget);
       return;
     }
   }

@@ -62,7 +62,8 @@ void AccountantCliOptions::add_to(CLI::App& app) {
                  "adaptive (always) or envelope (never)")
       ->capture_default_str();
   app.add_option("--adaptive-budget", values.adaptive_budget,
-                 "Largest estimated cost of the adaptive programme under --several-pairs auto (multiply-adds, about 1e9 per second)")
+                 "Largest estimated cost of the adaptive programme under --several-pairs auto (multiply-adds, about 1e10 per "
+                 "second with AVX2); over it, the programme runs in blocks of as many releases as this allows")
       ->capture_default_str();
 }
 

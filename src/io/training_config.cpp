@@ -132,7 +132,8 @@ const std::vector<C::Key>& C::schema() {
        "(the exact adaptive programme where the envelope's bracket is wider than 1e-4 relative and the estimated "
        "cost fits certification.adaptive_budget), adaptive (always) or envelope (never)"},
       {"certification.adaptive_budget", &C::certification_adaptive_budget, "multiply-adds",
-       "largest estimated cost of the adaptive programme under several_pairs = auto (about 1e9 per second)"},
+       "largest estimated cost of the adaptive programme under several_pairs = auto (about 1e10 per second on a core "
+       "with AVX2); over it, the programme runs in blocks of as many releases as this allows"},
       {"certification.neighbours", &C::certification_neighbours, "",
        "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same way)"},
       {"certification.compare_gaussian", &C::certification_compare_gaussian, "",

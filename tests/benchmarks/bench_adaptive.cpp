@@ -3,7 +3,11 @@
 //   1. the asymmetric two-piece Laplace on the integers (p_j ~ e^{-(160 - j)/20} below the mode 160, e^{-(j - 160)/40}
 //      above, j = -640..1760), s = 1, n = 500: eps(1e-5) bracket and time, against the envelope's;
 //   2. a 401-point one-sided table (truncated Gaussian bump with a ripple: asymmetric, few distinguishing events), s = 1,
-//      n = 500: the same.
+//      n = 500: the same;
+//   3. the issue's 401-point table: the HRDP optimum of configs/onesided-hrdp.yaml (T = 500, HRDP (4, 1e-5), alpha
+//      6.51277, second moment), s = 1, n = 500;
+//   4. the Vuvuzela table (30,001 points, T = 250,000) at loss step 1e-4, in blocks (adaptive_blocks.hpp).
+// Yardsticks: the envelope's time beside each, and the previous version's times (README, benchmark table).
 // Goals (issue): a 401-point one-sided table at T = 500 in <= 1 s; the Vuvuzela table at T = 250,000 in <= 60 s.
 #include <fmt/format.h>
 
@@ -13,18 +17,20 @@
 #include "accounting/pair_accountant.hpp"
 #include "bench_timing.hpp"
 #include "core/dominating_pair.hpp"
+#include "solvers/hybrid_renyi_optimum.hpp"
 
 using namespace noiselearn;
 using namespace noiselearn::bench;
 
 namespace {
 
-void compare(const std::string& name, const NoiseTable& table, int64_t n) {
+void compare(const std::string& name, const NoiseTable& table, int64_t n, double loss_step = 1e-3,
+             SeveralPairsMethod method = SeveralPairsMethod::kAdaptive) {
   PairSpecification specification;
   AccountantOptions envelope, adaptive;
-  envelope.loss_step = adaptive.loss_step = 1e-3;
+  envelope.loss_step = adaptive.loss_step = loss_step;
   envelope.several_pairs = SeveralPairsMethod::kEnvelope;
-  adaptive.several_pairs = SeveralPairsMethod::kAdaptive;
+  adaptive.several_pairs = method;
   const PairFamily family = make_pair_family(table, specification);
   PairBounds with_envelope, with_adaptive;
   const Timing te = time_of(0, 1, [&] { with_envelope = account(family, n, envelope); });
@@ -61,6 +67,29 @@ int main() {
     }
     for (double& v : p) v /= total;
     compare("one-sided 401 points", NoiseTable(Grid{0.0, 1.0, 401}, p), 500);
+  }
+  {
+    HybridRenyiOptimumOptions o;
+    o.compositions = 500;
+    o.epsilon = 4.0;
+    o.delta = 1e-5;
+    o.alpha = 6.51277;
+    o.range_steps = 400;
+    const HybridRenyiOptimum solved = hybrid_renyi_optimum(o);
+    compare("HRDP optimum (configs/onesided-hrdp.yaml), 401 points", solved.table(), 500);
+  }
+  {
+    // Vuvuzela (experiments/vuvuzela): the HRDP optimum on 0..30,000 for T = 250,000, (ln 2, 1e-4), alpha 27.8022;
+    // loss step 1e-4; the default `auto` runs the programme in blocks as long as the default budget allows.
+    HybridRenyiOptimumOptions o;
+    o.compositions = 250000;
+    o.epsilon = std::log(2.0);
+    o.delta = 1e-4;
+    o.alpha = 27.8022;
+    o.range_steps = 30000;
+    const HybridRenyiOptimum solved = hybrid_renyi_optimum(o);
+    compare("Vuvuzela HRDP optimum, 30,001 points (auto: blocks within the default budget)", solved.table(), 250000,
+            1e-4, SeveralPairsMethod::kAuto);
   }
   return 0;
 }

@@ -1,0 +1,142 @@
+// The exact adaptive programme in blocks (accounting/adaptive_blocks.hpp): the convex hull of a block's adaptive
+// profile as a dominating pair, composed over the blocks.
+//
+// Checked: the hull PLD reproduces a convex profile at its grid points and is a valid pair (A-mass 1, B-mass <= 1);
+// the block bound holds the exact adaptive worst case (brute force over every strategy) for every block size; one
+// block of all n releases is the programme itself; blocks are never looser than the one-release envelope composed n
+// times (Blackwell order survives composition); the block size chosen for a budget is the largest within it.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "accounting/adaptive_blocks.hpp"
+#include "accounting/adaptive_composition.hpp"
+#include "accounting/pair_accountant.hpp"
+#include "brute_force.hpp"
+#include "core/dominating_pair.hpp"
+#include "core/errors.hpp"
+
+using namespace noiselearn;
+
+namespace {
+
+std::vector<double> skewed_table(std::mt19937_64& rng, size_t size) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> p(size);
+  double total = 0.0;
+  for (size_t i = 0; i < size; ++i) total += (p[i] = (0.03 + u(rng)) * std::exp(0.4 * static_cast<double>(i) * u(rng)));
+  for (double& v : p) v /= total;
+  return p;
+}
+
+// The programme's candidates of an asymmetric table under the any-sequence relation (s = 1 cell), n releases.
+AdaptiveReleases candidates_of(const std::vector<double>& p, int64_t n, const AccountantOptions& options) {
+  const NoiseTable table(Grid{0.0, 1.0, static_cast<int64_t>(p.size())}, p);
+  const PairBounds single = single_release_bounds(make_pair_family(table, PairSpecification{}), options);
+  REQUIRE(single.adaptive_single.size() == 1);
+  AdaptiveReleases releases = single.adaptive_single.front();
+  releases.count = n;
+  return releases;
+}
+
+double pld_b_mass(const PrivacyLossDistribution& pld) {
+  double b = 0.0;
+  for (size_t i = 0; i < pld.masses.size(); ++i) b += pld.masses[i] * std::exp(-pld.loss(i));
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("blocks: the hull PLD of a convex profile reproduces it and is a valid pair", "[adaptive][blocks]") {
+  std::mt19937_64 rng(7);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::vector<double> p = skewed_table(rng, 8);
+    const AdaptiveReleases releases = candidates_of(p, 3, options);
+    const AdaptiveCurves curve = adaptive_composition({releases}, options);
+    const PrivacyLossDistribution hull = profile_dominating_pld(curve);
+    // A-mass 1 (up to the stored rounding), B-mass at most 1.
+    CHECK(hull.finite_mass() + hull.infinity_mass == Approx(1.0).margin(1e-15));
+    CHECK(pld_b_mass(hull) <= 1.0 + 1e-15);
+    // The programme's curve is convex in e^eps, so its hull passes through every grid value: the hull PLD's delta
+    // is at least each value, and equal to it up to rounding.
+    for (size_t j = 0; j < curve.upper.size(); j += 97) {
+      const double eps = static_cast<double>(curve.first_index + static_cast<int64_t>(j)) * curve.loss_step + curve.loss_shift_upper;
+      const double value = curve.upper[j];
+      const double from_hull = hull.delta_for_epsilon(eps);
+      INFO("trial " << trial << " eps " << eps << " value " << value << " hull " << from_hull);
+      CHECK(from_hull >= value);
+      CHECK(from_hull <= value * (1.0 + 1e-9) + 1e-15);
+    }
+  }
+}
+
+TEST_CASE("blocks: the block bound holds the exact adaptive worst case (brute force), every block size",
+          "[adaptive][blocks][brute-force]") {
+  std::mt19937_64 rng(23);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  const std::vector<int> differences{-1, 1};
+  int finite_inverses = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::vector<double> p = skewed_table(rng, 7);
+    for (int64_t n : {2, 3, 4}) {
+      const AdaptiveReleases releases = candidates_of(p, n, options);
+      const AdaptiveCurves exact_programme = adaptive_composition({releases}, options);
+      // The envelope of one release composed n times: what blocks of one release give at most.
+      const NoiseTable table(Grid{0.0, 1.0, static_cast<int64_t>(p.size())}, p);
+      AccountantOptions envelope_options = options;
+      envelope_options.several_pairs = SeveralPairsMethod::kEnvelope;
+      const PairBounds envelope = account(make_pair_family(table, PairSpecification{}), n, envelope_options);
+      for (int64_t m = 1; m <= n; ++m) {
+        const AdaptiveCurves blocks = adaptive_block_composition(releases, m, options);
+        CHECK(blocks.block_size == m);
+        CHECK(blocks.block_count == n / m);
+        CHECK(blocks.block_remainder == n % m);
+        CHECK(blocks.lower.empty());
+        for (double eps : {0.0, 0.3, 1.0}) {
+          const double exact = testing::brute_force_adaptive(p, differences, n, eps);
+          const double bound = blocks.delta_upper(eps);
+          INFO("trial " << trial << " n " << n << " m " << m << " eps " << eps << " exact " << exact << " block " << bound
+                        << " programme " << exact_programme.delta_upper(eps) << " envelope "
+                        << envelope.upper.first_to_second.delta_for_epsilon(eps));
+          CHECK(bound >= exact);
+          CHECK(bound >= exact_programme.delta_lower(eps));
+          CHECK(bound <= envelope.upper.first_to_second.delta_for_epsilon(eps) * (1.0 + 1e-6) + 1e-12);
+          if (m == n) CHECK(bound <= exact_programme.delta_upper(eps) * (1.0 + 1e-9) + 1e-12);
+        }
+        // eps(delta) is the inverse of the same bound (infinite when delta is below the bound's distinguishing-event
+        // mass, which these tables, with mass at the edge of the support, often have).
+        const double delta = 0.9 * testing::brute_force_adaptive(p, differences, n, 0.5);
+        const double eps_up = blocks.epsilon_upper(delta);
+        INFO("delta " << delta << " eps_up " << eps_up);
+        if (std::isfinite(eps_up)) {
+          ++finite_inverses;
+          CHECK(blocks.delta_upper(eps_up) <= delta * (1.0 + 1e-12));
+          CHECK(testing::brute_force_adaptive(p, differences, n, std::max(0.0, eps_up)) <= delta * (1.0 + 1e-9));
+        } else {
+          CHECK(blocks.delta_upper(1e6) > delta);
+        }
+      }
+    }
+  }
+  CHECK(finite_inverses >= 5);
+}
+
+TEST_CASE("blocks: the block size for a budget is the largest within it", "[adaptive][blocks]") {
+  std::mt19937_64 rng(5);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  const AdaptiveReleases releases = candidates_of(skewed_table(rng, 9), 1000, options);
+  const int64_t m = largest_block_within(releases, 1e8);
+  REQUIRE(m >= 1);
+  REQUIRE(m < 1000);
+  AdaptiveOptions upper_only;
+  upper_only.upper_only = true;
+  CHECK(largest_block_within(releases, 1e12) == 1000);
+  CHECK(largest_block_within(releases, 1.0) == 0);
+  CHECK(largest_block_within(releases, 1e9) >= m);
+  CHECK_THROWS_AS(adaptive_block_composition(releases, 0, options), InputError);
+  CHECK_THROWS_AS(adaptive_block_composition(releases, 1001, options), InputError);
+}
