@@ -66,7 +66,10 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   PairBounds bounds = composed;
   for (double eps : request.epsilons)
-    if (bounds.allowance_dominates(eps)) bounds.refine_for_epsilon(eps);
+    if (bounds.truncation_dominates(eps))
+      bounds.refine_for_epsilon(eps, bounds.tail_mass_for_delta(std::max(bounds.delta_lower(eps), 1e-3 * bounds.delta_upper(eps))));
+    else if (bounds.allowance_dominates(eps))
+      bounds.refine_for_epsilon(eps);
   for (double delta : request.deltas) bounds.refine_for_delta(delta);
   Certificate certificate;
   certificate.compositions = bounds.compositions;
@@ -99,7 +102,12 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.discretisation.upper_method = to_string(options.upper_method);
   certificate.discretisation.lower_method = to_string(options.lower_method);
   certificate.discretisation.tail_mass = options.tail_mass;
-  for (const auto& t : bounds.tilted) certificate.discretisation.tilted_for_epsilons.push_back(t.target_epsilon);
+  for (const auto& t : bounds.tilted) {
+    certificate.discretisation.tilted_for_epsilons.push_back(t.target_epsilon);
+    if (t.tail_mass > 0.0 && t.tail_mass < bounds.options.tail_mass &&
+        (certificate.discretisation.tilted_tail_mass == 0.0 || t.tail_mass < certificate.discretisation.tilted_tail_mass))
+      certificate.discretisation.tilted_tail_mass = t.tail_mass;
+  }
 
   for (double eps : request.epsilons) {
     DeltaAtEpsilon entry;
@@ -226,8 +234,12 @@ std::string Certificate::report() const {
       format_general(d.relative_error_upper, 2, Rounding::kUp), format_general(d.numerical_error_lower, 3, Rounding::kUp),
       format_general(d.relative_error_lower, 2, Rounding::kUp));
   if (!d.tilted_for_epsilons.empty())
-    out += fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}\n",
-                       fmt::join(d.tilted_for_epsilons, ", "));
+    out += fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}{}\n",
+                       fmt::join(d.tilted_for_epsilons, ", "),
+                       d.tilted_tail_mass > 0.0
+                           ? fmt::format(", down to tail mass {:g} per truncation (the release discretised again with it)",
+                                         d.tilted_tail_mass)
+                           : "");
   return out;
 }
 

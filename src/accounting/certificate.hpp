@@ -60,6 +60,9 @@ struct DiscretisationSummary {
   // The eps each exponentially tilted composition was computed for (queries whose bracket the untilted
   // floating-point allowance dominated); the allowances above are the untilted ones.
   std::vector<double> tilted_for_epsilons;
+  // The smallest tail mass a tilted composition used, when below tail_mass (0 otherwise): where the truncations'
+  // mass, moved to infinity, would have made most of the bracket, the release was discretised again with it.
+  double tilted_tail_mass = 0.0;
 };
 
 struct Certificate {

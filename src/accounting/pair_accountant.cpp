@@ -406,39 +406,81 @@ bool is_tilted(const DirectionalPLDs& d) {
 
 }  // namespace
 
-void PairBounds::refine_for_epsilon(double epsilon) {
+double PairBounds::truncated_mass() const {
+  double mass = upper.first_to_second.truncated_mass;
+  if (upper.second_to_first) mass = std::max(mass, upper.second_to_first->truncated_mass);
+  return mass;
+}
+
+bool PairBounds::truncation_dominates(double epsilon) const {
+  const double gap = delta_upper(epsilon) - delta_lower(epsilon);
+  return truncated_mass() > 0.05 * gap && gap > 1e-9 * delta_upper(epsilon);
+}
+
+double PairBounds::tail_mass_for_delta(double delta) const {
+  // Each truncation's mass is carried to the end by the later compositions: about 2 n tail_mass in all.
+  const double wanted = 1e-4 * delta / (2.0 * static_cast<double>(std::max<int64_t>(1, compositions)));
+  return std::min(options.tail_mass, std::max(1e-25, wanted));
+}
+
+void PairBounds::refine_for_epsilon(double epsilon, double tail_mass) {
   if (!single_release || !options.tilted_refinement || !std::isfinite(epsilon)) return;
+  const double tail = tail_mass > 0.0 ? std::min(tail_mass, options.tail_mass) : options.tail_mass;
   for (const auto& t : tilted)
-    if (std::abs(t.target_epsilon - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon))) return;
-  const PairBounds& single = *single_release;
+    if (std::abs(t.target_epsilon - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon)) && t.tail_mass <= tail) return;
+  AccountantOptions refined = options;
+  refined.tail_mass = tail;
+  // The single release's own truncation (its tails moved to infinity) is composed too, about n times its mass: with a
+  // smaller tail mass, discretise the release again.
+  if (tail < options.tail_mass && family &&
+      (!fine_single_release || fine_single_release->options.tail_mass != tail)) {
+    PairBounds fine = single_release_bounds(*family, refined);
+    fine.options = refined;
+    fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
+  }
+  const PairBounds& single = tail < options.tail_mass && fine_single_release ? *fine_single_release : *single_release;
   TiltedComposition alternative;
   alternative.target_epsilon = epsilon;
+  alternative.tail_mass = tail;
   const DirectionalPLDs upper_single = tilted_for(single.upper, compositions, epsilon);
   if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
-  alternative.upper = compose_directions(upper_single, compositions, options);
+  alternative.upper = compose_directions(upper_single, compositions, refined);
   for (const auto& scenario : single.lower)
-    alternative.lower.push_back(compose_directions(tilted_for(scenario, compositions, epsilon), compositions, options));
+    alternative.lower.push_back(compose_directions(tilted_for(scenario, compositions, epsilon), compositions, refined));
   if (single.mixed_sign_lower)
-    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, compositions, epsilon), compositions, options))
+    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, compositions, epsilon), compositions, refined))
       alternative.lower.push_back(std::move(scenario));
   tilted.push_back(std::move(alternative));
 }
 
 void PairBounds::refine_for_delta(double delta) {
   if (!single_release || !options.tilted_refinement) return;
-  const double current = epsilon_upper(delta);
-  if (std::isfinite(current)) {
-    if (allowance_dominates(current)) refine_for_epsilon(current);
-    return;
+  double current = epsilon_upper(delta);
+  if (!std::isfinite(current)) {
+    // The untilted upper bound never reaches delta. If the distinguishing events alone exceed delta, nothing can;
+    // otherwise aim at the lower bound of eps(delta) when there is one (the truth is above it, usually close), else
+    // at the Chernoff estimate of eps(delta) for the dominating single release (above the truth, often far).
+    if (std::max(composed_infinity_mass_first, composed_infinity_mass_second) >= delta) return;
+    const PairBounds& single = *single_release;
+    double target = chernoff_epsilon(single.upper.first_to_second, compositions, delta);
+    if (single.upper.second_to_first)
+      target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, compositions, delta));
+    const double lower_end = epsilon_lower(delta);
+    if (std::isfinite(lower_end) && lower_end > 0.0) target = std::min(target, lower_end);
+    refine_for_epsilon(target, truncated_mass() > 1e-3 * delta ? tail_mass_for_delta(delta) : 0.0);
+    current = epsilon_upper(delta);
   }
-  // The untilted upper bound never reaches delta. If the distinguishing events alone exceed delta, nothing can;
-  // otherwise aim at the Chernoff estimate of eps(delta) for the dominating single release.
-  if (std::max(composed_infinity_mass_first, composed_infinity_mass_second) >= delta) return;
-  const PairBounds& single = *single_release;
-  double target = chernoff_epsilon(single.upper.first_to_second, compositions, delta);
-  if (single.upper.second_to_first)
-    target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, compositions, delta));
-  refine_for_epsilon(target);
+  // A tilt is tightest at the epsilon it was made for: while the allowance (or the mass the truncations moved to
+  // infinity, then with a smaller tail mass) still dominates at the current upper end, tilt again for it (each
+  // tilted composition is one more pass; refine_for_epsilon skips near-duplicates).
+  for (int round = 0; round < 3 && std::isfinite(current); ++round) {
+    const bool truncation = truncation_dominates(current);
+    if (!truncation && !allowance_dominates(current)) break;
+    const size_t before = tilted.size();
+    refine_for_epsilon(current, truncation ? tail_mass_for_delta(delta) : 0.0);
+    if (tilted.size() == before) break;
+    current = epsilon_upper(delta);
+  }
 }
 
 namespace {
@@ -530,7 +572,9 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
 }
 
 PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options) {
-  return compose_bounds(single_release_bounds(family, options), n, options);
+  PairBounds result = compose_bounds(single_release_bounds(family, options), n, options);
+  result.family = std::make_shared<const PairFamily>(family);
+  return result;
 }
 
 PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options) {

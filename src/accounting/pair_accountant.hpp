@@ -46,6 +46,7 @@ struct DirectionalPLDs {
 // allowances near the eps it was tilted for. Every alternative is rigorous, so the bounds take the best of all.
 struct TiltedComposition {
   double target_epsilon = 0.0;
+  double tail_mass = 0.0;  // the truncation's tail mass per side and step it was composed with
   DirectionalPLDs upper;
   std::vector<DirectionalPLDs> lower;
 };
@@ -65,6 +66,10 @@ struct PairBounds {
   // be computed on demand (refine_for_epsilon); empty for heterogeneous compositions (not refined).
   std::shared_ptr<const PairBounds> single_release;
   AccountantOptions options;
+  // The family it came from (set by account()), so that a refinement with a smaller tail mass can discretise the
+  // single release again with it; and that re-discretisation, once made.
+  std::shared_ptr<const PairFamily> family;
+  std::shared_ptr<const PairBounds> fine_single_release;
   std::vector<TiltedComposition> tilted;
   // omega of one release: the probability of a distinguishing event (infinite loss), A||B and B||A.
   double single_release_infinity_mass_first = 0.0;
@@ -108,7 +113,16 @@ struct PairBounds {
   bool allowance_dominates(double epsilon) const;
   // Adds a composition tilted for eps (each PLD with its Chernoff-optimal tilt), unless one close to it exists.
   // Does nothing for bounds without single_release.
-  void refine_for_epsilon(double epsilon);
+  // tail_mass > 0 composes it with that tail mass per truncation instead of the options' (the mass truncated away is
+  // paid in full by the upper bound, about 2 n tail_mass, which at small delta can be most of the bracket).
+  void refine_for_epsilon(double epsilon, double tail_mass = 0.0);
+  // The largest probability mass the upper bound's truncations moved to infinity (over the directions).
+  double truncated_mass() const;
+  // True when that mass, not the discretisation, makes most of the bracket at eps.
+  bool truncation_dominates(double epsilon) const;
+  // The tail mass per truncation that keeps the truncated mass below 1e-4 delta (at least 1e-25, at most the
+  // options').
+  double tail_mass_for_delta(double delta) const;
   // Refines where eps(delta) is decided: at the current upper bound on eps, or, when that is infinite because
   // the untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
   void refine_for_delta(double delta);
