@@ -1,11 +1,13 @@
 #include "accounting/adaptive_composition.hpp"
 
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 
 #include "accounting/loss_discretisation.hpp"
 #include "core/errors.hpp"
@@ -119,6 +121,22 @@ void shift_add(const double* masses, const int64_t* offsets, size_t atoms, const
   if (avx2) return shift_add_avx2(masses, offsets, atoms, source, width, out);
 #endif
   shift_add_tiles<512>(masses, offsets, atoms, source, width, out);
+}
+
+// f(first, last) over [0, chunks), split among at::get_num_threads() threads (the calling one included). Plain
+// std::thread: ATen's parallel_for is a header template that is serial unless this file is built with OpenMP.
+template <class F>
+void in_chunks(int64_t chunks, F&& f) {
+  const int64_t workers = std::min<int64_t>(std::max(1, at::get_num_threads()), chunks / 2);  // >= 2 chunks each
+  if (workers <= 1) {
+    f(0, chunks);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(static_cast<size_t>(workers - 1));
+  for (int64_t w = 1; w < workers; ++w) pool.emplace_back([&f, w, workers, chunks] { f(w * chunks / workers, (w + 1) * chunks / workers); });
+  f(0, chunks / workers);
+  for (auto& t : pool) t.join();
 }
 
 // Directed rounding helpers: a value known to within a relative `gamma` of the computed one.
@@ -246,9 +264,14 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
         for (const Candidate& c : candidates) {
           out.assign(static_cast<size_t>(width), 0.0);
           // out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache while every
-          // atom is added (the order of each sum is the atoms' order, as without tiles).
-          shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), extended.data() + (new_lo - ext_lo), width,
-                    out.data());
+          // atom is added; chunks of the window go to as many threads as LibTorch's (--threads). Each value is summed
+          // by one thread in one order, so the result does not depend on the number of threads.
+          const double* source = extended.data() + (new_lo - ext_lo);
+          constexpr int64_t kChunk = 8192;
+          in_chunks((width + kChunk - 1) / kChunk, [&](int64_t first, int64_t last) {
+            const int64_t begin = first * kChunk, end = std::min(width, last * kChunk);
+            shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), source + begin, end - begin, out.data() + begin);
+          });
           const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
           worst_gamma = std::max(worst_gamma, gamma);
           if (is_upper) {

@@ -7,8 +7,10 @@
 //   3. the issue's 401-point table: the HRDP optimum of configs/onesided-hrdp.yaml (T = 500, HRDP (4, 1e-5), alpha
 //      6.51277, second moment), s = 1, n = 500;
 //   4. the Vuvuzela table (30,001 points, T = 250,000) at loss step 1e-4, in blocks (adaptive_blocks.hpp).
+// Run: bench_adaptive [--threads N] (default 1, like the CLI; the programme splits its window over the threads).
 // Yardsticks: the envelope's time beside each, and the previous version's times (README, benchmark table).
 // Goals (issue): a 401-point one-sided table at T = 500 in <= 1 s; the Vuvuzela table at T = 250,000 in <= 60 s.
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,7 +49,10 @@ void compare(const std::string& name, const NoiseTable& table, int64_t n, double
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const int threads = threads_argument(argc, argv, 1);  // the CLI's default
+  at::set_num_threads(threads);
+  fmt::print("{} thread{}\n", threads, threads == 1 ? "" : "s");
   {
     std::vector<double> p;
     double total = 0.0;
