@@ -7,6 +7,8 @@
 // nothing from adaptivity (the programme equals the single pair's composition).
 #include <catch2/catch.hpp>
 
+#include <ATen/Parallel.h>
+
 #include <random>
 
 #include "accounting/adaptive_composition.hpp"
@@ -169,4 +171,23 @@ TEST_CASE("adaptive: bad candidate sets are refused", "[adaptive]") {
   AdaptiveReleases empty;
   CHECK_THROWS_AS(adaptive_composition({empty}, AccountantOptions{}), InputError);
   CHECK_THROWS_AS(adaptive_composition({}, AccountantOptions{}), InputError);
+}
+
+TEST_CASE("adaptive: the result does not depend on the number of threads (each value summed by one thread)", "[adaptive]") {
+  // A window wide enough to be split (a skewed 41-point table, loss step 1e-4, n = 40: tens of thousands of points).
+  std::mt19937_64 rng(11);
+  const std::vector<double> p = skewed_table(rng, 41);
+  AccountantOptions options;
+  options.loss_step = 1e-4;
+  const int before = at::get_num_threads();
+  at::set_num_threads(1);
+  const PairBounds one = account_any(p, 1, 40, options);
+  at::set_num_threads(2);
+  const PairBounds two = account_any(p, 1, 40, options);
+  at::set_num_threads(before);
+  REQUIRE(one.adaptive.size() == 1);
+  REQUIRE(two.adaptive.size() == 1);
+  CHECK(one.adaptive.front().largest_window > 2 * 16384);  // split into chunks when there are threads
+  CHECK(one.adaptive.front().upper == two.adaptive.front().upper);
+  CHECK(one.adaptive.front().lower == two.adaptive.front().lower);
 }
