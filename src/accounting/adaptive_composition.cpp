@@ -444,7 +444,19 @@ double AdaptiveCurves::delta_lower(double epsilon) const {
   // with delta(a) - delta(b) >= l1 - (upper bound at b).
   const double gap = std::max(0.0, l1 - delta_upper(a + loss_step));
   const double z = -std::expm1(epsilon - a) / std::expm1(loss_step);  // (u_a - u) / (u_b - u_a)
-  return lowered_by(l1 + lowered_by(z, 8.0 * kUnit) * gap, 8.0 * kUnit);
+  double value = lowered_by(l1 + lowered_by(z, 8.0 * kUnit) * gap, 8.0 * kUnit);
+  // The other side: the slope of delta in u just above a0 = a - h is at most (delta(a0 - h) - delta(a0)) / (u_{a0} -
+  // u_{a0-h}) in size (convexity), bounded by (upper at a0 - h minus lower at a0); so delta(eps) >= lower(a0) - (u -
+  // u_{a0}) times that, with (u - u_{a0}) / (u_{a0} - u_{a0-h}) = expm1(eps - a0) / -expm1(-h). Tight when the
+  // bracket is narrow, where the first bound is not (it needs a positive gap between lower and upper values).
+  if (e1 - 1 >= first_index) {
+    const double l0 = lower[static_cast<size_t>(e1 - 1 - first_index)];
+    const double a0 = a - loss_step;
+    const double steepest = std::max(0.0, delta_upper(a0 - loss_step) - l0);
+    const double w = std::expm1(epsilon - a0) / -std::expm1(-loss_step);
+    value = std::max(value, lowered_by(l0 - raised_by(w, 8.0 * kUnit) * steepest * (1.0 + 8.0 * kUnit), 8.0 * kUnit));
+  }
+  return value;
 }
 
 double AdaptiveCurves::epsilon_upper(double delta) const {
