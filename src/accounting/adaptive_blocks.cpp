@@ -33,19 +33,7 @@ struct CompensatedSum {
 AdaptiveOptions block_options(const AdaptiveReleases& releases, int64_t m, const AdaptiveOptions& adaptive) {
   AdaptiveOptions options = adaptive;
   options.upper_only = true;
-  double deviation = 0.0, drift = 0.0;
-  for (const auto& pld : releases.upper) {
-    double mass = 0.0, mean = 0.0, square = 0.0;
-    for (size_t i = 0; i < pld.masses.size(); ++i) {
-      mass += pld.masses[i];
-      mean += pld.masses[i] * pld.loss(i);
-    }
-    if (!(mass > 0.0)) continue;
-    mean /= mass;
-    for (size_t i = 0; i < pld.masses.size(); ++i) square += pld.masses[i] * (pld.loss(i) - mean) * (pld.loss(i) - mean);
-    deviation = std::max(deviation, std::sqrt(square / mass));
-    drift = std::max(drift, std::abs(mean));
-  }
+  const auto [deviation, drift] = candidate_loss_spread(releases);
   const double md = static_cast<double>(m);
   options.top_loss = std::min(adaptive.top_loss, 2.0 + 12.0 * deviation * std::sqrt(md) + 2.0 * drift * md);
   return options;

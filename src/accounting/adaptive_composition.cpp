@@ -348,6 +348,23 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
   return curves;
 }
 
+CandidateLossSpread candidate_loss_spread(const AdaptiveReleases& releases) {
+  CandidateLossSpread spread;
+  for (const auto& p : releases.upper) {
+    double mass = 0.0, mean = 0.0, square = 0.0;
+    for (size_t i = 0; i < p.masses.size(); ++i) {
+      mass += p.masses[i];
+      mean += p.masses[i] * p.loss(i);
+    }
+    if (!(mass > 0.0)) continue;
+    mean /= mass;
+    for (size_t i = 0; i < p.masses.size(); ++i) square += p.masses[i] * (p.loss(i) - mean) * (p.loss(i) - mean);
+    spread.deviation = std::max(spread.deviation, std::sqrt(square / mass));
+    spread.drift = std::max(spread.drift, std::abs(mean));
+  }
+  return spread;
+}
+
 double adaptive_composition_cost(const std::vector<AdaptiveReleases>& releases, const AdaptiveOptions& adaptive) {
   // Per release (counted from the last): the window's top rises by the largest drop of the loss (plus a step) up to
   // top_loss; its bottom, kept by the trimming where the loss can still climb back, is about three of the largest
@@ -356,21 +373,12 @@ double adaptive_composition_cost(const std::vector<AdaptiveReleases>& releases, 
   double cost = 0.0, top = 0.0, variance = 0.0, drift_total = 0.0;
   int64_t seen = 0;
   for (auto r = releases.rbegin(); r != releases.rend(); ++r) {
-    double step = 0.0, atoms = 0.0, drop = 0.0, rise = 0.0, deviation = 0.0, drift = 0.0;
+    double step = 0.0, atoms = 0.0, drop = 0.0, rise = 0.0;
+    const auto [deviation, drift] = candidate_loss_spread(*r);
     for (const auto& p : r->upper) {
       step = std::max(step, p.loss_step);
-      double mass = 0.0, mean = 0.0, square = 0.0;
-      for (size_t i = 0; i < p.masses.size(); ++i)
-        if (p.masses[i] > 0.0) {
-          atoms += 1.0;
-          mass += p.masses[i];
-          mean += p.masses[i] * p.loss(i);
-        }
-      if (!(mass > 0.0)) continue;
-      mean /= mass;
-      for (size_t i = 0; i < p.masses.size(); ++i) square += p.masses[i] * (p.loss(i) - mean) * (p.loss(i) - mean);
-      deviation = std::max(deviation, std::sqrt(square / mass));
-      drift = std::max(drift, std::abs(mean));
+      for (double m : p.masses) atoms += m > 0.0 ? 1.0 : 0.0;
+      if (p.masses.empty()) continue;
       drop = std::max(drop, -static_cast<double>(p.first_index) * p.loss_step);
       rise = std::max(rise, static_cast<double>(p.last_index()) * p.loss_step);
     }

@@ -115,6 +115,13 @@ struct AdaptiveCurves {
 AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& releases, const AccountantOptions& options,
                                     const AdaptiveOptions& adaptive = {});
 
+// The largest standard deviation and the largest |mean| of the finite loss (nats, under A) over the upper candidates
+// of a release: what the cost estimate and the block window need to know of how far the loss wanders.
+struct CandidateLossSpread {
+  double deviation = 0.0, drift = 0.0;
+};
+CandidateLossSpread candidate_loss_spread(const AdaptiveReleases& releases);
+
 // Cost estimate of adaptive_composition (atom-times-window products), for choosing between methods.
 double adaptive_composition_cost(const std::vector<AdaptiveReleases>& releases, const AdaptiveOptions& adaptive = {});
 
