@@ -508,6 +508,7 @@ double AdaptiveCurves::epsilon_lower(double delta) const {
 }
 
 std::string AdaptiveCurves::describe() const {
+  if (!description.empty()) return description;
   if (blocks_composed)
     return fmt::format("exact adaptive programme in blocks: the whole adaptive profile of a block of {} release{} (loss "
                        "step {:g}, window up to {} points, up to {} candidate pair{} per release), its convex hull as a "

@@ -92,6 +92,9 @@ struct PairBounds {
   // Upper bound of one direction (0: A||B, or both signs for additive tables; 1: B||A), the best alternative.
   double delta_upper_of_direction(bool reverse, double epsilon) const;
   double epsilon_upper_of_direction(bool reverse, double delta) const;
+  // Whether the exact adaptive programme ran over all the releases at once (not in blocks): then it bounds both sides,
+  // and the fixed sequences that mix releases up and down are not composed.
+  bool whole_adaptive_programme() const;
   // Whether the adaptive programme's upper bound is the tighter one at eps (delta) in some direction.
   bool adaptive_upper_wins_at_epsilon(double epsilon) const;
   bool adaptive_upper_wins_at_delta(double delta) const;

@@ -122,6 +122,25 @@ inline double brute_force_adaptive_pairs(const std::vector<std::pair<std::vector
   return static_cast<double>(value(0, 1.0L, 1.0L));
 }
 
+// The same with a candidate set of its own for each release (a heterogeneous sequence, released in the order given).
+inline double brute_force_adaptive_sequence(
+    const std::vector<std::vector<std::pair<std::vector<double>, std::vector<double>>>>& per_release, double eps) {
+  const long double scale = std::exp(static_cast<long double>(eps));
+  const int n = static_cast<int>(per_release.size());
+  std::function<long double(int, long double, long double)> value = [&](int depth, long double pa, long double pb) -> long double {
+    if (depth == n) return std::max(0.0L, pa - scale * pb);
+    long double best = 0.0L;
+    for (const auto& [a, b] : per_release[static_cast<size_t>(depth)]) {
+      long double sum = 0.0L;
+      for (size_t y = 0; y < a.size(); ++y)
+        if (a[y] != 0.0) sum += value(depth + 1, pa * a[y], pb * b[y]);
+      best = std::max(best, sum);
+    }
+    return best;
+  };
+  return static_cast<double>(value(0, 1.0L, 1.0L));
+}
+
 // Additive noise p: the candidates are (p, p shifted by d) for d in `differences` (cells).
 inline double brute_force_adaptive(const std::vector<double>& p, const std::vector<int>& differences, int n, double eps) {
   int k = 0;

@@ -140,3 +140,50 @@ TEST_CASE("blocks: the block size for a budget is the largest within it", "[adap
   CHECK_THROWS_AS(adaptive_block_composition(releases, 0, options), InputError);
   CHECK_THROWS_AS(adaptive_block_composition(releases, 1001, options), InputError);
 }
+
+TEST_CASE("blocks: a heterogeneous composition bounds the exact adaptive worst case in every order of its parts",
+          "[adaptive][blocks][brute-force]") {
+  // Parts: 2 releases of table p and 1 of table q (both asymmetric, s = 1 cell, any sequence). Each part's programme
+  // hull is a dominating pair; composed, they must hold the exact adaptive value of every order of the releases
+  // (brute force over every strategy), be no looser than the envelope, and stay above the fixed-sequence lower bound.
+  std::mt19937_64 rng(41);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  options.several_pairs = SeveralPairsMethod::kAdaptive;
+  AccountantOptions envelope_options = options;
+  envelope_options.several_pairs = SeveralPairsMethod::kEnvelope;
+  int tighter = 0;
+  for (int trial = 0; trial < 4; ++trial) {
+    const std::vector<double> p = skewed_table(rng, 7), q = skewed_table(rng, 6);
+    const PairFamily fp = make_pair_family(NoiseTable(Grid{0.0, 1.0, 7}, p), PairSpecification{});
+    const PairFamily fq = make_pair_family(NoiseTable(Grid{0.0, 1.0, 6}, q), PairSpecification{});
+    const PairBounds bounds = account_heterogeneous({{fp, 2}, {fq, 1}}, options);
+    const PairBounds envelope = account_heterogeneous({{fp, 2}, {fq, 1}}, envelope_options);
+    REQUIRE(!bounds.adaptive.empty());
+    CHECK(bounds.several_pairs_note.find("per part") != std::string::npos);
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> cp, cq;
+    for (int d : {-1, 1}) {
+      cp.push_back(testing::shifted_release(p, d, 1));
+      cq.push_back(testing::shifted_release(q, d, 1));
+    }
+    for (double eps : {0.0, 0.3, 1.0, 2.0}) {
+      double worst = 0.0, least = 1.0;
+      for (const auto& order : std::vector<std::vector<int>>{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}}) {
+        std::vector<std::vector<std::pair<std::vector<double>, std::vector<double>>>> sequence;
+        for (int part : order) sequence.push_back(part == 0 ? cp : cq);
+        const double exact = testing::brute_force_adaptive_sequence(sequence, eps);
+        worst = std::max(worst, exact);
+        least = std::min(least, exact);
+      }
+      const double upper = bounds.delta_upper(eps), lower = bounds.delta_lower(eps);
+      const double envelope_upper = envelope.delta_upper(eps);
+      INFO("trial " << trial << " eps " << eps << " exact in [" << least << ", " << worst << "] bounds [" << lower << ", "
+                    << upper << "] envelope " << envelope_upper);
+      CHECK(upper >= worst);
+      CHECK(lower <= least);
+      CHECK(upper <= envelope_upper);
+      if (upper < envelope_upper * (1.0 - 1e-3)) ++tighter;
+    }
+  }
+  CHECK(tighter >= 4);  // the per-part programme is used, and it narrows the envelope
+}
