@@ -1,0 +1,132 @@
+#include "run/run.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "core/errors.hpp"
+#include "io/atomic_file.hpp"
+#include "io/certificate_files.hpp"
+#include "io/plots.hpp"
+#include "io/run_directory.hpp"
+#include "io/run_directory_lock.hpp"
+#include "io/run_status.hpp"
+#include "io/table_files.hpp"
+#include "run/adam_optimiser.hpp"
+#include "run/config_options.hpp"
+#include "run/hybrid_renyi_optimiser.hpp"
+#include "run/preconditioned_gradient_optimiser.hpp"
+
+namespace noiselearn {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// skip_if_complete: true if the run directory already holds a complete run (io/run_status.hpp) of exactly this
+// configuration (its config.yaml is the one this run would write), so that a sweep's job can be run again after a
+// kill and trains only what is missing.
+bool already_complete(const fs::path& directory, const TrainingConfig& config) {
+  const RunStatus status = inspect_run(directory);
+  if (status.state == RunState::kMissing) return false;
+  if (status.state == RunState::kFailed) {
+    spdlog::info("{} holds an incomplete run ({}): training it again", directory.string(), status.reason);
+    return false;
+  }
+  const fs::path recorded = directory / "config.yaml";
+  if (!fs::is_regular_file(recorded) || read_file(recorded) != config.to_yaml()) {
+    spdlog::info("{} holds a complete run of another configuration: training this one", directory.string());
+    return false;
+  }
+  spdlog::info("{} already holds this run, complete and checksum-verified: skipped (--skip-if-complete)", directory.string());
+  return true;
+}
+
+// Which optimiser the config names: the geometric-tail families train by the preconditioned gradient, one-sided
+// tables with optimiser.kind = convex are solved by the HRDP program, everything else is Adam on a neural model.
+enum class OptimiserKind { kAdam, kPreconditionedGradient, kHybridRenyi };
+
+OptimiserKind optimiser_kind_of(const TrainingConfig& c) {
+  if (c.model_kind == "geometric-tail") return OptimiserKind::kPreconditionedGradient;
+  if (c.optimiser_kind == "convex") return OptimiserKind::kHybridRenyi;
+  return OptimiserKind::kAdam;
+}
+
+// The config key whose growth --resume allows; InputError for a run that cannot be resumed.
+std::string resumable_length_key(OptimiserKind kind, const TrainingConfig& c) {
+  switch (kind) {
+    case OptimiserKind::kPreconditionedGradient:
+      return "optimiser.iterations";
+    case OptimiserKind::kHybridRenyi:
+      throw InputError("--resume does not apply to optimiser.kind = convex (the solve takes seconds and keeps no checkpoint)");
+    case OptimiserKind::kAdam:
+      if (c.target_mode != "none") throw InputError("--resume continues a plain run; it does not apply to target.mode");
+      return "optimiser.epochs";
+  }
+  return "";
+}
+
+std::unique_ptr<RunOptimiser> make_optimiser(OptimiserKind kind, const RunOptions& options, const TrainingConfig& config) {
+  switch (kind) {
+    case OptimiserKind::kPreconditionedGradient:
+      return make_preconditioned_gradient_optimiser(options, config);
+    case OptimiserKind::kHybridRenyi:
+      return make_hybrid_renyi_optimiser(options, config);
+    case OptimiserKind::kAdam:
+      break;
+  }
+  return make_adam_optimiser(options, config);
+}
+
+}  // namespace
+
+RunSummary run(const RunOptions& options) {
+  RunSummary summary;
+  const TrainingConfig config = options.resolved_config();
+  summary.directory = options.run_directory();
+  const fs::path& directory = summary.directory;
+  if (options.skip_if_complete && already_complete(directory, config)) {
+    summary.skipped = true;
+    return summary;
+  }
+  const OptimiserKind kind = optimiser_kind_of(config);
+  // --resume: the directory is locked before reading what another run could be writing, and must hold this run.
+  std::unique_ptr<RunDirectoryLock> lock;
+  if (options.resume) {
+    const std::string length_key = resumable_length_key(kind, config);
+    if (!fs::is_directory(directory)) throw InputError(fmt::format("--resume: run directory {} does not exist", directory.string()));
+    lock = std::make_unique<RunDirectoryLock>(directory);
+    if (!fs::exists(directory / "checkpoint.pt")) throw InputError(fmt::format("--resume: {} has no checkpoint.pt", directory.string()));
+    require_same_run(config, directory, length_key);
+  }
+  // Everything the config names is built and checked before the run directory comes into being, so that bad
+  // input (exit 2) leaves nothing behind.
+  const std::unique_ptr<RunOptimiser> optimiser = make_optimiser(kind, options, config);
+  if (!options.resume) {
+    prepare_run_directory(directory, options.force);
+    lock = std::make_unique<RunDirectoryLock>(directory);
+  }
+  write_file_atomically(directory / "config.yaml", config.to_yaml(), /*overwrite=*/true);
+
+  const OptimisedTable optimised = optimiser->optimise(directory, options.resume);
+  const Certificate certificate = optimiser->certify(optimised.table);
+  nlohmann::json record = optimised.record;
+  record["certificate"] = certificate_json(certificate);
+  write_noise_table(optimised.table, directory / "noise.csv", record, /*overwrite=*/true);
+  write_certificate_curve(certificate, directory / "certificate.csv", /*overwrite=*/true);
+  if (!optimised.history_columns.empty())
+    write_numeric_csv(directory / "history.csv", optimised.history_columns, optimised.history_rows, /*overwrite=*/true);
+  const std::string comparison = optimiser->compare(optimised, certificate, directory);
+  summary.paragraph = optimiser->summary_paragraph(optimised, certificate, comparison, directory);
+  // summary.txt last: a run is complete when it is there (io/run_status.hpp).
+  write_file_atomically(directory / "summary.txt", summary.paragraph, /*overwrite=*/true);
+  if (config.output_plots) spdlog::info("{}", plot_run(directory, /*overwrite=*/true).message);
+  summary.table = optimised.table;
+  summary.certificate = certificate;
+  summary.stopped_early = optimised.stopped_early;
+  summary.stop_reason = optimised.stop_reason;
+  return summary;
+}
+
+}  // namespace noiselearn
