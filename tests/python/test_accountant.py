@@ -1,0 +1,122 @@
+"""The certified accountant from Python, checked against exact values computed here another way: the closed form of
+the Gaussian mechanism, and brute-force enumeration of small tables (the adversary's adaptive choice included)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import noiselearn as nl
+
+
+def hockey_stick(a, b, eps):
+    """sum_y (a(y) - e^eps b(y))_+ over the union of supports, a distinguishing event (b = 0) counted in full."""
+    return float(np.maximum(a - math.exp(eps) * b, 0.0).sum())
+
+
+def shifted(p, d):
+    """p shifted by d cells on a grid padded by |d| cells each side."""
+    k = abs(d)
+    padded = np.concatenate([np.zeros(k), p, np.zeros(k)])
+    return padded, np.roll(padded, d)
+
+
+def adaptive_delta(p, n, eps, shifts=(1, -1)):
+    """The exact delta(eps) of n releases of table + noise against any adaptive choice of query differences in
+    `shifts` (the adversary sees every output before choosing the next difference): V_n(l) = (1 - e^(eps - l))_+,
+    V_i(l) = max_d E_{y ~ A_d}[V_{i+1}(l + L_d(y))], delta = V_0(0); an infinite loss has value 1."""
+    singles = []
+    for d in shifts:
+        a, b = shifted(p, d)
+        support = a > 0
+        losses = np.where(b[support] > 0, np.log(a[support] / np.where(b[support] > 0, b[support], 1.0)), np.inf)
+        singles.append((a[support], losses))
+
+    def value(i, loss):
+        if math.isinf(loss):
+            return 1.0
+        if i == n:
+            return max(0.0, 1.0 - math.exp(eps - loss))
+        return max(sum(w * value(i + 1, loss + l) for w, l in zip(a, ls)) for a, ls in singles)
+
+    return value(0, 0.0)
+
+
+def test_the_gaussian_mechanism_bracket_contains_its_closed_form():
+    for sigma, n, eps in [(1.0, 1, 0.5), (2.0, 10, 1.0), (5.0, 100, 2.0)]:
+        lower, upper = nl.gaussian_mechanism(sigma, compositions=n).delta(eps)
+        exact = nl.gaussian_mechanism_delta(sigma, 1.0, n, eps)
+        assert lower <= exact <= upper
+        assert upper - lower <= 1e-3 * exact
+
+
+def test_a_symmetric_table_is_bracketed_around_brute_force_for_two_releases():
+    p = np.array([0.05, 0.15, 0.3, 0.3, 0.15, 0.05])
+    table = nl.NoiseTable(x=np.arange(6.0), p=p)  # symmetric about 2.5
+    for eps in [0.0, 0.3, 1.0]:
+        exact = adaptive_delta(p, 2, eps)
+        lower, upper = nl.account(table, 2, loss_step=1e-5).delta(eps)
+        assert lower - 1e-12 <= exact <= upper + 1e-12
+        assert upper - lower <= 1e-3
+
+
+def test_an_asymmetric_table_is_bracketed_around_the_exact_adaptive_worst_case():
+    # A skewed table: shifting up and down differ, and an adaptive adversary mixes them.
+    p = np.array([0.04, 0.10, 0.41, 0.28, 0.17])
+    table = nl.NoiseTable(x=np.arange(-2.0, 3.0), p=p)
+    for n, eps in [(1, 0.5), (2, 1.0), (3, 1.0)]:
+        exact = adaptive_delta(p, n, eps)
+        fixed = max(adaptive_delta(p, n, eps, shifts=(d,)) for d in (1, -1))
+        lower, upper = nl.account(table, n, loss_step=1e-5).delta(eps)
+        assert lower - 1e-9 <= exact <= upper + 1e-9, (n, eps, lower, exact, upper)
+        assert fixed <= exact + 1e-12
+    # The narrower relation covers only same-sign sequences: its bracket holds the best fixed sequence.
+    lower, upper = nl.account(table, 3, neighbours="same-direction", loss_step=1e-5).delta(1.0)
+    fixed = max(adaptive_delta(p, 3, 1.0, shifts=(d,)) for d in (1, -1))
+    assert lower - 1e-9 <= fixed <= upper + 1e-9
+
+
+def test_epsilon_for_delta_inverts_delta_for_epsilon():
+    table = nl.baselines.discrete_gaussian(nl.Grid.symmetric(40, 1), 4.0)
+    bounds = nl.account(table, 20)
+    eps_lower, eps_upper = bounds.epsilon(1e-5)
+    assert 0 < eps_lower <= eps_upper
+    # delta at the upper epsilon is certified below 1e-5; at the lower epsilon it cannot be certified below.
+    assert bounds.delta(eps_upper)[1] <= 1e-5 * (1 + 1e-9)
+    assert bounds.delta(eps_lower)[0] >= 1e-5 * (1 - 1e-6) or eps_lower == 0
+
+
+def test_a_sequence_of_one_table_is_its_composition():
+    table = nl.baselines.discrete_gaussian(nl.Grid.symmetric(30, 1), 3.0)
+    whole = nl.account(table, 5).delta(1.0)
+    parts = nl.account(table, 2, with_=[(table, 3)]).delta(1.0)
+    # The same mechanism composed 5 times: the exact delta lies in both brackets.
+    assert max(whole[0], parts[0]) <= min(whole[1], parts[1]) + 1e-12
+    assert "x2" in nl.account(table, 2, with_=[(table, 3)]).description
+
+
+def test_the_certificate_dict_agrees_with_the_bounds():
+    table = nl.baselines.truncated_laplace(nl.Grid.symmetric(10, 0.5), 2.0, 10)
+    cert = nl.certify(table, 4, epsilons=[1.0], deltas=[1e-4])
+    lower, upper = nl.account(table, 4).delta(1.0)
+    at_eps = cert["delta_at_epsilon"][0]
+    assert at_eps["epsilon"] == 1.0
+    assert at_eps["delta_upper"] == pytest.approx(upper, rel=1e-9)
+    assert at_eps["delta_lower"] == pytest.approx(lower, rel=1e-9)
+    assert "certificate: 4 compositions" in cert["report"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"sensitivity": 1.5}, "sensitivity"),
+        ({"neighbours": "sideways"}, "any, same-direction"),
+        ({"loss_step": -1.0}, "loss step"),
+    ],
+)
+def test_bad_accounting_input_raises_value_error_naming_it(kwargs, words):
+    table = nl.NoiseTable(x=np.arange(-2.0, 3.0), p=[0.1, 0.2, 0.4, 0.2, 0.1])
+    with pytest.raises(ValueError, match=words):
+        nl.account(table, 2, **kwargs)
+    with pytest.raises(ValueError, match="compositions"):
+        nl.account(table, 0)
