@@ -16,7 +16,7 @@ Command make_train_command(CLI::App& parent) {
   auto o = std::make_shared<RunOptions>();
   auto out = std::make_shared<std::string>();
   CLI::App* app = parent.add_subcommand("train", "Learn a noise table from a YAML config, certify it, compare it, plot it");
-  app->add_option("config", o->config_path, "YAML configuration (see configs/ and the README for every key)")->required();
+  app->add_option("config", o->config_path, "YAML configuration (see configs/README.md for every key)")->required();
   app->add_option("--out", *out, "Run directory (default: runs/<config name>)");
   app->add_option("--set", o->overrides, "Override a config key: --set loss.epsilon=0.5 (repeatable)");
   auto seed = std::make_shared<int64_t>(0);

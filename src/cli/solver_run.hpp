@@ -1,14 +1,12 @@
 #pragma once
-// What the solver commands (`maxl`, `pac`) share: CONFIG, --out, --set, --force, --json, and the run directory
-// they write into (refused when it holds files, unless --force; locked while they write, as for train).
+// What the solver commands (`maxl`, `pac`) share on the command line: CONFIG, --out, --set, --force, --json, turned
+// into the run layer's SolverRunOptions (run/solver_run.hpp).
 #include <CLI/CLI.hpp>
 
-#include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "io/run_directory_lock.hpp"
+#include "run/solver_run.hpp"
 
 namespace noiselearn::cli {
 
@@ -20,11 +18,7 @@ struct SolverCommandOptions {
   bool json = false;
 
   void add_to(CLI::App& app);
-  // --out, or runs/<config name>, or runs/<command> without a config.
-  std::filesystem::path directory(const std::string& command) const;
+  SolverRunOptions options() const;
 };
-
-// Creates (or, with --force, reuses) the run directory and locks it; call only when the input is understood.
-std::unique_ptr<RunDirectoryLock> open_run_directory(const std::filesystem::path& directory, bool force);
 
 }  // namespace noiselearn::cli
