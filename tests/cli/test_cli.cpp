@@ -326,8 +326,8 @@ TEST_CASE("pac: the issue's R = 10, B = 10 optimum, its noise table written and 
   }
 }
 
-TEST_CASE("the README's maxl and pac key tables are exactly what config-keys prints", "[cli][docs]") {
-  std::ifstream readme_file(NOISELEARN_README);
+TEST_CASE("configs/README.md's maxl and pac key tables are exactly what config-keys prints", "[cli][docs]") {
+  std::ifstream readme_file(NOISELEARN_CONFIG_DOC);
   REQUIRE(readme_file);
   const std::string readme((std::istreambuf_iterator<char>(readme_file)), {});
   for (const char* command : {"maxl", "pac"}) {
@@ -335,7 +335,7 @@ TEST_CASE("the README's maxl and pac key tables are exactly what config-keys pri
     REQUIRE(run.exit_code == 0);
     std::istringstream lines(run.out);
     for (std::string line; std::getline(lines, line);) {
-      INFO("regenerate the README table with `noiselearn config-keys " << command << "`");
+      INFO("regenerate the table in configs/README.md with `noiselearn config-keys " << command << "`");
       CHECK_THAT(readme, Catch::Contains(line + "\n"));
     }
   }

@@ -195,17 +195,17 @@ TEST_CASE("compare prints tables side by side with the matched truncated Gaussia
   CHECK_THAT(header, Catch::StartsWith("table,l1,delta_upper"));
 }
 
-TEST_CASE("the README's config-key table is exactly what config-keys prints (every key, default and unit)", "[cli][docs]") {
+TEST_CASE("configs/README.md's config-key table is exactly what config-keys prints (every key, default and unit)", "[cli][docs]") {
   const Run run = run_noiselearn("config-keys", scratch("config-keys"));
   REQUIRE(run.exit_code == 0);
   REQUIRE_THAT(run.out, Catch::StartsWith("| key | default | unit | meaning |"));
-  std::ifstream readme_file(NOISELEARN_README);
+  std::ifstream readme_file(NOISELEARN_CONFIG_DOC);
   REQUIRE(readme_file);
   const std::string readme((std::istreambuf_iterator<char>(readme_file)), {});
   // Line by line, so that a failure names the key that is missing or out of date.
   std::istringstream lines(run.out);
   for (std::string line; std::getline(lines, line);) {
-    INFO("regenerate the README table with `noiselearn config-keys`");
+    INFO("regenerate the table in configs/README.md with `noiselearn config-keys`");
     CHECK_THAT(readme, Catch::Contains(line + "\n"));
   }
 }
