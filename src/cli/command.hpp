@@ -23,5 +23,6 @@ Command make_sample_command(CLI::App& parent);
 Command make_boost_command(CLI::App& parent);
 Command make_sweep_command(CLI::App& parent);
 Command make_collect_command(CLI::App& parent);
+Command make_lp_optimum_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli

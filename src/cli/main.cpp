@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
                                                  noiselearn::cli::make_boost_command(app),
                                                  noiselearn::cli::make_sweep_command(app),
                                                  noiselearn::cli::make_collect_command(app),
+                                                 noiselearn::cli::make_lp_optimum_command(app),
                                                  noiselearn::cli::make_config_keys_command(app)};
   try {
     app.parse(argc, argv);

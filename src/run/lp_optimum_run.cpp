@@ -1,0 +1,172 @@
+#include "run/lp_optimum_run.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "accounting/pair_accountant.hpp"
+#include "core/directed_format.hpp"
+#include "core/errors.hpp"
+#include "io/certificate_files.hpp"
+#include "io/table_files.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+std::string shapes_text(const LpOptimumOptions& o) {
+  if (!o.symmetric && !o.monotone) return "none";
+  if (o.symmetric && o.monotone) return "symmetric, monotone";
+  return o.symmetric ? "symmetric" : "monotone";
+}
+
+}  // namespace
+
+LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
+  if (!(r.grid_step > 0.0 && std::isfinite(r.grid_step))) throw InputError(fmt::format("--grid-step {} must be positive", r.grid_step));
+  if (!(r.range > 0.0 && std::isfinite(r.range))) throw InputError(fmt::format("--range {} must be positive", r.range));
+  LpOptimumOptions o;
+  o.grid = r.one_sided ? Grid::spanning(0.0, r.range, r.grid_step) : Grid::symmetric(r.range, r.grid_step);
+  o.shift_cells = whole_steps(r.sensitivity, r.grid_step, fmt::format("--sensitivity {:g}", r.sensitivity));
+  o.cost = r.cost;
+  o.tail_threshold = r.tail_threshold;
+  o.symmetric = r.symmetric;
+  o.monotone = r.monotone;
+  if (r.minimise != "delta" && r.minimise != "cost" && r.minimise != "epsilon")
+    throw InputError(fmt::format("--minimise {}: must be delta, cost or epsilon", r.minimise));
+  const bool least_epsilon = r.minimise == "epsilon";
+  if (r.minimise != "epsilon" && !(r.epsilon >= 0.0 && std::isfinite(r.epsilon)))
+    throw InputError(fmt::format("--minimise {} needs --epsilon (finite, >= 0)", r.minimise));
+  if (r.minimise != "delta" && !(r.delta > 0.0 && r.delta < 1.0))
+    throw InputError(fmt::format("--minimise {} needs --delta in (0, 1)", r.minimise));
+  if (r.minimise == "delta" && !(r.cost_budget > 0.0 && std::isfinite(r.cost_budget)))
+    throw InputError("--minimise delta needs --cost-budget (positive)");
+  o.objective = r.minimise == "delta" ? LpObjective::kLeastDelta : LpObjective::kLeastCost;
+  o.epsilon = least_epsilon ? 1.0 : r.epsilon;
+  o.cost_budget = r.cost_budget;
+  o.delta = r.delta;
+  if (least_epsilon && !(r.cost_budget > 0.0)) throw InputError("--minimise epsilon needs --cost-budget (positive)");
+  o.validate();
+
+  PairSpecification pair;
+  pair.sensitivity = static_cast<double>(o.shift_cells) * r.grid_step;
+  auto certified_delta = [&](const std::vector<double>& p, double epsilon) {
+    const NoiseTable table(o.grid, p);
+    return account(make_pair_family(table, pair), 1, r.accountant).delta_upper(epsilon);
+  };
+
+  LpOptimumRun run{NoiseTable(o.grid, std::vector<double>(static_cast<size_t>(o.grid.size), 1.0 / static_cast<double>(o.grid.size)))};
+  if (least_epsilon) {
+    // The least cost at (eps, delta) is non-increasing in eps: bisect for the least eps whose optimum is within the
+    // budget, judging feasibility by the exact delta (fast); the final solve is judged by the certificate.
+    auto within_budget = [&](double epsilon, bool certified = false) {
+      LpOptimumOptions at = o;
+      at.epsilon = epsilon;
+      if (certified) at.delta_judge = [&](const std::vector<double>& p) { return certified_delta(p, epsilon); };
+      const LpOptimum s = solve_lp_optimum(at);
+      ++run.bisection_steps;
+      return s.feasible && s.cost <= r.cost_budget;
+    };
+    double low = 0.0, high = 1.0;
+    if (within_budget(0.0)) {
+      high = 0.0;
+    } else {
+      while (!within_budget(high)) {
+        low = high, high *= 2.0;
+        if (high > 1e3) throw InputError(fmt::format("no table on this grid has {} <= {} at delta {} for any epsilon up to 1000",
+                                                     to_string(o.cost), r.cost_budget, r.delta));
+      }
+      while (high - low > 1e-6 * high) {
+        const double mid = 0.5 * (low + high);
+        (within_budget(mid) ? high : low) = mid;
+      }
+    }
+    // The written table's delta is judged by the certificate, which is a little above the exact delta: its target is
+    // then tightened, which can cost a little more. Step up from the exact bisection's epsilon until the certified
+    // solve is within the budget too, then bisect that last step.
+    if (!within_budget(high, true)) {
+      double step = 1e-6 * std::max(high, 1e-3);
+      low = high;
+      while (!within_budget(high + step, true)) {
+        low = high + step, step *= 4.0;
+        if (step > 1e3) throw std::runtime_error("lp-optimum: no epsilon meets the budget under the certified delta");
+      }
+      high += step;
+      for (int i = 0; i < 12 && high - low > 1e-7 * high; ++i) {
+        const double mid = 0.5 * (low + high);
+        (within_budget(mid, true) ? high : low) = mid;
+      }
+    }
+    o.epsilon = high;
+  }
+  run.epsilon = o.epsilon;
+  if (o.objective == LpObjective::kLeastCost) o.delta_judge = [&](const std::vector<double>& p) { return certified_delta(p, o.epsilon); };
+  spdlog::info("solving the LP on {} (shift {} cells, minimise {})", describe(o.grid), o.shift_cells, r.minimise);
+  run.solution = solve_lp_optimum(o);
+  if (!run.solution.feasible) {
+    if (run.solution.status == "infeasible")
+      throw InputError(o.objective == LpObjective::kLeastDelta
+                           ? fmt::format("no table on this grid has {} <= {}{}: raise --cost-budget or widen --range", to_string(o.cost),
+                                         r.cost_budget, o.symmetric || o.monotone ? " with these shapes" : "")
+                           : fmt::format("no table on this grid has delta <= {} at epsilon {}{}: raise --delta or --epsilon, or widen "
+                                         "--range",
+                                         r.delta, o.epsilon, o.symmetric || o.monotone ? " with these shapes" : ""));
+    throw std::runtime_error(fmt::format("the LP solver did not finish: {}", run.solution.status));
+  }
+  if ((least_epsilon || o.objective == LpObjective::kLeastDelta) && run.solution.cost > r.cost_budget)
+    throw std::runtime_error(fmt::format("lp-optimum: the written table's cost {:.17g} exceeds the budget {:.17g} (a defect)",
+                                         run.solution.cost, r.cost_budget));
+  TableProvenance provenance{"lp-optimum", {{"epsilon", o.epsilon}, {"sensitivity", pair.sensitivity}},
+                             fmt::format("exact single-release LP optimum: least {} ({} cost, shapes: {})", r.minimise,
+                                         to_string(o.cost), shapes_text(o))};
+  run.table = NoiseTable(o.grid, run.solution.probabilities, std::nullopt, provenance);
+  CertificateRequest request;
+  request.compositions = 1;
+  request.epsilons = {o.epsilon};
+  for (double e : r.certificate_epsilons)
+    if (e != o.epsilon) request.epsilons.push_back(e);
+  if (r.delta > 0.0) request.deltas = {r.delta};
+  for (double d : r.certificate_deltas)
+    if (d != r.delta) request.deltas.push_back(d);
+  request.validate();
+  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, r.accountant), request, r.accountant);
+  if (!r.out.empty()) {
+    nlohmann::json extra;
+    const LpOptimum& s = run.solution;
+    extra["lp_optimum"] = {{"minimise", r.minimise},
+                           {"epsilon", o.epsilon},
+                           {"delta_target", r.delta},
+                           {"cost", {{"kind", to_string(o.cost)}, {"budget", r.cost_budget}, {"value", s.cost}, {"tail_threshold", o.tail_threshold}}},
+                           {"shapes", shapes_text(o)},
+                           {"sensitivity_cells", o.shift_cells},
+                           {"lp_objective", s.lp_objective},
+                           {"exact_delta", s.delta},
+                           {"margin", s.margin},
+                           {"rounds", s.rounds},
+                           {"active_shifts", s.active_shifts},
+                           {"bisection_steps", run.bisection_steps},
+                           {"seconds", s.seconds}};
+    extra["certificate"] = certificate_json(run.certificate);
+    write_noise_table(run.table, r.out, extra, r.force);
+  }
+  return run;
+}
+
+std::string LpOptimumRun::report() const {
+  const LpOptimum& s = solution;
+  const DeltaAtEpsilon& d = certificate.deltas.front();
+  return fmt::format(
+             "LP optimum (GLPK, {} round(s), {} shift(s) in the final LP; {:.2f} s): LP value {:.10g}\n"
+             "written table: exact delta(eps = {}) = {:.10g} over every difference both ways, cost {:.10g}{}\n"
+             "certified delta(eps = {}) in [{}, {}] (lower, upper): the guarantee\n",
+             s.rounds, s.active_shifts.size(), s.seconds, s.lp_objective,
+             format_exact(epsilon), s.delta, s.cost, s.margin > 0.0 ? fmt::format(" (target tightened by {:g} relative)", s.margin) : "",
+             format_exact(epsilon), format_general(d.delta_lower, 8, Rounding::kDown), format_general(d.delta_upper, 8, Rounding::kUp)) +
+         certificate.report();
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,267 @@
+#include "solvers/lp_optimum.hpp"
+
+#include <glpk.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+// GLPK owns a problem object; this closes it on every path (GLPK's own errors abort, so inputs are checked first).
+struct GlpkProblem {
+  glp_prob* lp = glp_create_prob();
+  ~GlpkProblem() { glp_delete_prob(lp); }
+  GlpkProblem() = default;
+  GlpkProblem(const GlpkProblem&) = delete;
+  GlpkProblem& operator=(const GlpkProblem&) = delete;
+};
+
+std::string glpk_status(int status) {
+  switch (status) {
+    case GLP_OPT: return "optimal";
+    case GLP_FEAS: return "feasible, not proved optimal";
+    case GLP_INFEAS: return "infeasible (intermediate)";
+    case GLP_NOFEAS: return "infeasible";
+    case GLP_UNBND: return "unbounded";
+    default: return "undefined";
+  }
+}
+
+double cost_coefficient(double x, const LpOptimumOptions& o) {
+  switch (o.cost) {
+    case LpCost::kAbsolute: return std::abs(x);
+    case LpCost::kSquare: return x * x;
+    case LpCost::kMean: return x;
+    case LpCost::kTailProbability: return std::abs(x) > o.tail_threshold + 1e-9 * o.grid.step ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+// Appends one row a . x (op) bound; GLPK indices are 1-based with slot 0 unused.
+void add_row(glp_prob* lp, int type, double lower, double upper, const std::vector<int>& index, const std::vector<double>& value) {
+  const int row = glp_add_rows(lp, 1);
+  glp_set_row_bnds(lp, row, type, lower, upper);
+  std::vector<int> ind{0};
+  std::vector<double> val{0.0};
+  ind.insert(ind.end(), index.begin(), index.end());
+  val.insert(val.end(), value.begin(), value.end());
+  glp_set_mat_row(lp, row, static_cast<int>(index.size()), ind.data(), val.data());
+}
+
+// delta_d(eps; p) = sum_y (p(y) - e^eps p(y - d))_+ in long double.
+double single_release_delta_of_shift(const std::vector<double>& p, int64_t d, double epsilon) {
+  const long double scale = std::exp(static_cast<long double>(epsilon));
+  const auto n = static_cast<int64_t>(p.size());
+  long double sum = 0.0L;
+  for (int64_t y = 0; y < n; ++y) {
+    const long double b = (y - d >= 0 && y - d < n) ? static_cast<long double>(p[static_cast<size_t>(y - d)]) : 0.0L;
+    const long double excess = static_cast<long double>(p[static_cast<size_t>(y)]) - scale * b;
+    if (excess > 0.0L) sum += excess;
+  }
+  return static_cast<double>(sum);
+}
+
+}  // namespace
+
+std::string to_string(LpCost cost) {
+  switch (cost) {
+    case LpCost::kAbsolute: return "l1";
+    case LpCost::kSquare: return "second-moment";
+    case LpCost::kMean: return "mean";
+    case LpCost::kTailProbability: return "tail-probability";
+  }
+  return "?";
+}
+
+LpCost parse_lp_cost(const std::string& text) {
+  if (text == "l1") return LpCost::kAbsolute;
+  if (text == "second-moment") return LpCost::kSquare;
+  if (text == "mean") return LpCost::kMean;
+  if (text == "tail-probability") return LpCost::kTailProbability;
+  throw InputError(fmt::format("unknown cost '{}' (valid: l1, second-moment, mean, tail-probability)", text));
+}
+
+void LpOptimumOptions::validate() const {
+  grid.validate();
+  if (grid.size < 2) throw InputError("the LP needs a grid of at least 2 points");
+  if (grid.size > 100001) throw InputError(fmt::format("a grid of {} points is beyond the LP's limit of 100,001", grid.size));
+  if (shift_cells < 1 || shift_cells >= grid.size)
+    throw InputError(fmt::format("the sensitivity is {} grid cells: it must be 1 .. {} (fewer cells than the grid has points: "
+                                 "otherwise every output is a distinguishing event); widen the grid or refine its step",
+                                 shift_cells, grid.size - 1));
+  if (!(epsilon >= 0.0 && std::isfinite(epsilon))) throw InputError(fmt::format("epsilon {} must be finite and >= 0", epsilon));
+  if (objective == LpObjective::kLeastDelta && !(cost_budget > 0.0 && std::isfinite(cost_budget)))
+    throw InputError(fmt::format("cost budget {} must be positive and finite", cost_budget));
+  if (objective == LpObjective::kLeastCost && !(delta > 0.0 && delta < 1.0))
+    throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
+  if (cost == LpCost::kTailProbability && !(tail_threshold >= 0.0)) throw InputError("the tail threshold must be >= 0");
+  if (symmetric && !grid.is_symmetric()) throw InputError("the symmetric shape needs a grid symmetric about 0 ([-r, r])");
+}
+
+double single_release_delta(const std::vector<double>& p, int64_t k, double epsilon) {
+  double worst = 0.0;
+  for (int64_t d = -k; d <= k; ++d)
+    if (d != 0) worst = std::max(worst, single_release_delta_of_shift(p, d, epsilon));
+  return worst;
+}
+
+double lp_cost_of(const std::vector<double>& p, const LpOptimumOptions& o) {
+  long double sum = 0.0L;
+  for (size_t i = 0; i < p.size(); ++i) sum += static_cast<long double>(p[i]) * cost_coefficient(o.grid.x(static_cast<int64_t>(i)), o);
+  return static_cast<double>(sum);
+}
+
+LpOptimum solve_lp_optimum(const LpOptimumOptions& o) {
+  o.validate();
+  const auto start_time = std::chrono::steady_clock::now();
+  const int n = static_cast<int>(o.grid.size);
+  const bool least_delta = o.objective == LpObjective::kLeastDelta;
+  glp_term_out(GLP_OFF);  // scaling and basis messages; errors come back as status codes
+  GlpkProblem problem;
+  glp_prob* lp = problem.lp;
+  glp_set_obj_dir(lp, GLP_MIN);
+  // Columns: p_0 .. p_{n-1} (1 .. n), then delta (n + 1) for the least-delta objective, then t per active shift.
+  glp_add_cols(lp, n);
+  for (int i = 1; i <= n; ++i) {
+    glp_set_col_bnds(lp, i, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(lp, i, least_delta ? 0.0 : cost_coefficient(o.grid.x(i - 1), o));
+  }
+  int delta_column = 0;
+  if (least_delta) {
+    delta_column = glp_add_cols(lp, 1);
+    glp_set_col_bnds(lp, delta_column, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(lp, delta_column, 1.0);
+  }
+  std::vector<int> all(static_cast<size_t>(n));
+  std::vector<double> ones(static_cast<size_t>(n), 1.0), costs(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    all[static_cast<size_t>(i)] = i + 1;
+    costs[static_cast<size_t>(i)] = cost_coefficient(o.grid.x(i), o);
+  }
+  add_row(lp, GLP_FX, 1.0, 1.0, all, ones);
+  int budget_row = 0;
+  if (least_delta) {
+    add_row(lp, GLP_UP, 0.0, o.cost_budget, all, costs);
+    budget_row = glp_get_num_rows(lp);
+  }
+  if (o.symmetric)
+    for (int i = 0; i < n - 1 - i; ++i) add_row(lp, GLP_FX, 0.0, 0.0, {i + 1, n - i}, {1.0, -1.0});
+  if (o.monotone) {
+    // Non-increasing away from the point nearest 0 (the grid's centre when symmetric; 0 on a one-sided grid).
+    int centre = 0;
+    for (int i = 0; i < n; ++i)
+      if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
+    for (int i = 0; i < centre; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 1, i + 2}, {1.0, -1.0});   // p_i <= p_{i+1}
+    for (int i = centre; i < n - 1; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 2, i + 1}, {1.0, -1.0});  // p_{i+1} <= p_i
+  }
+  const double scale = std::exp(o.epsilon);
+  std::vector<int64_t> active;
+  std::vector<int> sum_rows;  // the sum_y t_{d,y} <= delta row of every active shift
+  auto add_shift = [&](int64_t d) {
+    const int first = glp_add_cols(lp, n);
+    for (int y = 0; y < n; ++y) glp_set_col_bnds(lp, first + y, GLP_LO, 0.0, 0.0);
+    for (int y = 0; y < n; ++y) {
+      // t_{d,y} - p_y + e^eps p_{y-d} >= 0
+      std::vector<int> index{first + y, y + 1};
+      std::vector<double> value{1.0, -1.0};
+      const int64_t source = y - d;
+      if (source >= 0 && source < n) {
+        index.push_back(static_cast<int>(source) + 1);
+        value.push_back(scale);
+      }
+      add_row(lp, GLP_LO, 0.0, 0.0, index, value);
+    }
+    std::vector<int> index;
+    std::vector<double> value;
+    for (int y = 0; y < n; ++y) index.push_back(first + y), value.push_back(1.0);
+    if (least_delta) {
+      index.push_back(delta_column);
+      value.push_back(-1.0);
+      add_row(lp, GLP_UP, 0.0, 0.0, index, value);
+    } else {
+      add_row(lp, GLP_UP, 0.0, o.delta, index, value);
+    }
+    sum_rows.push_back(glp_get_num_rows(lp));
+    active.push_back(d);
+  };
+  add_shift(o.shift_cells);
+  add_shift(-o.shift_cells);
+
+  glp_smcp parameters;
+  glp_init_smcp(&parameters);
+  parameters.msg_lev = GLP_MSG_OFF;
+  parameters.meth = GLP_DUALP;
+  parameters.tol_bnd = 1e-9;
+  parameters.tol_dj = 1e-9;
+  glp_scale_prob(lp, GLP_SF_AUTO);
+  glp_adv_basis(lp, 0);
+
+  LpOptimum result;
+  // The LP's constraints hold to GLPK's tolerance only; the budget (or delta) is tightened by a relative margin until
+  // the cleaned table meets the original one exactly (recomputed here), so the written table is feasible by construction.
+  double margin = 0.0;
+  std::vector<double> p(static_cast<size_t>(n));
+  for (int attempt = 0;; ++attempt) {
+    const double target = least_delta ? o.cost_budget * (1.0 - margin) : o.delta * (1.0 - margin);
+    if (least_delta)
+      glp_set_row_bnds(lp, budget_row, GLP_UP, 0.0, target);
+    else
+      for (int row : sum_rows) glp_set_row_bnds(lp, row, GLP_UP, 0.0, target);
+    for (int round = 0; round < 4 * static_cast<int>(o.shift_cells) + 8; ++round) {
+      ++result.rounds;
+      const int code = glp_simplex(lp, &parameters);
+      const int status = glp_get_status(lp);
+      result.status = glpk_status(status);
+      if (code != 0 || status != GLP_OPT) {
+        if (status == GLP_NOFEAS || code == GLP_ENOPFS)
+          result.status = "infeasible";
+        else if (code != 0)
+          result.status = fmt::format("GLPK failed (code {})", code);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+        return result;
+      }
+      for (int i = 0; i < n; ++i) p[static_cast<size_t>(i)] = std::max(0.0, glp_get_col_prim(lp, i + 1));
+      const double bound = least_delta ? glp_get_col_prim(lp, delta_column) : target;
+      // Constraint generation: the shifts whose divergence exceeds the LP's delta join the LP.
+      std::vector<std::pair<double, int64_t>> violated;
+      for (int64_t d = -o.shift_cells; d <= o.shift_cells; ++d) {
+        if (d == 0 || std::find(active.begin(), active.end(), d) != active.end()) continue;
+        const double value = single_release_delta_of_shift(p, d, o.epsilon);
+        if (value > bound * (1.0 + 1e-10) + 1e-15) violated.emplace_back(value, d);
+      }
+      if (violated.empty()) break;
+      std::sort(violated.rbegin(), violated.rend());
+      for (size_t j = 0; j < std::min<size_t>(violated.size(), 4); ++j) add_shift(violated[j].second);
+    }
+    // The cleaned table: negatives (solver tolerance) to 0, renormalised.
+    long double total = 0.0L;
+    for (double v : p) total += v;
+    for (double& v : p) v = static_cast<double>(static_cast<long double>(v) / total);
+    result.lp_objective = glp_get_obj_val(lp);
+    result.delta = single_release_delta(p, o.shift_cells, o.epsilon);
+    result.cost = lp_cost_of(p, o);
+    result.judged_delta = least_delta ? result.delta : (o.delta_judge ? o.delta_judge(p) : result.delta);
+    const bool meets = least_delta ? result.cost <= o.cost_budget : (result.delta <= o.delta && result.judged_delta <= o.delta);
+    result.margin = margin;
+    if (meets || attempt >= 9) {
+      result.feasible = meets;
+      if (!meets) result.status = "the cleaned table misses the constraint even with a margin of 1e-3";
+      break;
+    }
+    margin = margin == 0.0 ? 1e-11 : margin * 10.0;
+  }
+  result.probabilities = p;
+  result.active_shifts = active;
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+  return result;
+}
+
+}  // namespace noiselearn
