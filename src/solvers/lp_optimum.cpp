@@ -199,8 +199,8 @@ LpOptimum solve_lp_optimum(const LpOptimumOptions& o) {
   glp_init_smcp(&parameters);
   parameters.msg_lev = GLP_MSG_OFF;
   parameters.meth = GLP_DUALP;
-  parameters.tol_bnd = 1e-9;
-  parameters.tol_dj = 1e-9;
+  parameters.tol_bnd = 1e-12;
+  parameters.tol_dj = 1e-12;
   glp_scale_prob(lp, GLP_SF_AUTO);
   glp_adv_basis(lp, 0);
 
