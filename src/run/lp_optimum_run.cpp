@@ -54,9 +54,18 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
 
   PairSpecification pair;
   pair.sensitivity = static_cast<double>(o.shift_cells) * r.grid_step;
+  // The LP's optimal tables have privacy losses exactly at +-eps (neighbouring masses in the ratio e^eps). On a loss grid
+  // that does not hold eps, the certificate's upper bound splits that mass between the grid points around eps and
+  // over-states delta by about (loss step) x (that mass), far above a small delta; so the certificate's loss step is
+  // the largest divisor of eps not above the requested one, which puts every such loss on the grid.
+  auto accountant_at = [&](double epsilon) {
+    AccountantOptions aligned = r.accountant;
+    if (epsilon > 0.0) aligned.loss_step = epsilon / std::ceil(epsilon / r.accountant.loss_step - 1e-9);
+    return aligned;
+  };
   auto certified_delta = [&](const std::vector<double>& p, double epsilon) {
     const NoiseTable table(o.grid, p);
-    return account(make_pair_family(table, pair), 1, r.accountant).delta_upper(epsilon);
+    return account(make_pair_family(table, pair), 1, accountant_at(epsilon)).delta_upper(epsilon);
   };
 
   LpOptimumRun run{NoiseTable(o.grid, std::vector<double>(static_cast<size_t>(o.grid.size), 1.0 / static_cast<double>(o.grid.size)))};
@@ -69,6 +78,7 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
       if (certified) at.delta_judge = [&](const std::vector<double>& p) { return certified_delta(p, epsilon); };
       const LpOptimum s = solve_lp_optimum(at);
       ++run.bisection_steps;
+      spdlog::debug("epsilon {:.10g}{}: {}, cost {:.10g}, margin {:g}", epsilon, certified ? " (certified)" : "", s.status, s.cost, s.margin);
       return s.feasible && s.cost <= r.cost_budget;
     };
     double low = 0.0, high = 1.0;
@@ -77,8 +87,8 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     } else {
       while (!within_budget(high)) {
         low = high, high *= 2.0;
-        if (high > 1e3) throw InputError(fmt::format("no table on this grid has {} <= {} at delta {} for any epsilon up to 1000",
-                                                     to_string(o.cost), r.cost_budget, r.delta));
+        if (high > 32.0) throw InputError(fmt::format("no table on this grid has {} <= {} at delta {} for any epsilon up to 32",
+                                                      to_string(o.cost), r.cost_budget, r.delta));
       }
       while (high - low > 1e-6 * high) {
         const double mid = 0.5 * (low + high);
@@ -92,8 +102,12 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
       double step = 1e-6 * std::max(high, 1e-3);
       low = high;
       while (!within_budget(high + step, true)) {
+        spdlog::debug("epsilon {:.10g}: the certified table misses the budget", high + step);
         low = high + step, step *= 4.0;
-        if (step > 1e3) throw std::runtime_error("lp-optimum: no epsilon meets the budget under the certified delta");
+        if (step > 0.1 * std::max(high, 0.1))
+          throw std::runtime_error(fmt::format("lp-optimum: up to epsilon {:.6g} (10 % above the LP's {:.6g}) no table whose "
+                                               "certified delta meets --delta is within the budget; try a smaller --loss-step",
+                                               high + step, high));
       }
       high += step;
       for (int i = 0; i < 12 && high - low > 1e-7 * high; ++i) {
@@ -133,7 +147,8 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
   for (double d : r.certificate_deltas)
     if (d != r.delta) request.deltas.push_back(d);
   request.validate();
-  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, r.accountant), request, r.accountant);
+  const AccountantOptions accountant = accountant_at(o.epsilon);
+  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, accountant), request, accountant);
   if (!r.out.empty()) {
     nlohmann::json extra;
     const LpOptimum& s = run.solution;

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csetjmp>
 #include <memory>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 
@@ -18,11 +20,21 @@ namespace {
 // GLPK owns a problem object; this closes it on every path (GLPK's own errors abort, so inputs are checked first).
 struct GlpkProblem {
   glp_prob* lp = glp_create_prob();
-  ~GlpkProblem() { glp_delete_prob(lp); }
+  ~GlpkProblem() {
+    if (lp) glp_delete_prob(lp);
+  }
   GlpkProblem() = default;
   GlpkProblem(const GlpkProblem&) = delete;
   GlpkProblem& operator=(const GlpkProblem&) = delete;
 };
+
+// GLPK aborts the process on an internal error unless an error hook leaves by longjmp; then every GLPK object is
+// invalid and glp_free_env() must release them (GLPK manual, glp_error_hook). The hook turns such an error into an
+// exception of solve_lp_optimum, never a crash.
+thread_local std::jmp_buf* glpk_error_jump = nullptr;
+void glpk_error_hook(void*) {
+  if (glpk_error_jump) std::longjmp(*glpk_error_jump, 1);
+}
 
 std::string glpk_status(int status) {
   switch (status) {
@@ -97,7 +109,8 @@ void LpOptimumOptions::validate() const {
     throw InputError(fmt::format("the sensitivity is {} grid cells: it must be 1 .. {} (fewer cells than the grid has points: "
                                  "otherwise every output is a distinguishing event); widen the grid or refine its step",
                                  shift_cells, grid.size - 1));
-  if (!(epsilon >= 0.0 && std::isfinite(epsilon))) throw InputError(fmt::format("epsilon {} must be finite and >= 0", epsilon));
+  // e^eps multiplies the shifted masses: beyond e^40 the LP's coefficients span more than double precision can scale.
+  if (!(epsilon >= 0.0 && epsilon <= 40.0)) throw InputError(fmt::format("epsilon {} must be in [0, 40] for the LP", epsilon));
   if (objective == LpObjective::kLeastDelta && !(cost_budget > 0.0 && std::isfinite(cost_budget)))
     throw InputError(fmt::format("cost budget {} must be positive and finite", cost_budget));
   if (objective == LpObjective::kLeastCost && !(delta > 0.0 && delta < 1.0))
@@ -119,13 +132,12 @@ double lp_cost_of(const std::vector<double>& p, const LpOptimumOptions& o) {
   return static_cast<double>(sum);
 }
 
-LpOptimum solve_lp_optimum(const LpOptimumOptions& o) {
-  o.validate();
+namespace {
+
+LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
   const auto start_time = std::chrono::steady_clock::now();
   const int n = static_cast<int>(o.grid.size);
   const bool least_delta = o.objective == LpObjective::kLeastDelta;
-  glp_term_out(GLP_OFF);  // scaling and basis messages; errors come back as status codes
-  GlpkProblem problem;
   glp_prob* lp = problem.lp;
   glp_set_obj_dir(lp, GLP_MIN);
   // Columns: p_0 .. p_{n-1} (1 .. n), then delta (n + 1) for the least-delta objective, then t per active shift.
@@ -261,6 +273,28 @@ LpOptimum solve_lp_optimum(const LpOptimumOptions& o) {
   result.probabilities = p;
   result.active_shifts = active;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+  return result;
+}
+
+}  // namespace
+
+LpOptimum solve_lp_optimum(const LpOptimumOptions& o) {
+  o.validate();
+  glp_term_out(GLP_OFF);  // scaling and basis messages; errors come back as status codes
+  std::jmp_buf jump;
+  auto problem = std::make_unique<GlpkProblem>();
+  if (setjmp(jump) != 0) {
+    glpk_error_jump = nullptr;
+    glp_error_hook(nullptr, nullptr);
+    problem->lp = nullptr;  // freed with the rest of GLPK's environment
+    glp_free_env();
+    throw std::runtime_error(fmt::format("the LP solver (GLPK) stopped on an internal error at epsilon {}", o.epsilon));
+  }
+  glpk_error_jump = &jump;
+  glp_error_hook(glpk_error_hook, nullptr);
+  LpOptimum result = solve_unguarded(o, *problem);
+  glpk_error_jump = nullptr;
+  glp_error_hook(nullptr, nullptr);
   return result;
 }
 

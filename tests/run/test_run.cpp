@@ -11,6 +11,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "core/errors.hpp"
 #include "io/table_files.hpp"
+#include "run/lp_optimum_run.hpp"
 #include "run/run.hpp"
 
 namespace fs = std::filesystem;
@@ -120,4 +121,33 @@ TEST_CASE("run: bad input is refused before the run directory exists", "[run]") 
   options.resume = true;  // the convex program keeps no checkpoint
   CHECK_THROWS_WITH(run(options), Catch::Contains("--resume does not apply to optimiser.kind = convex"));
   CHECK_FALSE(fs::exists(dir / "run"));
+}
+
+TEST_CASE("run: the least epsilon of the LP optimum meets delta and the budget under its certificate, and is least",
+          "[run][lp]") {
+  // One release, differences in [-1, 1] (4 cells of 0.25), Pr[|e| > 3] <= 0.2 at delta 1e-4, noise on [-15, 15].
+  LpOptimumRunOptions o;
+  o.grid_step = 0.25;
+  o.range = 15.0;
+  o.sensitivity = 1.0;
+  o.minimise = "epsilon";
+  o.delta = 1e-4;
+  o.cost = LpCost::kTailProbability;
+  o.tail_threshold = 3.0;
+  o.cost_budget = 0.2;
+  const LpOptimumRun run = run_lp_optimum(o);
+  CHECK(run.certificate.deltas.front().epsilon == run.epsilon);
+  CHECK(run.certificate.deltas.front().delta_upper <= 1e-4);
+  CHECK(run.solution.cost <= 0.2);
+  // Least: slightly below, no table meets delta within the budget (the LP's least cost there exceeds it).
+  LpOptimumOptions below;
+  below.grid = run.table.grid();
+  below.shift_cells = 4;
+  below.epsilon = run.epsilon * (1.0 - 1e-3);
+  below.objective = LpObjective::kLeastCost;
+  below.delta = 1e-4;
+  below.cost = LpCost::kTailProbability;
+  below.tail_threshold = 3.0;
+  const LpOptimum cheaper = solve_lp_optimum(below);
+  CHECK((!cheaper.feasible || cheaper.cost > 0.2));
 }

@@ -144,3 +144,13 @@ TEST_CASE("lp optimum: an impossible delta is reported infeasible, a shift as wi
   o.delta = 0.0;
   CHECK_THROWS_AS(solve_lp_optimum(o), InputError);
 }
+
+TEST_CASE("lp optimum: an epsilon beyond the LP's numerical range is refused, not a crash", "[solvers][lp][errors]") {
+  LpOptimumOptions o;
+  o.grid = Grid::symmetric(5.0, 1.0);
+  o.cost_budget = 1.0;
+  o.epsilon = 41.0;  // e^41 coefficients: GLPK's scaling would fail (it aborts the process unless its error hook is set)
+  CHECK_THROWS_WITH(solve_lp_optimum(o), Catch::Contains("must be in [0, 40]"));
+  o.epsilon = 40.0;
+  CHECK(solve_lp_optimum(o).feasible);
+}
