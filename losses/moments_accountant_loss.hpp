@@ -27,6 +27,7 @@ class MomentsAccountantLoss : public PrivacyLoss {
   std::string loss_name() const override { return "moments-accountant"; }
   torch::Tensor direction_delta(const LogPair& pair, int direction) override;
   double lambda(int direction) const;  // current lambda of a direction
+  bool has_direction_parameters() const override { return true; }
 
  private:
   MomentsAccountantLossOptions options_;

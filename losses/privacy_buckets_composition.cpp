@@ -1,6 +1,7 @@
 #include "losses/privacy_buckets_composition.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 namespace noiselearn {
 
@@ -44,6 +45,131 @@ PrivacyBuckets self_compose(const PrivacyBuckets& single, int64_t n) {
     if (remaining > 1) power = compose(power, power);
   }
   return result;
+}
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// The n-fold composition as one autograd function: the forward runs the same compositions as self_compose (the
+// same FFTs, so the same values), recording each on a tape; the backward walks the tape in reverse. For one
+// composition z = compose(x, y), with full = x * y (linear convolution, index k <-> composed bucket k - 2h):
+//   d full[k] = dz[0] (k <= h), dz[k - h] (h < k <= 3h), dz_inf (k > 3h);
+//   dx[i] = sum_k d full[k] y[k - i], a correlation: irfft(rfft(d full) conj(rfft(y))) on the same FFT size S >= 4h + 1
+//   (the lags k - i in [-2h, -1] wrap to [S - 2h, S - 1], beyond y's support [0, 2h], so the cyclic correlation is
+//   the linear one on [0, 2h]); dy likewise with x;
+//   d x_inf = dz_inf (1 - y_inf), d y_inf = dz_inf (1 - x_inf).
+struct Tape {
+  struct Step {
+    int64_t first, second, out;
+  };
+  std::vector<torch::Tensor> finite, infinity, spectrum;  // by value id; spectrum: rfft(finite, S), once
+  std::vector<Step> steps;
+  int64_t size = 0;  // S
+
+  const torch::Tensor& spectrum_of(int64_t id) {
+    if (!spectrum[static_cast<size_t>(id)].defined()) spectrum[static_cast<size_t>(id)] = torch::fft::rfft(finite[static_cast<size_t>(id)], size);
+    return spectrum[static_cast<size_t>(id)];
+  }
+  int64_t add(torch::Tensor f, torch::Tensor inf) {
+    finite.push_back(std::move(f));
+    infinity.push_back(std::move(inf));
+    spectrum.emplace_back();
+    return static_cast<int64_t>(finite.size()) - 1;
+  }
+  int64_t compose(int64_t a, int64_t b) {
+    const int64_t half = (finite[static_cast<size_t>(a)].size(0) - 1) / 2;
+    const int64_t length = 4 * half + 1;
+    const torch::Tensor& fa = spectrum_of(a);
+    const torch::Tensor& fb = a == b ? fa : spectrum_of(b);
+    const torch::Tensor full = torch::fft::irfft(fa * fb, size).narrow(0, 0, length);
+    const torch::Tensor below = full.narrow(0, 0, half + 1).sum().unsqueeze(0);
+    const torch::Tensor inside = full.narrow(0, half + 1, 2 * half);
+    const torch::Tensor beyond = full.narrow(0, 3 * half + 1, half).sum();
+    const torch::Tensor& ia = infinity[static_cast<size_t>(a)];
+    const torch::Tensor& ib = infinity[static_cast<size_t>(b)];
+    const int64_t out = add(torch::cat({below, inside}), ia + ib - ia * ib + beyond);
+    steps.push_back({a, b, out});
+    return out;
+  }
+};
+
+class SelfComposition : public torch::autograd::Function<SelfComposition> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& finite, const torch::Tensor& infinity, int64_t n) {
+    Tape tape;
+    const int64_t half = (finite.size(0) - 1) / 2;
+    tape.size = 1;
+    while (tape.size < 4 * half + 1) tape.size *= 2;
+    int64_t power = tape.add(finite.detach(), infinity.detach()), result = -1;
+    for (int64_t remaining = n; remaining > 0; remaining >>= 1) {
+      if (remaining & 1) result = result >= 0 ? tape.compose(result, power) : power;
+      if (remaining > 1) power = tape.compose(power, power);
+    }
+    c10::List<torch::Tensor> finite_list, infinity_list, spectrum_list;
+    for (size_t id = 0; id < tape.finite.size(); ++id) {
+      finite_list.push_back(tape.finite[id]);
+      infinity_list.push_back(tape.infinity[id]);
+      spectrum_list.push_back(tape.spectrum[id].defined() ? tape.spectrum[id] : torch::empty({0}));
+    }
+    std::vector<int64_t> steps;
+    for (const Tape::Step& step : tape.steps) steps.insert(steps.end(), {step.first, step.second, step.out});
+    ctx->saved_data["finite"] = finite_list;
+    ctx->saved_data["infinity"] = infinity_list;
+    ctx->saved_data["spectrum"] = spectrum_list;
+    ctx->saved_data["steps"] = steps;
+    ctx->saved_data["result"] = result;
+    ctx->saved_data["size"] = tape.size;
+    return {tape.finite[static_cast<size_t>(result)].clone(), tape.infinity[static_cast<size_t>(result)].clone()};
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const c10::List<torch::Tensor> finite = ctx->saved_data["finite"].toTensorList();
+    const c10::List<torch::Tensor> infinity = ctx->saved_data["infinity"].toTensorList();
+    const c10::List<torch::Tensor> spectrum = ctx->saved_data["spectrum"].toTensorList();
+    const std::vector<int64_t> steps = ctx->saved_data["steps"].toIntVector();
+    const int64_t result = ctx->saved_data["result"].toInt(), size = ctx->saved_data["size"].toInt();
+    const int64_t values = static_cast<int64_t>(finite.size());
+    const torch::Tensor first = finite.get(0);
+    const int64_t half = (first.size(0) - 1) / 2;
+    std::vector<torch::Tensor> grad_finite(static_cast<size_t>(values)), grad_infinity(static_cast<size_t>(values));
+    grad_finite[static_cast<size_t>(result)] = grad_outputs[0].defined() ? grad_outputs[0] : torch::zeros_like(first);
+    grad_infinity[static_cast<size_t>(result)] =
+        grad_outputs[1].defined() ? grad_outputs[1] : torch::zeros({}, first.options());
+    const auto accumulate = [](torch::Tensor& into, const torch::Tensor& g) { into = into.defined() ? into + g : g; };
+    for (size_t s = steps.size(); s >= 3; s -= 3) {
+      const int64_t a = steps[s - 3], b = steps[s - 2], out = steps[s - 1];
+      const torch::Tensor dz = grad_finite[static_cast<size_t>(out)];
+      const torch::Tensor dz_inf = grad_infinity[static_cast<size_t>(out)];
+      if (!dz.defined()) continue;
+      // d full: the collecting bucket's gradient below, the regular ones inside, the infinity's beyond.
+      const torch::Tensor d_full = torch::cat({dz.narrow(0, 0, 1).expand({half + 1}), dz.narrow(0, 1, 2 * half),
+                                               dz_inf.reshape({1}).expand({half})});
+      const torch::Tensor d_spectrum = torch::fft::rfft(d_full, size);
+      const torch::Tensor ia = infinity.get(static_cast<size_t>(a)), ib = infinity.get(static_cast<size_t>(b));
+      const torch::Tensor da = torch::fft::irfft(d_spectrum * spectrum.get(static_cast<size_t>(b)).conj(), size).narrow(0, 0, 2 * half + 1);
+      if (a == b) {
+        accumulate(grad_finite[static_cast<size_t>(a)], 2.0 * da);
+        accumulate(grad_infinity[static_cast<size_t>(a)], 2.0 * dz_inf * (1.0 - ia));
+      } else {
+        const torch::Tensor db = torch::fft::irfft(d_spectrum * spectrum.get(static_cast<size_t>(a)).conj(), size).narrow(0, 0, 2 * half + 1);
+        accumulate(grad_finite[static_cast<size_t>(a)], da);
+        accumulate(grad_finite[static_cast<size_t>(b)], db);
+        accumulate(grad_infinity[static_cast<size_t>(a)], dz_inf * (1.0 - ib));
+        accumulate(grad_infinity[static_cast<size_t>(b)], dz_inf * (1.0 - ia));
+      }
+    }
+    return {grad_finite[0], grad_infinity[0], torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+PrivacyBuckets self_compose_fused(const PrivacyBuckets& single, int64_t n) {
+  if (n < 1) throw std::invalid_argument("the number of compositions must be at least 1");
+  const variable_list out = SelfComposition::apply(single.finite, single.infinity, n);
+  return {out[0], out[1]};
 }
 
 }  // namespace noiselearn

@@ -31,4 +31,9 @@ PrivacyBuckets compose(const PrivacyBuckets& first, const PrivacyBuckets& second
 // [-h, h] after each composition makes the result depend on this order; it is pessimistic in every order.
 PrivacyBuckets self_compose(const PrivacyBuckets& single, int64_t n);
 
+// The same compositions as one autograd function with a hand-derived backward (a correlation by FFT per
+// composition, on the spectra kept from the forward pass): the same values, the gradients to rounding, without
+// an autograd graph of ~10 operations per composition. Tensor operations only, so on any device.
+PrivacyBuckets self_compose_fused(const PrivacyBuckets& single, int64_t n);
+
 }  // namespace noiselearn

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/errors.hpp"
+#include "losses/privacy_buckets_fused.hpp"
 #include "losses/privacy_buckets_surrogates.hpp"
 
 namespace noiselearn {
@@ -27,19 +28,30 @@ std::string PrivacyBucketsLoss::loss_name() const {
 }
 
 double PrivacyBucketsLoss::log_factor(const LogPair& pair) const {
+  torch::NoGradGuard no_grad;
+  return log_factor(pair, torch::exp(pair.log_first.detach()));
+}
+
+double PrivacyBucketsLoss::log_factor(const LogPair& pair, const torch::Tensor& first) const {
   if (options_.factor != 0.0) return std::log(options_.factor);
   torch::NoGradGuard no_grad;
-  const torch::Tensor mask = finite_loss_mask(pair);
-  const torch::Tensor masses = torch::where(mask, torch::exp(pair.log_first), torch::zeros_like(pair.log_first));
-  const torch::Tensor losses = safe_privacy_losses(pair);
-  const double total = masses.sum().item<double>();
+  std::optional<FiniteLossMoments> moments;
+  if (options_.fused && fusable(pair)) moments = finite_loss_moments(pair, first);
+  if (!moments) {
+    const torch::Tensor mask = finite_loss_mask(pair);
+    const torch::Tensor masses = torch::where(mask, first, torch::zeros_like(first));
+    const torch::Tensor losses = safe_privacy_losses(pair);
+    moments = FiniteLossMoments{masses.sum().item<double>()};
+    if (moments->mass > 0.0) {
+      moments->mean = (masses * losses).sum().item<double>() / moments->mass;
+      moments->variance = (masses * (losses - moments->mean).square()).sum().item<double>() / moments->mass;
+    }
+  }
   double composed_mean = 0.0, composed_deviation = 0.0;
-  if (total > 0.0) {
-    const double mean = (masses * losses).sum().item<double>() / total;
-    const double variance = (masses * (losses - mean).square()).sum().item<double>() / total;
+  if (moments->mass > 0.0) {
     const double n = static_cast<double>(options_.compositions);
-    composed_mean = std::abs(n * mean);
-    composed_deviation = std::sqrt(n * variance);
+    composed_mean = std::abs(n * moments->mean);
+    composed_deviation = std::sqrt(n * moments->variance);
   }
   double range = std::max(options_.epsilon, composed_mean) + 2.0 * composed_deviation;
   if (range <= 0.0) range = 1.0;
@@ -47,7 +59,18 @@ double PrivacyBucketsLoss::log_factor(const LogPair& pair) const {
 }
 
 PrivacyBuckets PrivacyBucketsLoss::single_release_buckets(const LogPair& pair, double log_factor) const {
+  torch::Tensor first;
+  {
+    torch::NoGradGuard no_grad;
+    first = torch::exp(pair.log_first.detach());
+  }
+  return single_release_buckets(pair, first, log_factor);
+}
+
+PrivacyBuckets PrivacyBucketsLoss::single_release_buckets(const LogPair& pair, const torch::Tensor& first_masses,
+                                                          double log_factor) const {
   const int64_t half = options_.buckets / 2;
+  if (options_.fused && fusable(pair)) return fused_single_release_buckets(pair, first_masses, log_factor, half);
   const torch::Tensor first = torch::exp(pair.log_first);
   const torch::Tensor zeros = torch::zeros_like(first);
   const torch::Tensor masses = torch::where(finite_loss_mask(pair), first, zeros);
@@ -74,8 +97,14 @@ torch::Tensor PrivacyBucketsLoss::delta_of(const PrivacyBuckets& composed, doubl
 }
 
 torch::Tensor PrivacyBucketsLoss::direction_delta(const LogPair& pair, int /*direction*/) {
-  const double ln_f = log_factor(pair);
-  return delta_of(self_compose(single_release_buckets(pair, ln_f), options_.compositions), ln_f);
+  torch::Tensor first;  // e^{log first}, once for the factor and the buckets
+  {
+    torch::NoGradGuard no_grad;
+    first = torch::exp(pair.log_first.detach());
+  }
+  const double ln_f = log_factor(pair, first);
+  const PrivacyBuckets single = single_release_buckets(pair, first, ln_f);
+  return delta_of(options_.fused ? self_compose_fused(single, options_.compositions) : self_compose(single, options_.compositions), ln_f);
 }
 
 }  // namespace noiselearn

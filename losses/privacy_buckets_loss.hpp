@@ -47,6 +47,9 @@ struct PrivacyBucketsOptions {
   // compositions, and the gradients nearly vanish). Kept to reproduce that setting.
   double factor = 0.0;
   Kind kind = Kind::kAdp;
+  // true: the single release is bucketed by one fused function (privacy_buckets_fused.hpp) on float64 CPU
+  // tensors; false: by tensor operations, the reference (the same values and gradients to rounding).
+  bool fused = true;
 
   // Throws InputError naming the offending field.
   void validate() const;
@@ -74,9 +77,12 @@ class PrivacyBucketsLoss : public PrivacyLoss {
   // When the range vanishes (eps = 0 and identical distributions) every loss is 0 and h ln f = 1.
   // The automatic factor follows the pair, so it changes slowly during training.
   double log_factor(const LogPair& pair) const;
+  // The same from e^{log first} (no gradient), computed by the caller (the fused path shares it).
+  double log_factor(const LogPair& pair, const torch::Tensor& first) const;
 
   // The single release in buckets of width log_factor, with the surrogate gradients.
   PrivacyBuckets single_release_buckets(const LogPair& pair, double log_factor) const;
+  PrivacyBuckets single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor) const;
 
   // delta of n-fold composed buckets (ADP or PDP formula above).
   torch::Tensor delta_of(const PrivacyBuckets& composed, double log_factor) const;

@@ -9,8 +9,6 @@ using torch::autograd::variable_list;
 
 // equal's surrogate derivative 1 / (1 + d^2 / 0.01) = 1 / (1 + d^2 / w^2), w = 0.1 (Sommer et al., 3.4.2).
 constexpr double kLorentzianHalfWidth = 0.1;
-// smallerThan's slope (Sommer et al., 3.4.2).
-constexpr double kSmallerThanSlope = 5.0;
 // Terms of the multipole series: its ratio is below 1/3 outside the FFT window, and 3^-34 < 1e-16.
 constexpr int64_t kMultipoleTerms = 34;
 
@@ -101,6 +99,10 @@ class EqualBucketMasses : public torch::autograd::Function<EqualBucketMasses> {
 }  // namespace
 
 torch::Tensor ceil_straight_through(const torch::Tensor& x) { return CeilStraightThrough::apply(x); }
+
+torch::Tensor equal_surrogate_correlation(const torch::Tensor& bucket_gradients, const torch::Tensor& x, int64_t half_buckets) {
+  return lorentzian_correlation(bucket_gradients, x, half_buckets);
+}
 
 torch::Tensor smaller_than(const torch::Tensor& x, double y) { return torch::sigmoid(-kSmallerThanSlope * (x - y + 0.5)); }
 

@@ -13,6 +13,9 @@ namespace noiselearn {
 
 // How the two directions A||B and B||A are combined: their sum (Sommer et al.) or their maximum.
 enum class DirectionCombination { kSum, kMax };
+
+// True when pair.log_b is pair.log_a reversed, bit for bit.
+bool is_mirror_symmetric(const DifferentiablePair& pair);
 DirectionCombination parse_direction_combination(const std::string& text);
 std::string to_string(DirectionCombination combination);
 
@@ -24,8 +27,13 @@ class PrivacyLoss : public torch::nn::Module {
   // per-direction parameters, like the moments accountant's lambda, use it).
   virtual torch::Tensor direction_delta(const LogPair& pair, int direction) = 0;
 
-  // Both directions, combined.
+  // Both directions, combined. When B is A reversed bit for bit (a symmetric table's additive pair), B||A is A||B
+  // with its outcomes reversed, and one direction is evaluated for both (unless the loss has per-direction
+  // parameters).
   torch::Tensor delta(const DifferentiablePair& pair, DirectionCombination combination);
+
+  // True for losses with parameters per direction (the moments accountant's lambda): they always evaluate both.
+  virtual bool has_direction_parameters() const { return false; }
 };
 
 }  // namespace noiselearn

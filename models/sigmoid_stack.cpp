@@ -8,6 +8,7 @@
 
 #include "core/errors.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
+#include "models/sigmoid_stack_fused.hpp"
 #include "models/symmetric_half.hpp"
 
 namespace noiselearn {
@@ -33,7 +34,15 @@ SigmoidStack::SigmoidStack(const Grid& grid, const SigmoidStackOptions& options)
   f_ = register_parameter("F", -half_width + torch::arange(K, float64) * (half_width / static_cast<double>(K)));
 }
 
-torch::Tensor SigmoidStack::log_probabilities() { return options_.exact_fast ? forward_fast() : forward_direct(); }
+torch::Tensor SigmoidStack::log_probabilities() {
+  if (!options_.exact_fast) return forward_direct();
+  torch::Tensor fused = forward_fused();
+  return fused.defined() ? fused : forward_fast();
+}
+
+torch::Tensor SigmoidStack::forward_fused() {
+  return sigmoid_stack_log_probabilities_fused(grid_, a_, b_, f_, options_.slope, &centre_order_);
+}
 
 torch::Tensor SigmoidStack::support_mask() const {
   return torch::ones({grid_.size}, torch::TensorOptions().dtype(torch::kBool).device(a_.device()));

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/noise_model.hpp"
 
@@ -22,8 +23,9 @@ struct SigmoidStackOptions {
   int64_t sigmoids = 10000;
   // C, the fixed slope: 500 "to allow sudden jumps" of p (Sommer et al.); a jump spans about 10 / C in x.
   double slope = 500.0;
-  // true: the O((E + K) log K) evaluation (sigmoid_stack_log_profile_fast), exact to float64 rounding;
-  // false: the O(E K) direct matrix (sigmoid_stack_log_profile_direct), the reference.
+  // true: the O((E + K) log K) evaluation, exact to float64 rounding: fused (sigmoid_stack_fused.hpp: one
+  // autograd function with a hand-derived backward) on float64 CPU tensors, else the same in tensor operations
+  // (sigmoid_stack_log_profile_fast); false: the O(E K) direct matrix (sigmoid_stack_log_profile_direct), the reference.
   bool exact_fast = true;
   // A at initialisation (Sommer et al.: 10).
   double initial_a = 10.0;
@@ -44,7 +46,8 @@ class SigmoidStack : public NoiseModel {
   const Grid& grid() const override { return grid_; }
   SupportKind support_kind() const override { return SupportKind::kSymmetric; }
   std::string model_name() const override { return "sigmoid-stack"; }
-  // forward_fast() or forward_direct() according to options().exact_fast.
+  // forward_fused() (forward_fast() where the fused path does not apply) or forward_direct(), according to
+  // options().exact_fast.
   torch::Tensor log_probabilities() override;
   // All true: every probability is positive.
   torch::Tensor support_mask() const override;
@@ -52,6 +55,8 @@ class SigmoidStack : public NoiseModel {
   // log p [grid.size] through the fast and the direct evaluation of log f.
   torch::Tensor forward_fast();
   torch::Tensor forward_direct();
+  // The fused evaluation; an undefined tensor where it does not apply (see sigmoid_stack_fused.hpp).
+  torch::Tensor forward_fused();
 
   // The trained parameters of eq. (4): A (scalar), B [K], F [K]. Tensors share storage with the module's
   // parameters (set values under torch::NoGradGuard with copy_).
@@ -68,6 +73,7 @@ class SigmoidStack : public NoiseModel {
   SigmoidStackOptions options_;
   Grid half_;  // the non-positive half of grid_, where eq. (4) is evaluated
   torch::Tensor a_, b_, f_;
+  std::vector<int64_t> centre_order_;  // the fused evaluation's sorting permutation of F, from the last call
 };
 
 }  // namespace noiselearn

@@ -93,18 +93,22 @@ void require_gradients_match(const Gradients& fast, const Gradients& direct, con
 //     centres), leaving rounding noise of the size of the terms. The comparison is component-wise against
 //     scale = |d/dθ Σ_i |w_i| log f_i| + |Σ_i w_i| |d/dθ logsumexp(log f)| (the sum of the terms' magnitudes,
 //     by the sign argument of 2), plus the saturated-sigmoid bound 2 Σ_i |w_i| C e^{-T}.
-void require_fast_matches_direct(SigmoidStack& model) {
+// `evaluate` is forward_fast, or log_probabilities (the fused evaluation, or forward_fast where the fused one does
+// not apply); the profile section 2 exists for forward_fast only (the fused function returns log p).
+void require_matches_direct(SigmoidStack& model, const std::string& name, const std::function<torch::Tensor()>& evaluate,
+                            bool profile) {
+  INFO("evaluation: " << name);
   const int64_t E = model.grid().size, H = E - E / 2;
   const double c_e_t = model.options().slope * std::exp(-kSigmoidSaturation);
   {
     torch::NoGradGuard no_grad;
-    const torch::Tensor fast = model.forward_fast(), direct = model.forward_direct();
+    const torch::Tensor fast = evaluate(), direct = model.forward_direct();
     REQUIRE(torch::isfinite(direct).all().item<bool>());
     const double error = max_abs((fast - direct) / direct.abs().clamp_min(1.0));
     INFO(fmt::format("largest |log p_fast - log p_direct| / max(1, |log p_direct|) = {:.3e}", error));
     CHECK(error <= 1e-12);
   }
-  {
+  if (profile) {
     INFO("profile log f, positive weights");
     const torch::Tensor w = uniform(H, 0.5, 1.0, 98);
     const auto loss = [&](bool fast) { return [&, fast] { return (w * log_half_profile(model, fast)).sum(); }; };
@@ -117,7 +121,7 @@ void require_fast_matches_direct(SigmoidStack& model) {
   {
     INFO("normalised log p, weights of both signs");
     const torch::Tensor w = uniform(E, -1.0, 1.0, 99);
-    const Gradients fast = gradients_of(model, [&] { return (w * model.forward_fast()).sum(); });
+    const Gradients fast = gradients_of(model, [&] { return (w * evaluate()).sum(); });
     const Gradients direct = gradients_of(model, [&] { return (w * model.forward_direct()).sum(); });
     const auto full_profile = [&] { return mirror_half(log_half_profile(model, false), model.grid()); };
     const Gradients terms = gradients_of(model, [&] { return (w.abs() * full_profile()).sum(); });
@@ -133,13 +137,21 @@ void require_fast_matches_direct(SigmoidStack& model) {
   }
 }
 
+// Both fast evaluations (the tensor-operation one and the fused one) against the direct matrix.
+void require_fast_matches_direct(SigmoidStack& model) {
+  require_matches_direct(model, "tensor operations", [&] { return model.forward_fast(); }, true);
+  require_matches_direct(model, "fused", [&] { return model.log_probabilities(); }, false);
+}
+
 // Norm-wise over all parameters: ||g_fast - g_direct||_inf <= 1e-12 ||g_direct||_inf + 2 Σ_i |w_i| C e^{-T}
 // for L = Σ_i w_i log p_i. Meaningful where the gradient does not cancel to rounding noise (it does on
 // layouts that make log p nearly invariant to a parameter; require_fast_matches_direct covers those).
-void require_gradients_match_normwise(SigmoidStack& model) {
+void require_gradients_match_normwise(SigmoidStack& model, bool fused = false) {
+  INFO((fused ? "fused" : "tensor operations"));
   const torch::Tensor w = uniform(model.grid().size, -1.0, 1.0, 97);
   const auto all = [](const Gradients& g) { return torch::cat({g.a.reshape(-1), g.b, g.f}); };
-  const torch::Tensor fast = all(gradients_of(model, [&] { return (w * model.forward_fast()).sum(); }));
+  const torch::Tensor fast =
+      all(gradients_of(model, [&] { return (w * (fused ? model.log_probabilities() : model.forward_fast())).sum(); }));
   const torch::Tensor direct = all(gradients_of(model, [&] { return (w * model.forward_direct()).sum(); }));
   const double bound = 2.0 * w.abs().sum().item<double>() * model.options().slope * std::exp(-kSigmoidSaturation);
   INFO(fmt::format("||g_fast - g_direct|| = {:.3e}, ||g_direct|| = {:.3e}", max_abs(fast - direct), max_abs(direct)));
@@ -149,9 +161,10 @@ void require_gradients_match_normwise(SigmoidStack& model) {
 // p normalised, log p mirrored bit for bit, and the table non-increasing away from 0.
 void require_symmetric_monotone_distribution(SigmoidStack& model) {
   torch::NoGradGuard no_grad;
-  for (bool fast : {true, false}) {
-    INFO((fast ? "fast" : "direct"));
-    const torch::Tensor log_p = fast ? model.forward_fast() : model.forward_direct();
+  for (int evaluation : {0, 1, 2}) {
+    INFO((evaluation == 0 ? "fast" : evaluation == 1 ? "direct" : "fused"));
+    const torch::Tensor log_p =
+        evaluation == 0 ? model.forward_fast() : evaluation == 1 ? model.forward_direct() : model.log_probabilities();
     CHECK(std::abs(torch::logsumexp(log_p, 0).item<double>()) <= 1e-13);
     CHECK(torch::equal(log_p, log_p.flip(0)));
     const torch::Tensor half = log_p.narrow(0, 0, model.grid().size / 2 + 1);
@@ -171,8 +184,13 @@ TEST_CASE("sigmoid stack: fast evaluation equals the direct matrix on the paper'
   const double slope = GENERATE(1.0, 500.0, 5000.0);
   CAPTURE(range, sigmoids, slope);
   auto model = make_stack(Grid::symmetric(range, 0.01), sigmoids, slope);
+  {
+    torch::NoGradGuard no_grad;
+    REQUIRE(model->forward_fused().defined());  // the fused path applies to the paper's initialisation
+  }
   require_fast_matches_direct(*model);
   require_gradients_match_normwise(*model);
+  require_gradients_match_normwise(*model, true);
   require_symmetric_monotone_distribution(*model);
 }
 
@@ -226,6 +244,21 @@ TEST_CASE("sigmoid stack: fast evaluation equals the direct matrix on adversaria
     require_fast_matches_direct(*model);
     require_symmetric_monotone_distribution(*model);
   }
+  SECTION("centres that change order between evaluations (the fused path sorts from the previous order)") {
+    set_parameters(*model, a, b, -r + torch::arange(K, torch::kDouble) * (r / K));
+    {
+      torch::NoGradGuard no_grad;
+      model->log_probabilities();
+    }
+    // A few neighbours swapped (insertion from the previous order), then every centre moved (a full sort).
+    set_parameters(*model, a, b, -r + torch::arange(K, torch::kDouble) * (r / K) + uniform(K, 0.0, 0.05, 13));
+    require_fast_matches_direct(*model);
+    set_parameters(*model, a, b, uniform(K, -r, 0.0, 14));
+    require_fast_matches_direct(*model);
+    set_parameters(*model, a, b, -torch::arange(K, torch::kDouble) * (r / K));  // descending
+    require_fast_matches_direct(*model);
+    require_symmetric_monotone_distribution(*model);
+  }
   SECTION("weights spanning 300 orders of magnitude") {
     set_parameters(*model, a, torch::pow(10.0, uniform(K, -150.0, 0.0, 11)), uniform(K, -2.5, 0.5, 12));
     require_fast_matches_direct(*model);
@@ -242,11 +275,14 @@ TEST_CASE("sigmoid stack: fast evaluation equals the direct matrix on the paper'
   auto model = make_stack(Grid::symmetric(500.0, 1.0 / 60.0), 1000, 500.0);
   set_parameters(*model, a, model->B().detach().clone(), model->F().detach().clone());
   torch::NoGradGuard no_grad;
-  const torch::Tensor fast = model->forward_fast(), direct = model->forward_direct();
+  const torch::Tensor direct = model->forward_direct();
   REQUIRE(torch::isfinite(direct).all().item<bool>());
-  const double error = max_abs((fast - direct) / direct.abs().clamp_min(1.0));
-  INFO(fmt::format("largest |log p_fast - log p_direct| / max(1, |log p_direct|) = {:.3e}", error));
-  CHECK(error <= 1e-12);
+  for (const torch::Tensor& fast : {model->forward_fast(), model->forward_fused()}) {
+    REQUIRE(fast.defined());
+    const double error = max_abs((fast - direct) / direct.abs().clamp_min(1.0));
+    INFO(fmt::format("largest |log p_fast - log p_direct| / max(1, |log p_direct|) = {:.3e}", error));
+    CHECK(error <= 1e-12);
+  }
   CHECK(table_of(*model).is_symmetric_monotone());
 }
 
@@ -299,7 +335,7 @@ TEST_CASE("sigmoid stack: initialisation of Sommer et al., section 3.3", "[model
     small.exact_fast = false;
     SigmoidStack direct(Grid::symmetric(1.0, 0.01), small);
     torch::NoGradGuard no_grad;
-    CHECK(torch::equal(fast.log_probabilities(), fast.forward_fast()));
+    CHECK(torch::equal(fast.log_probabilities(), fast.forward_fused()));
     CHECK(torch::equal(direct.log_probabilities(), direct.forward_direct()));
   }
   SECTION("the support is the whole grid") {

@@ -1,0 +1,186 @@
+#include "losses/privacy_buckets_fused.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "losses/privacy_buckets_surrogates.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+bool fusable_tensor(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous() && t.dim() == 1;
+}
+
+// smallerThan(x, y) = σ(-5 (m + 0.5)) at the whole-number offset m = x - y, and σ (1 - σ), from a table over
+// m in [kLowest, kHighest]; beyond it σ is 1 (m < kLowest) or 0 (m > kHighest) in double precision.
+constexpr int64_t kLowest = -10, kHighest = 150;
+struct SmallerThanTable {
+  double value[kHighest - kLowest + 1];
+  double slope[kHighest - kLowest + 1];
+  SmallerThanTable() {
+    for (int64_t m = kLowest; m <= kHighest; ++m) {
+      const double s = 1.0 / (1.0 + std::exp(kSmallerThanSlope * (static_cast<double>(m) + 0.5)));
+      value[m - kLowest] = s;
+      slope[m - kLowest] = s * (1.0 - s);
+    }
+  }
+  double sigma(double m) const { return m < kLowest ? 1.0 : m > kHighest ? 0.0 : value[static_cast<int64_t>(m) - kLowest]; }
+  double derivative(double m) const { return m < kLowest || m > kHighest ? 0.0 : slope[static_cast<int64_t>(m) - kLowest]; }
+};
+const SmallerThanTable& smaller_than_table() {
+  static const SmallerThanTable table;
+  return table;
+}
+
+enum Outcome : int8_t { kNone = 0, kFinite = 1, kDistinguishing = 2 };
+
+class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBuckets> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_first, const torch::Tensor& log_second,
+                               const torch::Tensor& first, double log_factor, int64_t half) {
+    const int64_t N = log_first.size(0);
+    const double* lf = log_first.data_ptr<double>();
+    const double* ls = log_second.data_ptr<double>();
+    const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
+    const double* exp_first = first.data_ptr<double>();
+    torch::Tensor mass_t = torch::empty({N}, float64), index_t = torch::empty({N}, float64);
+    torch::Tensor kind_t = torch::empty({N}, torch::TensorOptions().dtype(torch::kChar));
+    double* mass = mass_t.data_ptr<double>();
+    double* index = index_t.data_ptr<double>();
+    int8_t* kind = kind_t.data_ptr<int8_t>();
+    torch::Tensor finite_t = torch::zeros({2 * half + 1}, float64);
+    double* finite = finite_t.data_ptr<double>();
+    const SmallerThanTable& table = smaller_than_table();
+    const double h = static_cast<double>(half);
+    double below = 0.0, beyond = 0.0, distinguishing = 0.0;
+    for (int64_t i = 0; i < N; ++i) {
+      kind[i] = kNone;
+      mass[i] = 0.0;
+      index[i] = 0.0;
+      if (!std::isfinite(lf[i])) continue;
+      mass[i] = exp_first[i];
+      if (!std::isfinite(ls[i])) {
+        kind[i] = kDistinguishing;
+        distinguishing += mass[i];
+        continue;
+      }
+      kind[i] = kFinite;
+      const double x = std::ceil((lf[i] - ls[i]) / log_factor);  // f^{x-1} < e^L <= f^x
+      index[i] = x;
+      below += mass[i] * table.sigma(x - (-h + 1.0));  // smallerThan(x, -h + 1): bucket -h
+      beyond += mass[i] * table.sigma(h - x);          // smallerThan(h, x): infinity
+      if (x >= -h + 1.0 && x <= h) finite[static_cast<int64_t>(x) + half] += mass[i];
+    }
+    finite[0] = below;
+    ctx->saved_data["mass"] = mass_t;
+    ctx->saved_data["index"] = index_t;
+    ctx->saved_data["kind"] = kind_t;
+    ctx->saved_data["log_factor"] = log_factor;
+    ctx->saved_data["half"] = half;
+    return {finite_t, torch::full({}, distinguishing + beyond, float64)};
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const torch::Tensor mass_t = ctx->saved_data["mass"].toTensor(), index_t = ctx->saved_data["index"].toTensor();
+    const torch::Tensor kind_t = ctx->saved_data["kind"].toTensor();
+    const double log_factor = ctx->saved_data["log_factor"].toDouble();
+    const int64_t half = ctx->saved_data["half"].toInt();
+    const int64_t N = mass_t.size(0);
+    const double h = static_cast<double>(half);
+    const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
+    const torch::Tensor grad_finite_t =
+        grad_outputs[0].defined() ? grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous() : torch::zeros({2 * half + 1}, float64);
+    const double grad_infinity = grad_outputs[1].defined() ? grad_outputs[1].item<double>() : 0.0;
+    const double* gf = grad_finite_t.data_ptr<double>();
+    const double* mass = mass_t.data_ptr<double>();
+    const double* index = index_t.data_ptr<double>();
+    const int8_t* kind = kind_t.data_ptr<int8_t>();
+
+    // The Lorentzian correlation of the regular buckets' gradients at every index that occurs: over the whole
+    // range of indices when it is not much longer than the outcomes, else at each outcome's index.
+    double lowest = 0.0, highest = 0.0;
+    int64_t finite_outcomes = 0;
+    for (int64_t i = 0; i < N; ++i)
+      if (kind[i] == kFinite) {
+        lowest = finite_outcomes == 0 ? index[i] : std::min(lowest, index[i]);
+        highest = finite_outcomes == 0 ? index[i] : std::max(highest, index[i]);
+        ++finite_outcomes;
+      }
+    const torch::Tensor regular = grad_finite_t.narrow(0, 1, 2 * half);
+    torch::Tensor correlation_t;
+    const bool by_range = finite_outcomes > 0 && highest - lowest <= static_cast<double>(4 * N + 4 * half);
+    if (by_range) {
+      correlation_t = equal_surrogate_correlation(regular, torch::arange(lowest, highest + 0.5, 1.0, float64), half).contiguous();
+    } else if (finite_outcomes > 0) {
+      correlation_t = equal_surrogate_correlation(regular, torch::where(kind_t == kFinite, index_t, torch::zeros_like(index_t)), half)
+                          .contiguous();
+    }
+    const double* correlation = finite_outcomes > 0 ? correlation_t.data_ptr<double>() : nullptr;
+
+    const SmallerThanTable& table = smaller_than_table();
+    torch::Tensor grad_first_t = torch::zeros({N}, float64), grad_second_t = torch::zeros({N}, float64);
+    double* grad_first = grad_first_t.data_ptr<double>();
+    double* grad_second = grad_second_t.data_ptr<double>();
+    for (int64_t i = 0; i < N; ++i) {
+      if (kind[i] == kDistinguishing) {
+        grad_first[i] = grad_infinity * mass[i];
+      } else if (kind[i] == kFinite) {
+        const double x = index[i];
+        const double m_below = x - (-h + 1.0), m_beyond = h - x;
+        double grad_mass = gf[0] * table.sigma(m_below) + grad_infinity * table.sigma(m_beyond);
+        if (x >= -h + 1.0 && x <= h) grad_mass += gf[static_cast<int64_t>(x) + half];
+        const double lorentzian = correlation[by_range ? static_cast<int64_t>(x - lowest) : i];
+        const double grad_index = mass[i] * (gf[0] * -kSmallerThanSlope * table.derivative(m_below) +
+                                             grad_infinity * kSmallerThanSlope * table.derivative(m_beyond) + lorentzian);
+        const double grad_loss = grad_index / log_factor;  // ceil: straight through
+        grad_first[i] = grad_mass * mass[i] + grad_loss;
+        grad_second[i] = -grad_loss;
+      }
+    }
+    return {grad_first_t, grad_second_t, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+bool fusable(const LogPair& pair) {
+  return fusable_tensor(pair.log_first) && fusable_tensor(pair.log_second) && pair.log_first.size(0) == pair.log_second.size(0);
+}
+
+PrivacyBuckets fused_single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor, int64_t half_buckets) {
+  const variable_list out = SingleReleaseBuckets::apply(pair.log_first, pair.log_second, first.detach().contiguous(), log_factor, half_buckets);
+  return PrivacyBuckets{out[0], out[1]};
+}
+
+FiniteLossMoments finite_loss_moments(const LogPair& pair, const torch::Tensor& first) {
+  const torch::Tensor log_first = pair.log_first.detach(), log_second = pair.log_second.detach();
+  const torch::Tensor exp_first = first.detach().contiguous();
+  const double* lf = log_first.data_ptr<double>();
+  const double* ls = log_second.data_ptr<double>();
+  const double* a = exp_first.data_ptr<double>();
+  const int64_t N = log_first.size(0);
+  FiniteLossMoments m;
+  double weighted = 0.0;
+  for (int64_t i = 0; i < N; ++i)
+    if (std::isfinite(lf[i]) && std::isfinite(ls[i])) {
+      m.mass += a[i];
+      weighted += a[i] * (lf[i] - ls[i]);
+    }
+  if (m.mass <= 0.0) return m;
+  m.mean = weighted / m.mass;
+  double squares = 0.0;
+  for (int64_t i = 0; i < N; ++i)
+    if (std::isfinite(lf[i]) && std::isfinite(ls[i])) {
+      const double d = lf[i] - ls[i] - m.mean;
+      squares += a[i] * d * d;
+    }
+  m.variance = squares / m.mass;
+  return m;
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,337 @@
+#include "models/sigmoid_stack_fused.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include "models/sigmoid_stack_evaluation.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// log 0 inside the evaluation, as in sigmoid_stack_evaluation.cpp: logaddexp(kLogZero, a) == a exactly.
+constexpr double kLogZero = -1e300;
+// A suffix sum below e^kSmallestLogSum is left to the reference (its reciprocal enters the backward recursion).
+constexpr double kSmallestLogSum = -600.0;
+
+// torch's logaddexp on the CPU: max + log1p(exp(-|a - b|)), a when both are the same infinity.
+inline double log_add_exp(double a, double b) {
+  if (std::isinf(a) && a == b) return a;
+  const double m = std::max(a, b);
+  return m + std::log1p(std::exp(-std::abs(a - b)));
+}
+
+inline double log_weight(double w) { return w > 0.0 ? std::log(w) : kLogZero; }
+
+// log(e^a + e^b) where a term below e^-40 of the other is dropped (its share, under 4.3e-18, is below the
+// rounding of the sum): most grid points have no tail, or no linear part, so this saves two transcendentals.
+inline double log_add_exp_dropping(double a, double b) {
+  if (a - b > 40.0) return a;
+  if (b - a > 40.0) return b;
+  return log_add_exp(a, b);
+}
+
+// exp(t) for t <= 0, 0 below the double range without calling exp.
+inline double exp_nonpositive(double t) { return t < -745.2 ? 0.0 : std::exp(t); }
+
+// The permutation sorting the centres f ascending (ties in index order). The hint is the previous call's order:
+// training moves centres a little, so it is usually still sorted, or a few insertions away; a budget of moves
+// bounds the insertion sort, beyond which a full sort runs.
+void sort_centres(const double* f, int64_t K, int64_t* order, std::vector<int64_t>* hint) {
+  const auto before = [f](int64_t i, int64_t j) { return f[i] < f[j] || (f[i] == f[j] && i < j); };
+  if (hint != nullptr && static_cast<int64_t>(hint->size()) == K) {
+    std::copy(hint->begin(), hint->end(), order);
+    int64_t budget = 8 * K;
+    bool sorted = true;
+    for (int64_t m = 1; m < K && sorted; ++m) {
+      const int64_t item = order[m];
+      int64_t n = m;
+      while (n > 0 && before(item, order[n - 1])) {
+        order[n] = order[n - 1];
+        --n;
+        if (--budget < 0) {
+          sorted = false;
+          break;
+        }
+      }
+      order[n] = item;
+    }
+    if (!sorted) {
+      std::iota(order, order + K, int64_t{0});
+      std::sort(order, order + K, before);
+    }
+  } else {
+    std::iota(order, order + K, int64_t{0});
+    if (!std::is_sorted(f, f + K)) std::sort(order, order + K, before);
+  }
+  if (hint != nullptr) hint->assign(order, order + K);
+}
+
+torch::Tensor longs(int64_t n) { return torch::empty({n}, torch::TensorOptions().dtype(torch::kLong)); }
+torch::Tensor doubles(int64_t n) { return torch::empty({n}, torch::TensorOptions().dtype(torch::kDouble)); }
+
+// What the backward pass reads, from the forward evaluation.
+struct Evaluation {
+  torch::Tensor order, c, w, start, end, hi, G, lin, e, log_lin, log_tail, log_f, argmax, log_p;
+};
+
+// The forward evaluation; false when a suffix sum is too small for the backward recursion.
+bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, const torch::Tensor& F, double slope,
+              std::vector<int64_t>* order_hint, Evaluation& out) {
+    const int64_t E = grid.size, H = E - E / 2, K = F.size(0);
+    const double x0 = grid.origin, h = grid.step, C = slope;
+    const double a = A.item<double>();
+    const double* b = B.data_ptr<double>();
+    const double* f = F.data_ptr<double>();
+
+    // The centres in ascending order (training keeps them nearly sorted: check first).
+    torch::Tensor order_t = longs(K);
+    int64_t* order = order_t.data_ptr<int64_t>();
+    sort_centres(f, K, order, order_hint);
+    torch::Tensor c_t = doubles(K), w_t = doubles(K);
+    double* c = c_t.data_ptr<double>();
+    double* w = w_t.data_ptr<double>();
+    for (int64_t j = 0; j < K; ++j) {
+      c[j] = f[order[j]];
+      w[j] = b[order[j]] * b[order[j]];
+    }
+
+    // Each centre's window of grid points [start_j, end_j): x_i < c_j - reach is its tail (σ = e^z), x_i > c_j + reach
+    // saturated (σ = 1); located as in run_ends (sigmoid_stack_evaluation.cpp), so the runs are the reference's.
+    const double reach = kSigmoidSaturation / C, size = static_cast<double>(H);
+    torch::Tensor start_t = longs(K), end_t = longs(K);
+    int64_t* start = start_t.data_ptr<int64_t>();
+    int64_t* end = end_t.data_ptr<int64_t>();
+    for (int64_t j = 0; j < K; ++j) {
+      const double v = std::clamp((c[j] + (-reach) - x0) / h, -1.0, size);
+      const double u = std::clamp((c[j] + reach - x0) / h, -1.0, size);
+      start[j] = static_cast<int64_t>(std::clamp(std::ceil(v), 0.0, size));
+      end[j] = static_cast<int64_t>(std::clamp(std::floor(u) + 1.0, 0.0, size));
+    }
+    // lo_i = #{j : end_j <= i} (saturated prefix), hi_i = #{j : start_j <= i} (first tail centre).
+    torch::Tensor lo_t = longs(H), hi_t = longs(H);
+    int64_t* lo = lo_t.data_ptr<int64_t>();
+    int64_t* hi = hi_t.data_ptr<int64_t>();
+    {
+      std::vector<int64_t> ends(static_cast<size_t>(H) + 1, 0), starts(static_cast<size_t>(H) + 1, 0);
+      for (int64_t j = 0; j < K; ++j) {
+        ++ends[static_cast<size_t>(end[j])];
+        ++starts[static_cast<size_t>(start[j])];
+      }
+      int64_t saturated = 0, not_tail = 0;
+      for (int64_t i = 0; i < H; ++i) {
+        saturated += ends[static_cast<size_t>(i)];
+        not_tail += starts[static_cast<size_t>(i)];
+        lo[i] = saturated;
+        hi[i] = not_tail;
+      }
+    }
+
+    // Suffix log sums G_k = logaddexp(log w_k, G_{k+1} - C (c_{k+1} - c_k)); G_K = log 0.
+    torch::Tensor g_t = doubles(K + 1);
+    double* G = g_t.data_ptr<double>();
+    G[K] = kLogZero;
+    if (K > 0) G[K - 1] = log_weight(w[K - 1]);
+    for (int64_t k = K - 2; k >= 0; --k) G[k] = log_add_exp(log_weight(w[k]), G[k + 1] - C * (c[k + 1] - c[k]));
+
+    // The linear part: A² + prefix + window sigmoids, added per point in ascending centre order as the reference.
+    torch::Tensor lin_t = doubles(H);
+    double* lin = lin_t.data_ptr<double>();
+    {
+      std::vector<double> prefix(static_cast<size_t>(K) + 1, 0.0);
+      for (int64_t j = 0; j < K; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + w[j];
+      for (int64_t i = 0; i < H; ++i) lin[i] = a * a + prefix[static_cast<size_t>(lo[i])];
+    }
+    int64_t pairs = 0;
+    for (int64_t j = 0; j < K; ++j) pairs += end[j] - start[j];
+    torch::Tensor e_t = doubles(pairs);  // e^{C (c_j - x_i)} of every window pair, centre by centre
+    double* e = e_t.data_ptr<double>();
+    {
+      int64_t q = 0;
+      // e^{C (c_j - x_i)} with the reference's expression: C (c_j - x_i) rounds x_i ~ 500 and c_j to 1e-13, which C
+      // amplifies to ~5e-11 in the exponent, so a cheaper recurrence along the window (by the ratio e^{-C h}) moves
+      // every value by that much against the reference; the exp per pair keeps them equal. (In the window
+      // C (c_j - x_i) <= T, so the reference's clamp at T + 1 never acts.)
+      // The exponents first, then one vectorised exp over all pairs (torch's, as the reference's).
+      for (int64_t j = 0; j < K; ++j)
+        for (int64_t i = start[j]; i < end[j]; ++i, ++q) e[q] = C * (c[j] - (x0 + h * static_cast<double>(i)));
+      e_t.exp_();
+      q = 0;
+      for (int64_t j = 0; j < K; ++j)
+        for (int64_t i = start[j]; i < end[j]; ++i, ++q) lin[i] += w[j] * (1.0 / (e[q] + 1.0));
+    }
+
+    // log f = logaddexp(log lin, log tail), its running maximum (ties take the later index, as torch's cummax),
+    // mirrored and normalised.
+    torch::Tensor log_lin_t = doubles(H), log_tail_t = doubles(H), log_f_t = doubles(H), argmax_t = longs(H);
+    double* log_lin = log_lin_t.data_ptr<double>();
+    double* log_tail = log_tail_t.data_ptr<double>();
+    double* log_f = log_f_t.data_ptr<double>();
+    int64_t* argmax = argmax_t.data_ptr<int64_t>();
+    std::vector<double> running(static_cast<size_t>(H));
+    for (int64_t i = 0; i < H; ++i) {
+      const double x = x0 + h * static_cast<double>(i);
+      const int64_t k = hi[i];
+      if (k < K && G[k] > 0.5 * kLogZero && G[k] < kSmallestLogSum) return false;
+      log_lin[i] = log_weight(lin[i]);
+      log_tail[i] = C * (x - (k < K ? c[k] : 0.0)) + G[k];
+      log_f[i] = log_add_exp_dropping(log_lin[i], log_tail[i]);
+      if (i == 0 || log_f[i] >= running[static_cast<size_t>(i) - 1]) {
+        running[static_cast<size_t>(i)] = log_f[i];
+        argmax[i] = i;
+      } else {
+        running[static_cast<size_t>(i)] = running[static_cast<size_t>(i) - 1];
+        argmax[i] = argmax[i - 1];
+      }
+    }
+    torch::Tensor log_p_t = doubles(E);
+    double* log_p = log_p_t.data_ptr<double>();
+    double top = -std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < E; ++i) {
+      log_p[i] = running[static_cast<size_t>(i < H ? i : E - 1 - i)];
+      top = std::max(top, log_p[i]);
+    }
+    // Σ over the whole grid from the half: every point of the half twice, the repeated centre (E odd) once.
+    torch::Tensor shifted_t = doubles(H);
+    double* shifted = shifted_t.data_ptr<double>();
+    for (int64_t i = 0; i < H; ++i) shifted[i] = running[static_cast<size_t>(i)] - top;
+    shifted_t.exp_();
+    double total = 0.0;
+    for (int64_t i = 0; i < H; ++i) total += shifted[i];
+    total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
+    const double normaliser = std::log(total) + top;
+    for (int64_t i = 0; i < E; ++i) log_p[i] -= normaliser;
+
+    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t};
+    return true;
+}
+
+class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& A, const torch::Tensor& B, const torch::Tensor& F,
+                               const Grid& grid, double slope, const Evaluation& evaluation) {
+    ctx->saved_data["A"] = A.detach();
+    ctx->saved_data["B"] = B.detach();
+    const Evaluation& v = evaluation;
+    for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
+                                  {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
+                                  {"e", &v.e}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail}, {"log_f", &v.log_f},
+                                  {"argmax", &v.argmax}, {"log_p", &v.log_p}})
+      ctx->saved_data[name] = *t;
+    ctx->saved_data["x0"] = grid.origin;
+    ctx->saved_data["h"] = grid.step;
+    ctx->saved_data["C"] = slope;
+    ctx->saved_data["E"] = grid.size;
+    (void)F;
+    return v.log_p.clone();
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const auto saved = [ctx](const char* name) { return ctx->saved_data[name].toTensor(); };
+    const int64_t E = ctx->saved_data["E"].toInt(), H = E - E / 2;
+    const double x0 = ctx->saved_data["x0"].toDouble(), h = ctx->saved_data["h"].toDouble(), C = ctx->saved_data["C"].toDouble();
+    const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
+    const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
+    const torch::Tensor e_t = saved("e"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail"), log_f_t = saved("log_f");
+    const torch::Tensor argmax_t = saved("argmax"), log_p_t = saved("log_p");
+    const int64_t K = c_t.size(0);
+    const double a = A_t.item<double>();
+    const double* b = B_t.data_ptr<double>();
+    const int64_t* order = order_t.data_ptr<int64_t>();
+    const double* c = c_t.data_ptr<double>();
+    const double* w = w_t.data_ptr<double>();
+    const int64_t* start = start_t.data_ptr<int64_t>();
+    const int64_t* end = end_t.data_ptr<int64_t>();
+    const int64_t* hi = hi_t.data_ptr<int64_t>();
+    const double* G = g_t.data_ptr<double>();
+    const double* lin = lin_t.data_ptr<double>();
+    const double* e = e_t.data_ptr<double>();
+    const double* log_lin = log_lin_t.data_ptr<double>();
+    const double* log_tail = log_tail_t.data_ptr<double>();
+    const double* log_f = log_f_t.data_ptr<double>();
+    const int64_t* argmax = argmax_t.data_ptr<int64_t>();
+    const double* log_p = log_p_t.data_ptr<double>();
+    const torch::Tensor grad_t = grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous();
+    const double* grad = grad_t.data_ptr<double>();
+
+    // Normalisation: d log f_k = g_k - p_k Σ g; the mirror folds the right half onto the left; the running
+    // maximum passes each point's gradient to its argmax.
+    double grad_sum = 0.0;
+    for (int64_t k = 0; k < E; ++k) grad_sum += grad[k];
+    std::vector<double> mirrored(static_cast<size_t>(H), 0.0), d_log_f(static_cast<size_t>(H), 0.0);
+    const torch::Tensor p_t = log_p_t.narrow(0, 0, H).exp();  // p is symmetric: the half's values serve the whole grid
+    const double* p_half = p_t.data_ptr<double>();
+    for (int64_t i = 0; i < H; ++i) {
+      const double p = p_half[i];
+      mirrored[static_cast<size_t>(i)] += grad[i] - p * grad_sum;
+      if (E - 1 - i != i) mirrored[static_cast<size_t>(i)] += grad[E - 1 - i] - p * grad_sum;
+    }
+    for (int64_t i = 0; i < H; ++i) d_log_f[static_cast<size_t>(argmax[i])] += mirrored[static_cast<size_t>(i)];
+
+    // γ_i = dL/d lin_i, β'_k = Σ_{i: hi_i = k} dL/d log tail_i.
+    std::vector<double> gamma(static_cast<size_t>(H)), beta(static_cast<size_t>(K) + 1, 0.0);
+    double gamma_sum = 0.0;
+    for (int64_t i = 0; i < H; ++i) {
+      const double g = d_log_f[static_cast<size_t>(i)];
+      const double alpha = g * (log_lin[i] == log_f[i] ? 1.0 : exp_nonpositive(log_lin[i] - log_f[i]));
+      gamma[static_cast<size_t>(i)] = lin[i] > 0.0 ? alpha / lin[i] : 0.0;
+      gamma_sum += gamma[static_cast<size_t>(i)];
+      beta[static_cast<size_t>(hi[i])] += g * (log_tail[i] == log_f[i] ? 1.0 : exp_nonpositive(log_tail[i] - log_f[i]));
+    }
+    // Suffix sums of γ over the points: the saturated runs.
+    std::vector<double> suffix(static_cast<size_t>(H) + 1, 0.0);
+    for (int64_t i = H - 1; i >= 0; --i) suffix[static_cast<size_t>(i)] = suffix[static_cast<size_t>(i) + 1] + gamma[static_cast<size_t>(i)];
+
+    torch::Tensor grad_b_t = torch::zeros({K}, torch::kDouble), grad_f_t = torch::zeros({K}, torch::kDouble);
+    double* grad_b = grad_b_t.data_ptr<double>();
+    double* grad_f = grad_f_t.data_ptr<double>();
+    double tail_recursion = 0.0;  // T_j
+    int64_t q = 0;
+    for (int64_t j = 0; j < K; ++j) {
+      double d_w = suffix[static_cast<size_t>(end[j])], d_c = 0.0;
+      for (int64_t i = start[j]; i < end[j]; ++i, ++q) {
+        const double x = x0 + h * static_cast<double>(i);
+        const double sigma = 1.0 / (e[q] + 1.0);
+        const double g = gamma[static_cast<size_t>(i)];
+        d_w += g * sigma;
+        if (C * (c[j] - x) <= kSigmoidSaturation + 1.0) d_c -= g * sigma * sigma * e[q];
+      }
+      tail_recursion = j == 0 ? 0.0 : tail_recursion * std::exp(-C * (c[j] - c[j - 1]));
+      if (beta[static_cast<size_t>(j)] != 0.0) tail_recursion += beta[static_cast<size_t>(j)] * std::exp(-G[j]);
+      if (w[j] > 0.0) d_w += tail_recursion;
+      d_c = C * w[j] * (d_c - tail_recursion);
+      grad_b[order[j]] = 2.0 * b[order[j]] * d_w;
+      grad_f[order[j]] = d_c;
+    }
+    const torch::Tensor grad_a = torch::full({}, 2.0 * a * gamma_sum, torch::kDouble);
+    return {grad_a, grad_b_t, grad_f_t, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+bool fusable(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous(); }
+
+}  // namespace
+
+torch::Tensor sigmoid_stack_log_probabilities_fused(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B,
+                                                    const torch::Tensor& F, double slope, std::vector<int64_t>* order_hint) {
+  if (!fusable(A) || !fusable(B) || !fusable(F) || B.dim() != 1 || F.sizes() != B.sizes()) return torch::Tensor();
+  {
+    torch::NoGradGuard guard;
+    // Non-finite parameters (a diverged step) go to the reference, which propagates them for the NaN guard.
+    if (!std::isfinite(A.item<double>()) || !torch::isfinite(B).all().item<bool>() || !torch::isfinite(F).all().item<bool>())
+      return torch::Tensor();
+  }
+  Evaluation evaluation;
+  {
+    torch::NoGradGuard guard;
+    if (!evaluate(grid, A, B, F, slope, order_hint, evaluation)) return torch::Tensor();
+  }
+  return FusedSigmoidStack::apply(A, B, F, grid, slope, evaluation);
+}
+
+}  // namespace noiselearn

@@ -1,0 +1,248 @@
+// The fused training paths against the tensor-operation versions they replace (kept as the references): the same
+// loss values to 1e-12 relative and the same gradients to 1e-12 of the gradient's largest component, on random
+// tables (asymmetric, with zeros and distinguishing events) and at the paper's scale; and the one-evaluation path
+// for symmetric tables against the two directions evaluated separately.
+#include <ATen/CPUGeneratorImpl.h>
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "losses/differentiable_pair.hpp"
+#include "losses/moments_accountant_loss.hpp"
+#include "losses/privacy_buckets_composition.hpp"
+#include "losses/privacy_buckets_loss.hpp"
+#include "models/sigmoid_stack.hpp"
+#include "models/sigmoid_stack_evaluation.hpp"
+#include "models/symmetric_half.hpp"
+
+using namespace noiselearn;
+
+namespace {
+
+double max_abs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+
+// A random normalised log table of E points: Gaussian-like with noise, `zeros` cells set to probability 0.
+torch::Tensor random_log_table(int64_t E, uint64_t seed, bool with_zeros) {
+  torch::manual_seed(seed);
+  const torch::Tensor x = torch::linspace(-1.0, 1.0, E, torch::kDouble);
+  torch::Tensor logits = -4.0 * x.square() + 0.3 * torch::randn({E}, torch::kDouble) + 0.5 * x;
+  if (with_zeros) logits.index_put_({torch::rand({E}, torch::kDouble) < 0.1}, -std::numeric_limits<double>::infinity());
+  return (logits - torch::logsumexp(logits, 0)).detach();
+}
+
+struct ValueAndGradient {
+  double value;
+  torch::Tensor gradient;
+};
+
+ValueAndGradient evaluate(PrivacyLoss& loss, const torch::Tensor& log_p, int64_t shift) {
+  const torch::Tensor leaf = log_p.detach().clone().requires_grad_();
+  const torch::Tensor delta = loss.delta(additive_pair(leaf, shift), DirectionCombination::kSum);
+  delta.backward();
+  return {delta.item<double>(), leaf.grad().clone()};
+}
+
+void require_same(const ValueAndGradient& fused, const ValueAndGradient& reference) {
+  INFO(fmt::format("fused {:.17g}, reference {:.17g}", fused.value, reference.value));
+  CHECK(std::abs(fused.value - reference.value) <= 1e-12 * std::abs(reference.value));
+  REQUIRE(torch::isfinite(fused.gradient).all().item<bool>());
+  const double error = max_abs(fused.gradient - reference.gradient), scale = max_abs(reference.gradient);
+  INFO(fmt::format("gradient: max |fused - reference| = {:.3e}, max |reference| = {:.3e}", error, scale));
+  // Plus 1e-15 |delta|: a gradient below that is rounding noise of the value (the paper's literal factor at n = 128
+  // puts every loss in the infinity bucket, delta = 2, and leaves gradients of 1e-65 made of 1 - (1 - 1e-17) terms).
+  CHECK(error <= 1e-12 * scale + 1e-15 * std::abs(reference.value));
+}
+
+}  // namespace
+
+TEST_CASE("fused PrivacyBuckets (bucketing and composition) equal the tensor-operation reference", "[fused][privacy-buckets]") {
+  const auto [E, shift] = GENERATE(table<int64_t, int64_t>({{7, 1}, {201, 3}, {2001, 20}}));
+  // The automatic factor, and the paper's literal one (every index far outside the buckets) for one release: composed,
+  // the literal factor saturates delta and leaves gradients that are rounding noise of cancelling bucket
+  // gradients, compared with the same bucket gradients in the next test case instead.
+  const auto [n, factor] = GENERATE(table<int64_t, double>({{1, 0.0}, {5, 0.0}, {128, 0.0}, {1, 1.000001}}));
+  const bool with_zeros = GENERATE(false, true);
+  const auto kind = GENERATE(PrivacyBucketsOptions::Kind::kAdp, PrivacyBucketsOptions::Kind::kPdp);
+  CAPTURE(E, shift, n, with_zeros, kind == PrivacyBucketsOptions::Kind::kAdp, factor);
+  PrivacyBucketsOptions options;
+  options.epsilon = 0.3;
+  options.compositions = n;
+  options.kind = kind;
+  options.factor = factor;
+  options.buckets = 200;
+  PrivacyBucketsOptions reference_options = options;
+  reference_options.fused = false;
+  PrivacyBucketsLoss fused(options), reference(reference_options);
+  const torch::Tensor log_p = random_log_table(E, 17 + static_cast<uint64_t>(E), with_zeros);
+  require_same(evaluate(fused, log_p, shift), evaluate(reference, log_p, shift));
+}
+
+TEST_CASE("fused single-release buckets: the same buckets and, for the same bucket gradients, the same gradients", "[fused][privacy-buckets]") {
+  const auto [E, shift] = GENERATE(table<int64_t, int64_t>({{7, 1}, {201, 3}, {2001, 20}}));
+  const double factor = GENERATE(0.0, 1.000001);
+  const bool with_zeros = GENERATE(false, true);
+  CAPTURE(E, shift, factor, with_zeros);
+  PrivacyBucketsOptions options;
+  options.factor = factor;
+  options.buckets = 200;
+  PrivacyBucketsOptions reference_options = options;
+  reference_options.fused = false;
+  PrivacyBucketsLoss fused(options), reference(reference_options);
+  const torch::Tensor log_p = random_log_table(E, 29 + static_cast<uint64_t>(E), with_zeros);
+  const torch::Tensor weights = torch::randn({201}, torch::kDouble);
+  const auto run = [&](PrivacyBucketsLoss& loss) {
+    const torch::Tensor leaf = log_p.clone().requires_grad_();
+    const LogPair direction = additive_pair(leaf, shift).forward();
+    const PrivacyBuckets buckets = loss.single_release_buckets(direction, loss.log_factor(direction));
+    (weights * buckets.finite).sum().add(0.7 * buckets.infinity).backward();
+    return std::make_tuple(buckets.finite.detach(), buckets.infinity.item<double>(), leaf.grad().clone());
+  };
+  const auto [finite, infinity, gradient] = run(fused);
+  const auto [reference_finite, reference_infinity, reference_gradient] = run(reference);
+  CHECK(max_abs(finite - reference_finite) <= 1e-15 * reference_finite.abs().sum().item<double>());
+  CHECK(std::abs(infinity - reference_infinity) <= 1e-15 * std::abs(reference_infinity) + 1e-300);
+  const double error = max_abs(gradient - reference_gradient), scale = max_abs(reference_gradient);
+  INFO(fmt::format("gradient: max |fused - reference| = {:.3e}, max |reference| = {:.3e}", error, scale));
+  CHECK(error <= 1e-12 * scale);
+}
+
+TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradients as square-and-multiply by autograd", "[fused][privacy-buckets]") {
+  const int64_t n = GENERATE(1, 2, 3, 7, 12, 128);
+  CAPTURE(n);
+  torch::manual_seed(5);
+  const int64_t half = 50;
+  const torch::Tensor finite = (torch::rand({2 * half + 1}, torch::kDouble) * 0.9 / (2 * half + 1)).requires_grad_();
+  const torch::Tensor infinity = torch::full({}, 0.01, torch::kDouble).requires_grad_();
+  const torch::Tensor weights = torch::randn({2 * half + 1}, torch::kDouble);
+  const auto run = [&](bool fused) {
+    finite.mutable_grad() = torch::Tensor();
+    infinity.mutable_grad() = torch::Tensor();
+    const PrivacyBuckets out = fused ? self_compose_fused({finite, infinity}, n) : self_compose({finite, infinity}, n);
+    (weights * out.finite).sum().add(3.0 * out.infinity).backward();
+    return std::make_tuple(out.finite.detach(), out.infinity.item<double>(), finite.grad().clone(), infinity.grad().item<double>());
+  };
+  const auto [f_fused, i_fused, gf_fused, gi_fused] = run(true);
+  const auto [f_ref, i_ref, gf_ref, gi_ref] = run(false);
+  CHECK(torch::equal(f_fused, f_ref));  // the same FFTs in the same order
+  CHECK(i_fused == i_ref);
+  CHECK(max_abs(gf_fused - gf_ref) <= 1e-12 * max_abs(gf_ref));
+  CHECK(std::abs(gi_fused - gi_ref) <= 1e-12 * std::abs(gi_ref));
+}
+
+TEST_CASE("a symmetric table's pair is evaluated once: the same value and gradient as both directions", "[fused][directions]") {
+  // A symmetric table (log p mirrored bit for bit): B||A is A||B reversed.
+  const torch::Tensor half = random_log_table(101, 3, false).narrow(0, 0, 51);
+  torch::Tensor log_p = torch::cat({half, half.flip(0).narrow(0, 1, 50)});
+  log_p = (log_p - torch::logsumexp(log_p, 0)).detach();
+  REQUIRE(torch::equal(log_p, log_p.flip(0)));
+  REQUIRE(is_mirror_symmetric(additive_pair(log_p, 4)));
+  REQUIRE_FALSE(is_mirror_symmetric(additive_pair(random_log_table(101, 4, false), 4)));
+  PrivacyBucketsOptions options;
+  options.compositions = 16;
+  PrivacyBucketsLoss loss(options);
+  for (const DirectionCombination combination : {DirectionCombination::kSum, DirectionCombination::kMax}) {
+    const torch::Tensor once = log_p.clone().requires_grad_(), both = log_p.clone().requires_grad_();
+    const torch::Tensor value = loss.delta(additive_pair(once, 4), combination);
+    value.backward();
+    const DifferentiablePair pair = additive_pair(both, 4);
+    const torch::Tensor forward = loss.direction_delta(pair.forward(), 0), backward = loss.direction_delta(pair.backward(), 1);
+    CHECK(std::abs(forward.item<double>() - backward.item<double>()) <= 1e-14 * forward.item<double>());
+    // The separate evaluation with the tie split evenly (torch::maximum's rule for equal values; the two directions
+    // differ by rounding only, so the explicit 0.5/0.5 makes the comparison independent of that rounding).
+    const torch::Tensor separate = combination == DirectionCombination::kSum ? forward + backward : 0.5 * (forward + backward);
+    separate.backward();
+    CHECK(std::abs(value.item<double>() - separate.item<double>()) <= 1e-13 * separate.item<double>());
+    CHECK(max_abs(once.grad() - both.grad()) <= 1e-12 * max_abs(both.grad()));
+  }
+}
+
+TEST_CASE("the moments accountant keeps both directions (a lambda per direction)", "[fused][directions]") {
+  MomentsAccountantLoss loss({});
+  CHECK(loss.has_direction_parameters());
+  PrivacyBucketsLoss buckets({});
+  CHECK_FALSE(buckets.has_direction_parameters());
+}
+
+TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, values and gradients of the parameters", "[fused][paper-scale]") {
+  // E = 60,001 on [-500, 500], K = 10,000, shift 60 cells, n = 128: the benchmark's setting.
+  const Grid grid = Grid::symmetric(500.0, 1.0 / 60.0);
+  SigmoidStackOptions model_options;
+  model_options.seed = 11;
+  auto model = std::make_shared<SigmoidStack>(grid, model_options);
+  {
+    torch::NoGradGuard no_grad;  // move the centres off their equidistant start, as training does
+    model->F().add_(0.02 * torch::randn({model->F().size(0)}, at::detail::createCPUGenerator(3), torch::kDouble));
+  }
+  const auto kind = GENERATE(PrivacyBucketsOptions::Kind::kAdp, PrivacyBucketsOptions::Kind::kPdp);
+  PrivacyBucketsOptions options;
+  options.compositions = 128;
+  options.kind = kind;
+  PrivacyBucketsOptions reference_options = options;
+  reference_options.fused = false;
+  PrivacyBucketsLoss fused(options), reference(reference_options);
+  const auto parameter_gradients = [&] {
+    return torch::cat({model->A().grad().reshape(-1), model->B().grad(), model->F().grad()});
+  };
+
+  // The losses, on the same log p (a leaf): the reference evaluates both directions separately by tensor operations;
+  // the fused path once (the table is symmetric).
+  const torch::Tensor log_p = model->forward_fast().detach();
+  const auto loss_gradient = [&](PrivacyBucketsLoss& loss, bool separately) {
+    const torch::Tensor leaf = log_p.clone().requires_grad_();
+    const DifferentiablePair pair = additive_pair(leaf, 60);
+    const torch::Tensor delta = separately ? loss.direction_delta(pair.forward(), 0) + loss.direction_delta(pair.backward(), 1)
+                                           : loss.delta(pair, DirectionCombination::kSum);
+    delta.backward();
+    return std::make_pair(delta.item<double>(), leaf.grad().clone());
+  };
+  const auto [reference_delta, w] = loss_gradient(reference, true);
+  const auto [fused_delta, fused_w] = loss_gradient(fused, false);
+  // The reference itself, evaluated once for both directions: mathematically the same gradient. Their difference is
+  // the reference's rounding noise (the FFT correlations of the bucket gradients carry an absolute error of about
+  // 1e-16 of their inputs' size, which 1 / ln f = 500 amplifies; measured 1.5e-15 = 1.2e-11 of max |w|).
+  const torch::Tensor reference_once_w = loss_gradient(reference, false).second;
+  const double noise = max_abs(reference_once_w - w);
+  INFO(fmt::format("delta fused {:.17g}, reference {:.17g}", fused_delta, reference_delta));
+  CHECK(std::abs(fused_delta - reference_delta) <= 1e-12 * reference_delta);
+  INFO(fmt::format("dL/dlog p: max |fused - reference| = {:.3e}, the reference's own rounding noise {:.3e}, max |reference| = {:.3e}",
+                   max_abs(fused_w - w), noise, max_abs(w)));
+  CHECK(max_abs(fused_w - w) <= 1e-12 * max_abs(w) + 2.0 * noise);
+
+  // The model, for the same upstream gradient w: fused against tensor operations. The parameter gradients are sums
+  // of terms of both signs (log p is normalised: dL/dtheta = sum_i w_i dlog f_i/dtheta - sum_i w_i E_p[dlog f/dtheta]),
+  // so they are compared, component by component, against the size of their terms, as in the model's tests:
+  // |d/dtheta sum_i |w_i| log f_i| + |sum_i w_i| |d/dtheta logsumexp(log f)|.
+  model->zero_grad();
+  model->forward_fast().backward(w);
+  const torch::Tensor reference_gradient = parameter_gradients();
+  model->zero_grad();
+  model->log_probabilities().backward(w);
+  const torch::Tensor gradient = parameter_gradients();
+  const Grid half{grid.origin, grid.step, grid.size - grid.size / 2};
+  const auto full_profile = [&] {
+    return mirror_half(sigmoid_stack_log_profile_fast(half, model->A(), model->B(), model->F(), model->options().slope), grid);
+  };
+  model->zero_grad();
+  (w.abs() * full_profile()).sum().backward();
+  const torch::Tensor terms = parameter_gradients().abs();
+  model->zero_grad();
+  torch::logsumexp(full_profile(), 0).backward();
+  const torch::Tensor scale = terms + std::abs(w.sum().item<double>()) * parameter_gradients().abs();
+  const torch::Tensor error = (gradient - reference_gradient).abs();
+  const int64_t worst = (error - 1e-12 * scale).argmax().item<int64_t>();
+  INFO(fmt::format("worst parameter {} (0: A, then B, then F): |fused - reference| = {:.3e}, scale {:.3e}, reference {:.6e}", worst,
+                   error[worst].item<double>(), scale[worst].item<double>(), reference_gradient[worst].item<double>()));
+  CHECK((error <= 1e-12 * scale).all().item<bool>());
+  INFO(fmt::format("normwise: max |fused - reference| = {:.3e}, max |reference| = {:.3e}", max_abs(gradient - reference_gradient),
+                   max_abs(reference_gradient)));
+  CHECK(max_abs(gradient - reference_gradient) <= 1e-12 * max_abs(reference_gradient));
+  // log p is invariant to scaling A and every B_j together: A dL/dA + sum_j B_j dL/dB_j = 0.
+  const int64_t K = model->F().size(0);
+  const double a = model->A().item<double>();
+  const torch::Tensor b_terms = model->B().detach() * gradient.narrow(0, 1, K);
+  CHECK(std::abs(a * gradient[0].item<double>() + b_terms.sum().item<double>()) <=
+        1e-12 * (b_terms.abs().sum().item<double>() + std::abs(a * gradient[0].item<double>())));
+}
