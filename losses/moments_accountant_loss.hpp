@@ -10,6 +10,8 @@
 // Overflow guard (ours): early in training n Gamma - lambda eps can exceed 700 and exp would overflow to inf.
 // The moment term uses exp(t) for t <= 0 and 1 + t above (continuous with a continuous derivative), so the loss
 // and its gradient stay finite and still push t down; delta >= 1 carries no information anyway.
+#include <utility>
+
 #include "losses/privacy_loss.hpp"
 
 namespace noiselearn {
@@ -18,6 +20,9 @@ struct MomentsAccountantLossOptions {
   double epsilon = 0.3;
   int64_t compositions = 1;
   double initial_lambda_sq = 1.0;  // lambda = 1 + 1e-4 at the start
+  // true: Gamma_lambda and omega of a direction by one fused function (one pass, hand backward) on float64 CPU
+  // tensors; false: by tensor operations, the reference (the same values and gradients to rounding).
+  bool fused = true;
   void validate() const;           // InputError naming the field
 };
 
@@ -28,6 +33,8 @@ class MomentsAccountantLoss : public PrivacyLoss {
   torch::Tensor direction_delta(const LogPair& pair, int direction) override;
   double lambda(int direction) const;  // current lambda of a direction
   bool has_direction_parameters() const override { return true; }
+  // (Gamma_lambda, omega clamped to [0, 1 - 1e-16]) by tensor operations: the reference of the fused path.
+  static std::pair<torch::Tensor, torch::Tensor> reference_log_moment_and_omega(const LogPair& pair, const torch::Tensor& lambda);
 
  private:
   MomentsAccountantLossOptions options_;

@@ -22,7 +22,7 @@ bool is_mirror_symmetric(const DifferentiablePair& pair) {
 }
 
 torch::Tensor PrivacyLoss::delta(const DifferentiablePair& pair, DirectionCombination combination) {
-  if (!has_direction_parameters() && is_mirror_symmetric(pair)) {
+  if (symmetric_shortcut && !has_direction_parameters() && is_mirror_symmetric(pair)) {
     // B||A is A||B with the outcomes in reverse order: one evaluation serves both. On a' = (a + flip b) / 2,
     // b' = (b + flip a) / 2 (equal to a and b bit for bit, their means of equal numbers being exact) the
     // gradient of 2 D(a', b') is that of D(a, b) + D(b, a): ∇_a D(a, b) + flip ∇_b D(a, b), the second term being

@@ -34,6 +34,9 @@ class PrivacyLoss : public torch::nn::Module {
 
   // True for losses with parameters per direction (the moments accountant's lambda): they always evaluate both.
   virtual bool has_direction_parameters() const { return false; }
+
+  // false: evaluate both directions even for a symmetric table (the reference, for benchmarks and tests).
+  bool symmetric_shortcut = true;
 };
 
 }  // namespace noiselearn

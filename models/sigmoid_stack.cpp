@@ -36,6 +36,7 @@ SigmoidStack::SigmoidStack(const Grid& grid, const SigmoidStackOptions& options)
 
 torch::Tensor SigmoidStack::log_probabilities() {
   if (!options_.exact_fast) return forward_direct();
+  if (!options_.fused) return forward_fast();
   torch::Tensor fused = forward_fused();
   return fused.defined() ? fused : forward_fast();
 }

@@ -27,6 +27,9 @@ struct SigmoidStackOptions {
   // autograd function with a hand-derived backward) on float64 CPU tensors, else the same in tensor operations
   // (sigmoid_stack_log_profile_fast); false: the O(E K) direct matrix (sigmoid_stack_log_profile_direct), the reference.
   bool exact_fast = true;
+  // With exact_fast: the fused evaluation where it applies (true), or always the tensor operations (false, the
+  // reference for benchmarks and tests).
+  bool fused = true;
   // A at initialisation (Sommer et al.: 10).
   double initial_a = 10.0;
   // B_j ~ U[0, 1) at initialisation from a CPU generator with this seed; nullopt draws from torch's default

@@ -56,18 +56,64 @@ double advanced_epsilon_or_infinity(double eps0, double delta0, int64_t k, doubl
 //                      - k log(1 + e^{eps0}),
 // the hockey-stick divergence of the k-fold randomized response with parameter eps0 (the delta0-free part of the
 // Kairouz-Oh-Viswanath dominating pair). Each term is a log_diff_exp, so terms with close exponents keep their
-// precision; the binomials are built by a recurrence (std::lgamma is not thread-safe in glibc).
+// precision.
+//
+// Only the terms that matter are summed. t_l = log C(k, l) + (k - l) eps0 + log(1 - e^{eps' - (k - 2l) eps0}) is
+// concave in l (log C(k, l) is, the middle term is linear, and log(1 - e^x) is concave and non-decreasing in l
+// here), so the terms rise to one peak and fall. The scan starts at the binomial mode k / (1 + e^{eps0}) (or the
+// last admissible l), walks up and down, and stops in each direction once a falling term is 60 below the largest
+// seen: the rest (at most k terms, each below e^-60 of the largest) changes the sum by under 1e-20 relative. At
+// k = 250,000 that is a few thousand terms instead of up to 125,000 (the previous loop over every l, which made the
+// optimal-composition comparison of `evaluate --compare` take 40 s). log C(k, l) starts from lgamma_r (thread-safe,
+// unlike std::lgamma) and follows the ratio recurrence C(k, l + 1) / C(k, l) = (k - l) / (l + 1).
 double log_randomized_response_delta(double eps0, int64_t k, double epsilon_total) {
   if (eps0 == 0.0) return kNegativeInfinity;  // P = Q
   const double kd = static_cast<double>(k);
-  std::vector<double> terms;
-  double log_binomial = 0.0;  // log C(k, 0)
-  for (int64_t l = 0; l <= k; ++l) {
+  const auto admissible = [&](int64_t l) {
     const double ld = static_cast<double>(l);
-    const double larger = (kd - ld) * eps0, smaller = epsilon_total + ld * eps0;
-    if (!(larger > smaller)) break;  // the difference decreases in l: every later term is 0
-    terms.push_back(log_binomial + log_diff_exp(larger, smaller));
-    log_binomial += std::log(kd - ld) - std::log(ld + 1.0);
+    return (kd - ld) * eps0 > epsilon_total + ld * eps0;
+  };
+  if (!admissible(0)) return kNegativeInfinity;  // the difference decreases in l: no term at all
+  // The last admissible l, by bisection on the (monotone) condition.
+  int64_t last = 0, beyond = k + 1;
+  while (beyond - last > 1) {
+    const int64_t middle = last + (beyond - last) / 2;
+    (admissible(middle) ? last : beyond) = middle;
+  }
+  const int64_t start = std::clamp<int64_t>(static_cast<int64_t>(std::llround(kd / (1.0 + std::exp(eps0)))), 0, last);
+  const auto log_gamma = [](double x) {
+    int sign = 0;
+    return lgamma_r(x, &sign);
+  };
+  const double log_binomial_start = log_gamma(kd + 1.0) - log_gamma(static_cast<double>(start) + 1.0) -
+                                    log_gamma(kd - static_cast<double>(start) + 1.0);
+  const auto term = [&](int64_t l, double log_binomial) {
+    const double ld = static_cast<double>(l);
+    return log_binomial + log_diff_exp((kd - ld) * eps0, epsilon_total + ld * eps0);
+  };
+  constexpr double kNegligible = 60.0;
+  std::vector<double> terms;
+  double largest = kNegativeInfinity;
+  // Upwards from the start.
+  double log_binomial = log_binomial_start, previous = kNegativeInfinity;
+  for (int64_t l = start; l <= last; ++l) {
+    const double t = term(l, log_binomial);
+    terms.push_back(t);
+    largest = std::max(largest, t);
+    if (t < previous && t < largest - kNegligible) break;
+    previous = t;
+    log_binomial += std::log(kd - static_cast<double>(l)) - std::log(static_cast<double>(l) + 1.0);
+  }
+  // Downwards: C(k, l - 1) = C(k, l) l / (k - l + 1).
+  log_binomial = log_binomial_start;
+  previous = kNegativeInfinity;
+  for (int64_t l = start - 1; l >= 0; --l) {
+    log_binomial += std::log(static_cast<double>(l) + 1.0) - std::log(kd - static_cast<double>(l));
+    const double t = term(l, log_binomial);
+    terms.push_back(t);
+    largest = std::max(largest, t);
+    if (t < previous && t < largest - kNegligible) break;
+    previous = t;
   }
   // log(1 + e^{eps0}) without overflow for large eps0.
   const double log_normaliser = eps0 + std::log1p(std::exp(-eps0));

@@ -57,7 +57,21 @@ std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecif
   throw InputError(fmt::format("unknown model.kind '{}' (valid: sigmoid-stack, free-logits, monotone-logits)", s.kind));
 }
 
+namespace {
+
+std::shared_ptr<PrivacyLoss> make_loss(const LossSpecification& s);
+
+}  // namespace
+
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
+  std::shared_ptr<PrivacyLoss> loss = make_loss(s);
+  loss->symmetric_shortcut = s.fused;
+  return loss;
+}
+
+namespace {
+
+std::shared_ptr<PrivacyLoss> make_loss(const LossSpecification& s) {
   if (s.kind == "renyi" || s.kind == "hrdp") {
     RenyiLossOptions options;
     options.epsilon = s.epsilon;
@@ -80,6 +94,7 @@ std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
     options.epsilon = s.epsilon;
     options.compositions = s.compositions;
     options.initial_lambda_sq = s.moments_lambda_sq;
+    options.fused = s.fused;
     return std::make_shared<MomentsAccountantLoss>(options);
   }
   if (s.kind == "privacy-buckets-adp" || s.kind == "privacy-buckets-pdp") {
@@ -89,10 +104,13 @@ std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
     options.buckets = s.buckets;
     options.factor = s.bucket_factor;
     options.kind = s.kind == "privacy-buckets-adp" ? PrivacyBucketsOptions::Kind::kAdp : PrivacyBucketsOptions::Kind::kPdp;
+    options.fused = s.fused;
     return std::make_shared<PrivacyBucketsLoss>(options);
   }
   throw InputError(fmt::format("unknown loss.kind '{}' (valid: soft-pld, moments-accountant, privacy-buckets-adp, "
                                "privacy-buckets-pdp, renyi, hrdp)", s.kind));
 }
+
+}  // namespace
 
 }  // namespace noiselearn

@@ -35,6 +35,9 @@ struct LossSpecification {
   double renyi_alpha = 10.0;                 // renyi: initial alpha
   std::string renyi_conversion = "mironov";  // mironov, balle
   std::string renyi_alpha_update = "gradient";
+  // The fused single-pass functions where a loss has them (moments accountant, PrivacyBuckets); false: the
+  // tensor-operation references (benchmarks and tests; not a config key).
+  bool fused = true;
 };
 
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& specification);

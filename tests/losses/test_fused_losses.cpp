@@ -159,6 +159,31 @@ TEST_CASE("a symmetric table's pair is evaluated once: the same value and gradie
   }
 }
 
+TEST_CASE("fused moments accountant: the same value and gradients (noise and lambda) as tensor operations", "[fused][moments-accountant]") {
+  const int64_t E = GENERATE(7, 201, 2001);
+  const bool with_zeros = GENERATE(false, true);
+  const int64_t n = GENERATE(1, 128);
+  CAPTURE(E, with_zeros, n);
+  const torch::Tensor log_p = random_log_table(E, 41 + static_cast<uint64_t>(E), with_zeros);
+  const auto run = [&](bool fused) {
+    MomentsAccountantLossOptions options;
+    options.compositions = n;
+    options.epsilon = 1.0;
+    options.initial_lambda_sq = 1.3;
+    options.fused = fused;
+    MomentsAccountantLoss loss(options);
+    const ValueAndGradient noise = evaluate(loss, log_p, 2);
+    std::vector<double> lambda_gradients;
+    for (const auto& parameter : loss.parameters()) lambda_gradients.push_back(parameter.grad().item<double>());
+    return std::make_pair(noise, lambda_gradients);
+  };
+  const auto [fused, fused_lambda] = run(true);
+  const auto [reference, reference_lambda] = run(false);
+  require_same(fused, reference);
+  REQUIRE(fused_lambda.size() == 2);
+  for (size_t d = 0; d < 2; ++d) CHECK(std::abs(fused_lambda[d] - reference_lambda[d]) <= 1e-12 * std::abs(reference_lambda[d]));
+}
+
 TEST_CASE("the moments accountant keeps both directions (a lambda per direction)", "[fused][directions]") {
   MomentsAccountantLoss loss({});
   CHECK(loss.has_direction_parameters());
