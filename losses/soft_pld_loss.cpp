@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/errors.hpp"
+#include "losses/soft_pld_fused.hpp"
 
 namespace noiselearn {
 
@@ -107,6 +108,10 @@ void SoftPldLossOptions::validate() const {
 SoftPldLoss::SoftPldLoss(SoftPldLossOptions options) : options_(options) { options_.validate(); }
 
 torch::Tensor SoftPldLoss::direction_delta(const LogPair& pair, int direction) {
+  if (options_.fused)
+    if (const std::optional<SoftPld> single = fused_soft_pld_single_release(pair, options_.loss_step, options_.max_points))
+      return soft_pld_delta(fused_compose_soft_pld(*single, options_.compositions, options_.tail_mass), options_.loss_step,
+                            options_.epsilon);
   const auto tensor_options = pair.log_first.options();
   const torch::Tensor finite = finite_loss_mask(pair), infinite = infinite_loss_mask(pair);
   const torch::Tensor losses = safe_privacy_losses(pair);

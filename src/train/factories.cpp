@@ -87,6 +87,7 @@ std::shared_ptr<PrivacyLoss> make_loss(const LossSpecification& s) {
     options.epsilon = s.epsilon;
     options.compositions = s.compositions;
     options.loss_step = s.soft_pld_loss_step;
+    options.fused = s.fused;
     return std::make_shared<SoftPldLoss>(options);
   }
   if (s.kind == "moments-accountant") {

@@ -1,8 +1,8 @@
 // Benchmark of the differentiable privacy losses, one section per loss:
-//   1. PrivacyBuckets ADP and PDP (Sommer et al., 3.4.2-3.4.3): forward + backward per direction on the paper's
-//      training setting, E = 60,001 table points (Gaussian sigma = 30 on [-500, 500], step 1/60, s = 1 = 60
-//      cells), 2h = 1000 buckets, n = 128, automatic factor and the paper's literal f = 1.000001. Target: a few
-//      ms per direction per epoch.
+//   1. The training losses, one direction, forward and forward + backward, fused against the tensor-operation
+//      reference: PrivacyBuckets ADP and PDP (Sommer et al., 3.4.2-3.4.3; 2h = 1000 buckets, automatic factor and
+//      the paper's literal f = 1.000001), the moments accountant and the soft PLD, on the paper's training setting,
+//      E = 60,001 table points (Gaussian sigma = 30 on [-500, 500], step 1/60, s = 1 = 60 cells), n = 128.
 // Run: ./build/tests/benchmarks/bench_losses [--threads N]
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
@@ -12,12 +12,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "bench_timing.hpp"
 #include "core/baselines.hpp"
 #include "losses/differentiable_pair.hpp"
+#include "losses/moments_accountant_loss.hpp"
 #include "losses/privacy_buckets_loss.hpp"
+#include "losses/soft_pld_loss.hpp"
 #include "accounting/hybrid_renyi.hpp"
 #include "core/one_sided_baselines.hpp"
 #include "losses/renyi_objective.hpp"
@@ -35,39 +40,69 @@ bench::Timing time_of(int repetitions, F&& f) {
 }
 
 void benchmark_privacy_buckets() {
-  std::printf("1. PrivacyBuckets: E = 60,001, 2h = 1000, n = 128, one direction (A||B), best / median of 20 (target: a few ms)\n");
+  std::printf("1. The training losses at the paper's scale: E = 60,001 (Gaussian sigma 30 on [-500, 500], step 1/60), s = 60 cells,\n"
+              "   n = 128, eps 0.3, one direction (A||B), best / median of 20 [ms]: the fused functions (the default) against the\n"
+              "   tensor-operation reference (autograd graphs of the same mathematics)\n");
   const NoiseTable table = gaussian_table(Grid::symmetric(500.0, 1.0 / 60.0), 30.0);
   const torch::Tensor log_p = log_probabilities_of(table);
-  std::printf("   %-34s %18s %24s %9s %14s\n", "loss", "forward [ms]", "forward+backward [ms]", "h ln f", "delta(0.3)");
+  std::printf("   %-36s %22s %22s %24s %14s\n", "loss", "fused fwd", "fused fwd+bwd", "reference fwd+bwd", "delta(0.3)");
   struct Setting {
-    PrivacyBucketsOptions::Kind kind;
-    double factor;
-    const char* label;
+    std::string label;
+    std::function<std::shared_ptr<PrivacyLoss>(bool fused)> make;
   };
-  // Automatic factor, and the paper's literal f = 1.000001 (every index far outside the buckets: the
-  // Lorentzian backward runs its multipole series for all 60,061 outcomes).
-  for (const Setting setting : {Setting{PrivacyBucketsOptions::Kind::kAdp, 0.0, ""}, Setting{PrivacyBucketsOptions::Kind::kPdp, 0.0, ""},
-                                Setting{PrivacyBucketsOptions::Kind::kAdp, 1.000001, ", f = 1.000001"}}) {
-    PrivacyBucketsOptions options;
-    options.epsilon = 0.3;
-    options.compositions = 128;
-    options.buckets = 1000;
-    options.factor = setting.factor;
-    options.kind = setting.kind;
-    PrivacyBucketsLoss loss(options);
-    torch::Tensor leaf = log_p.clone().requires_grad_(true);
+  const auto buckets = [](PrivacyBucketsOptions::Kind kind, double factor) {
+    return [kind, factor](bool fused) {
+      PrivacyBucketsOptions options;
+      options.epsilon = 0.3;
+      options.compositions = 128;
+      options.buckets = 1000;
+      options.factor = factor;
+      options.kind = kind;
+      options.fused = fused;
+      return std::shared_ptr<PrivacyLoss>(std::make_shared<PrivacyBucketsLoss>(options));
+    };
+  };
+  // Automatic factor, and the paper's literal f = 1.000001 (every index far outside the buckets: the Lorentzian
+  // backward runs its multipole series for all 60,061 outcomes).
+  const std::vector<Setting> settings = {
+      {"privacy-buckets-adp", buckets(PrivacyBucketsOptions::Kind::kAdp, 0.0)},
+      {"privacy-buckets-pdp", buckets(PrivacyBucketsOptions::Kind::kPdp, 0.0)},
+      {"privacy-buckets-adp, f = 1.000001", buckets(PrivacyBucketsOptions::Kind::kAdp, 1.000001)},
+      {"moments-accountant",
+       [](bool fused) {
+         MomentsAccountantLossOptions options;
+         options.epsilon = 0.3;
+         options.compositions = 128;
+         options.fused = fused;
+         return std::shared_ptr<PrivacyLoss>(std::make_shared<MomentsAccountantLoss>(options));
+       }},
+      {"soft-pld", [](bool fused) {
+         SoftPldLossOptions options;
+         options.epsilon = 0.3;
+         options.compositions = 128;
+         options.fused = fused;
+         return std::shared_ptr<PrivacyLoss>(std::make_shared<SoftPldLoss>(options));
+       }}};
+  for (const Setting& setting : settings) {
+    bench::Timing timings[3];
     double delta = 0.0;
-    const bench::Timing forward = time_of(20, [&] {
-      torch::NoGradGuard no_grad;
-      delta = loss.direction_delta(additive_pair(leaf, 60).forward(), 0).item<double>();
-    });
-    const bench::Timing both = time_of(20, [&] {
-      leaf.mutable_grad() = torch::Tensor();
-      loss.direction_delta(additive_pair(leaf, 60).forward(), 0).backward();
-    });
-    const double ln_f = loss.log_factor(additive_pair(log_p, 60).forward());
-    std::printf("   %-34s %8.2f / %7.2f %14.2f / %7.2f %9.4f %14.6e\n", (loss.loss_name() + setting.label).c_str(), 1e3 * forward.best,
-                1e3 * forward.median, 1e3 * both.best, 1e3 * both.median, 500.0 * ln_f, delta);
+    for (const bool fused : {true, false}) {
+      const std::shared_ptr<PrivacyLoss> loss = setting.make(fused);
+      torch::Tensor leaf = log_p.clone().requires_grad_(true);
+      if (fused) {
+        timings[0] = time_of(20, [&] {
+          torch::NoGradGuard no_grad;
+          delta = loss->direction_delta(additive_pair(leaf, 60).forward(), 0).item<double>();
+        });
+      }
+      timings[fused ? 1 : 2] = time_of(20, [&] {
+        leaf.mutable_grad() = torch::Tensor();
+        loss->direction_delta(additive_pair(leaf, 60).forward(), 0).backward();
+      });
+    }
+    std::printf("   %-36s %10.2f / %7.2f %12.2f / %7.2f %12.2f / %7.2f %16.6e\n", setting.label.c_str(), 1e3 * timings[0].best,
+                1e3 * timings[0].median, 1e3 * timings[1].best, 1e3 * timings[1].median, 1e3 * timings[2].best,
+                1e3 * timings[2].median, delta);
   }
 }
 

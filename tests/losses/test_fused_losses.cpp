@@ -14,6 +14,7 @@
 #include "losses/moments_accountant_loss.hpp"
 #include "losses/privacy_buckets_composition.hpp"
 #include "losses/privacy_buckets_loss.hpp"
+#include "losses/soft_pld_loss.hpp"
 #include "models/sigmoid_stack.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
 #include "models/symmetric_half.hpp"
@@ -182,6 +183,24 @@ TEST_CASE("fused moments accountant: the same value and gradients (noise and lam
   require_same(fused, reference);
   REQUIRE(fused_lambda.size() == 2);
   for (size_t d = 0; d < 2; ++d) CHECK(std::abs(fused_lambda[d] - reference_lambda[d]) <= 1e-12 * std::abs(reference_lambda[d]));
+}
+
+TEST_CASE("fused soft PLD (single release and composition): the same value and gradient as tensor operations", "[fused][soft-pld]") {
+  const auto [E, shift] = GENERATE(table<int64_t, int64_t>({{7, 1}, {201, 3}, {2001, 20}}));
+  const int64_t n = GENERATE(1, 3, 128);
+  const bool with_zeros = GENERATE(false, true);
+  CAPTURE(E, shift, n, with_zeros);
+  const torch::Tensor log_p = random_log_table(E, 53 + static_cast<uint64_t>(E), with_zeros);
+  const auto run = [&](bool fused) {
+    SoftPldLossOptions options;
+    options.compositions = n;
+    options.epsilon = 1.0;
+    options.fused = fused;
+    SoftPldLoss loss(options);
+    loss.symmetric_shortcut = false;
+    return evaluate(loss, log_p, shift);
+  };
+  require_same(run(true), run(false));
 }
 
 TEST_CASE("the moments accountant keeps both directions (a lambda per direction)", "[fused][directions]") {
