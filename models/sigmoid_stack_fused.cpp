@@ -189,13 +189,8 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
         argmax[i] = argmax[i - 1];
       }
     }
-    torch::Tensor log_p_t = doubles(E);
-    double* log_p = log_p_t.data_ptr<double>();
-    double top = -std::numeric_limits<double>::infinity();
-    for (int64_t i = 0; i < E; ++i) {
-      log_p[i] = running[static_cast<size_t>(i < H ? i : E - 1 - i)];
-      top = std::max(top, log_p[i]);
-    }
+    // The running maximum's last value is the largest of the half, hence of the whole (mirrored) grid.
+    const double top = running[static_cast<size_t>(H) - 1];
     // Σ over the whole grid from the half: every point of the half twice, the repeated centre (E odd) once.
     torch::Tensor shifted_t = doubles(H);
     double* shifted = shifted_t.data_ptr<double>();
@@ -205,7 +200,10 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     for (int64_t i = 0; i < H; ++i) total += shifted[i];
     total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
     const double normaliser = std::log(total) + top;
-    for (int64_t i = 0; i < E; ++i) log_p[i] -= normaliser;
+    torch::Tensor log_p_t = doubles(E);
+    double* log_p = log_p_t.data_ptr<double>();
+    for (int64_t i = 0; i < H; ++i) log_p[i] = running[static_cast<size_t>(i)] - normaliser;
+    for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
     out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t};
     return true;
