@@ -19,6 +19,7 @@
 #include "cli/passive_openmp_waiting.hpp"
 #include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
+#include "core/heap_reuse.hpp"
 
 namespace {
 
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) must end a write with an ordinary error (exit 1, one line, temporary file
   // removed), not with the kernel's SIGXFSZ killing the process mid-write.
   std::signal(SIGXFSZ, SIG_IGN);
+  noiselearn::keep_freed_heap_memory_for_reuse();  // core/heap_reuse.hpp: training epochs reuse their pages
   CLI::App app{"noiselearn: learn differential-privacy noise distributions and certify them"};
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/heap_reuse.hpp"
 #include "bench_timing.hpp"
 #include "core/baselines.hpp"
 #include "losses/differentiable_pair.hpp"
@@ -137,6 +138,7 @@ void benchmark_hybrid_renyi() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  noiselearn::keep_freed_heap_memory_for_reuse();  // as the CLI (core/heap_reuse.hpp)
   const int threads = bench::threads_argument(argc, argv, 2);
   at::set_num_threads(threads);
   std::printf("bench_losses (%d threads)\n\n", threads);

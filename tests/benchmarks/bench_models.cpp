@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/heap_reuse.hpp"
 #include "bench_timing.hpp"
 #include "cli/passive_openmp_waiting.hpp"
 #include "models/sigmoid_stack.hpp"
@@ -140,6 +141,7 @@ void report_threads(int all_cores) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  noiselearn::keep_freed_heap_memory_for_reuse();  // as the CLI (core/heap_reuse.hpp)
   noiselearn::cli::reexecute_with_passive_openmp_waiting(argv);  // as noiselearn --threads N > 1 does
   const int all_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = bench::threads_argument(argc, argv, 1);  // noiselearn's default

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/heap_reuse.hpp"
 #include "models/sigmoid_stack.hpp"
 #include "train/factories.hpp"
 #include "train/trainer.hpp"
@@ -52,6 +53,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  noiselearn::keep_freed_heap_memory_for_reuse();  // as the CLI (core/heap_reuse.hpp)
   int threads = 2;
   bool full_run = false;
   int64_t epochs = 15000;

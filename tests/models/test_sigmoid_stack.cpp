@@ -194,6 +194,19 @@ TEST_CASE("sigmoid stack: fast evaluation equals the direct matrix on the paper'
   require_symmetric_monotone_distribution(*model);
 }
 
+TEST_CASE("sigmoid stack: an even number of grid points (no point at 0): every evaluation agrees", "[models][sigmoid-stack]") {
+  const Grid grid{-0.995, 0.01, 200};  // ±0.005 .. ±0.995
+  REQUIRE(grid.is_symmetric());
+  auto model = make_stack(grid, 40, 500.0);
+  {
+    torch::NoGradGuard no_grad;
+    REQUIRE(model->forward_fused().defined());
+  }
+  require_fast_matches_direct(*model);
+  require_gradients_match_normwise(*model, true);
+  require_symmetric_monotone_distribution(*model);
+}
+
 TEST_CASE("sigmoid stack: fast evaluation equals the direct matrix on adversarial centre layouts",
           "[models][sigmoid-stack]") {
   const Grid grid = Grid::symmetric(2.0, 0.01);  // E = 401, r = 2
