@@ -16,9 +16,51 @@ std::string to_string(DirectionCombination combination) {
   return combination == DirectionCombination::kSum ? "sum" : "max";
 }
 
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// (a', b') = ((a + flip b) / 2, (b + flip a) / 2) for a mirror-symmetric pair, where they equal (a, b) bit for bit:
+// the forward copies, the backward is ga = (ga' + flip gb') / 2, gb = (gb' + flip ga') / 2 in one pass (float64
+// CPU; elsewhere the same by tensor operations).
+class Symmetrised : public torch::autograd::Function<Symmetrised> {
+ public:
+  static variable_list forward(AutogradContext* /*ctx*/, const torch::Tensor& a, const torch::Tensor& b) {
+    return {a.clone(), b.clone()};
+  }
+  static variable_list backward(AutogradContext* /*ctx*/, variable_list grad_outputs) {
+    const torch::Tensor ga = grad_outputs[0].contiguous(), gb = grad_outputs[1].contiguous();
+    torch::Tensor out_a = torch::empty_like(ga), out_b = torch::empty_like(gb);
+    const int64_t n = ga.size(0);
+    const double* x = ga.data_ptr<double>();
+    const double* y = gb.data_ptr<double>();
+    double* u = out_a.data_ptr<double>();
+    double* v = out_b.data_ptr<double>();
+    for (int64_t i = 0; i < n; ++i) {
+      u[i] = 0.5 * (x[i] + y[n - 1 - i]);
+      v[i] = 0.5 * (y[i] + x[n - 1 - i]);
+    }
+    return {out_a, out_b};
+  }
+};
+
+bool plain_cpu_double(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous() && t.dim() == 1;
+}
+
+}  // namespace
+
 bool is_mirror_symmetric(const DifferentiablePair& pair) {
   torch::NoGradGuard guard;
-  return pair.log_a.dim() == 1 && pair.log_a.sizes() == pair.log_b.sizes() && torch::equal(pair.log_b, pair.log_a.flip(0));
+  if (pair.log_a.dim() != 1 || pair.log_a.sizes() != pair.log_b.sizes()) return false;
+  if (!plain_cpu_double(pair.log_a) || !plain_cpu_double(pair.log_b)) return torch::equal(pair.log_b, pair.log_a.flip(0));
+  const int64_t n = pair.log_a.size(0);
+  const double* a = pair.log_a.data_ptr<double>();
+  const double* b = pair.log_b.data_ptr<double>();
+  for (int64_t i = 0; i < n; ++i)
+    if (!(b[i] == a[n - 1 - i])) return false;  // NaN is never symmetric
+  return true;
 }
 
 torch::Tensor PrivacyLoss::delta(const DifferentiablePair& pair, DirectionCombination combination) {
@@ -29,8 +71,15 @@ torch::Tensor PrivacyLoss::delta(const DifferentiablePair& pair, DirectionCombin
     // the gradient of the reversed direction. For the maximum, D(a', b') gets half of each (torch's rule at a
     // tie); the per-direction evaluation differs from it by rounding only, and then takes one direction's
     // gradient. The two are the same gradient for a model whose tables are symmetric for every parameter value.
-    const torch::Tensor a = 0.5 * (pair.log_a + pair.log_b.flip(0));
-    const torch::Tensor b = 0.5 * (pair.log_b + pair.log_a.flip(0));
+    torch::Tensor a, b;
+    if (plain_cpu_double(pair.log_a) && plain_cpu_double(pair.log_b)) {
+      const variable_list symmetrised = Symmetrised::apply(pair.log_a, pair.log_b);
+      a = symmetrised[0];
+      b = symmetrised[1];
+    } else {
+      a = 0.5 * (pair.log_a + pair.log_b.flip(0));
+      b = 0.5 * (pair.log_b + pair.log_a.flip(0));
+    }
     const torch::Tensor one = direction_delta(LogPair{a, b}, 0);
     return combination == DirectionCombination::kSum ? 2.0 * one : one;
   }

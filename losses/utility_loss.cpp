@@ -3,7 +3,52 @@
 
 namespace noiselearn {
 
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// sum_i c_i p_i with p = e^{log p} and fixed costs c_i, in one pass (float64 CPU): the gradient is c_i p_i.
+class LinearCost : public torch::autograd::Function<LinearCost> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& log_p, const torch::Tensor& costs) {
+    const torch::Tensor p = log_p.detach().exp();
+    const int64_t n = p.size(0);
+    const double* pp = p.data_ptr<double>();
+    const double* c = costs.data_ptr<double>();
+    torch::Tensor terms_t = torch::empty({n}, p.options());
+    double* terms = terms_t.data_ptr<double>();
+    double total = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      terms[i] = c[i] * pp[i];
+      total += terms[i];
+    }
+    ctx->saved_data["terms"] = terms_t;
+    return torch::full({}, total, p.options());
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    return {ctx->saved_data["terms"].toTensor() * grad_outputs[0], torch::Tensor()};
+  }
+};
+
+}  // namespace
+
 torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& options) {
+  if (log_p.device().is_cpu() && log_p.scalar_type() == torch::kDouble && log_p.is_contiguous() && log_p.dim() == 1) {
+    // The costs at the grid points, computed as the tensor version below computes them.
+    const torch::Tensor x = grid.origin + grid.step * torch::arange(grid.size, log_p.options());
+    torch::Tensor costs;
+    switch (options.kind) {
+      case UtilityKind::kL1: costs = x.abs(); break;
+      case UtilityKind::kL2:
+      case UtilityKind::kSecondMoment: costs = x * x; break;
+      case UtilityKind::kTailProbability:
+        costs = (x.abs() > options.tail_threshold + 1e-9 * grid.step).to(torch::kDouble);
+        break;
+    }
+    const torch::Tensor value = LinearCost::apply(log_p, costs.contiguous());
+    return options.kind == UtilityKind::kL2 ? torch::sqrt(value) : value;
+  }
   const auto tensor_options = log_p.options();
   const torch::Tensor x = grid.origin + grid.step * torch::arange(grid.size, tensor_options);
   const torch::Tensor p = torch::exp(log_p);
