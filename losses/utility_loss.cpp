@@ -35,18 +35,32 @@ class LinearCost : public torch::autograd::Function<LinearCost> {
 
 torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& options) {
   if (log_p.device().is_cpu() && log_p.scalar_type() == torch::kDouble && log_p.is_contiguous() && log_p.dim() == 1) {
-    // The costs at the grid points, computed as the tensor version below computes them.
-    const torch::Tensor x = grid.origin + grid.step * torch::arange(grid.size, log_p.options());
-    torch::Tensor costs;
-    switch (options.kind) {
-      case UtilityKind::kL1: costs = x.abs(); break;
-      case UtilityKind::kL2:
-      case UtilityKind::kSecondMoment: costs = x * x; break;
-      case UtilityKind::kTailProbability:
-        costs = (x.abs() > options.tail_threshold + 1e-9 * grid.step).to(torch::kDouble);
-        break;
+    // The costs at the grid points, computed as the tensor version below computes them, once per grid and utility
+    // (a training calls this every epoch with the same ones).
+    struct Costs {
+      Grid grid;
+      UtilitySpecification utility;
+      torch::Tensor costs;
+    };
+    thread_local Costs cached{};
+    const bool same = cached.costs.defined() && cached.grid.origin == grid.origin && cached.grid.step == grid.step &&
+                      cached.grid.size == grid.size && cached.utility.kind == options.kind &&
+                      cached.utility.tail_threshold == options.tail_threshold;
+    if (!same) {
+      const torch::Tensor x = grid.origin + grid.step * torch::arange(grid.size, log_p.options());
+      torch::Tensor costs;
+      switch (options.kind) {
+        case UtilityKind::kL1: costs = x.abs(); break;
+        case UtilityKind::kL2:
+        case UtilityKind::kSecondMoment: costs = x * x; break;
+        case UtilityKind::kTailProbability:
+          costs = (x.abs() > options.tail_threshold + 1e-9 * grid.step).to(torch::kDouble);
+          break;
+      }
+      cached = {grid, options, costs.contiguous()};
     }
-    const torch::Tensor value = LinearCost::apply(log_p, costs.contiguous());
+    const torch::Tensor& costs = cached.costs;
+    const torch::Tensor value = LinearCost::apply(log_p, costs);
     return options.kind == UtilityKind::kL2 ? torch::sqrt(value) : value;
   }
   const auto tensor_options = log_p.options();
