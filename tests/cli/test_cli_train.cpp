@@ -380,7 +380,7 @@ output:
 }
 
 TEST_CASE("the README and quickstart.yaml state the same run time for the quickstart", "[cli][docs]") {
-  // Both are measured figures ("about 13 s of training, 20 s in all"); they used to disagree (15 s and half a
+  // Both are measured figures ("about 6 s of training, 9 s in all"); they used to disagree (15 s and half a
   // minute against "about a minute"). Remeasure both together.
   const fs::path root = fs::path(NOISELEARN_README).parent_path();
   const std::string readme = read_text(root / "README.md");
