@@ -44,6 +44,15 @@ torch::Tensor infinite_loss_mask(const LogPair& pair) {
   return torch::logical_and(torch::isfinite(pair.log_first), torch::logical_not(torch::isfinite(pair.log_second)));
 }
 
+bool is_cpu_float64_vector(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous() && t.dim() == 1;
+}
+
+bool is_cpu_float64(const LogPair& pair) {
+  return is_cpu_float64_vector(pair.log_first) && is_cpu_float64_vector(pair.log_second) &&
+         pair.log_first.size(0) == pair.log_second.size(0);
+}
+
 torch::Tensor safe_privacy_losses(const LogPair& pair) {
   const torch::Tensor mask = finite_loss_mask(pair);
   const torch::Tensor first = torch::where(mask, pair.log_first, torch::zeros_like(pair.log_first));

@@ -34,6 +34,11 @@ DifferentiablePair subsampled_pair(const torch::Tensor& log_p, int64_t shift_cel
 torch::Tensor finite_loss_mask(const LogPair& pair);
 torch::Tensor infinite_loss_mask(const LogPair& pair);
 
+// Whether the fused training functions apply: a 1-D contiguous float64 tensor on the CPU; for a direction, both
+// tensors so and of equal length. Elsewhere (another device or dtype) the tensor-operation versions run.
+bool is_cpu_float64_vector(const torch::Tensor& t);
+bool is_cpu_float64(const LogPair& pair);
+
 // The privacy losses log_first - log_second where finite_loss_mask, 0 elsewhere, with gradients that are
 // finite everywhere (no -inf - -inf in the graph).
 torch::Tensor safe_privacy_losses(const LogPair& pair);

@@ -85,9 +85,7 @@ class LogMomentAndOmega : public torch::autograd::Function<LogMomentAndOmega> {
 };
 
 bool fusable(const LogPair& pair, const torch::Tensor& lambda) {
-  for (const torch::Tensor& t : {pair.log_first, pair.log_second, lambda})
-    if (!t.device().is_cpu() || t.scalar_type() != torch::kDouble || !t.is_contiguous()) return false;
-  return pair.log_first.dim() == 1 && pair.log_first.sizes() == pair.log_second.sizes();
+  return is_cpu_float64(pair) && lambda.device().is_cpu() && lambda.scalar_type() == torch::kDouble;
 }
 
 }  // namespace

@@ -12,9 +12,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-bool fusable_tensor(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous() && t.dim() == 1;
-}
 
 // smallerThan(x, y) = σ(-5 (m + 0.5)) at the whole-number offset m = x - y, and σ (1 - σ), from a table over
 // m in [kLowest, kHighest]; beyond it σ is 1 (m < kLowest) or 0 (m > kHighest) in double precision.
@@ -147,10 +144,6 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
 };
 
 }  // namespace
-
-bool fusable(const LogPair& pair) {
-  return fusable_tensor(pair.log_first) && fusable_tensor(pair.log_second) && pair.log_first.size(0) == pair.log_second.size(0);
-}
 
 PrivacyBuckets fused_single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor, int64_t half_buckets) {
   const variable_list out = SingleReleaseBuckets::apply(pair.log_first, pair.log_second, first.detach().contiguous(), log_factor, half_buckets);

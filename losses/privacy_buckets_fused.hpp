@@ -17,15 +17,12 @@
 
 namespace noiselearn {
 
-// Whether the fused functions apply to a direction: both tensors float64, 1-D, contiguous, on the CPU, of equal length.
-bool fusable(const LogPair& pair);
-
 // The buckets of first||second in 2h buckets of width log_factor. `first` is e^{log first} (no gradient, computed
-// once per direction by a vectorised exp and shared with finite_loss_moments). Requires fusable(pair).
+// once per direction by a vectorised exp and shared with finite_loss_moments). Requires is_cpu_float64(pair) (differentiable_pair.hpp).
 PrivacyBuckets fused_single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor,
                                             int64_t half_buckets);
 
-// Mass, mean and variance of the finite privacy losses under `first` (no gradient). Requires fusable(pair).
+// Mass, mean and variance of the finite privacy losses under `first` (no gradient). Requires is_cpu_float64(pair).
 struct FiniteLossMoments {
   double mass = 0.0, mean = 0.0, variance = 0.0;
 };

@@ -36,7 +36,7 @@ double PrivacyBucketsLoss::log_factor(const LogPair& pair, const torch::Tensor& 
   if (options_.factor != 0.0) return std::log(options_.factor);
   torch::NoGradGuard no_grad;
   std::optional<FiniteLossMoments> moments;
-  if (options_.fused && fusable(pair)) moments = finite_loss_moments(pair, first);
+  if (options_.fused && is_cpu_float64(pair)) moments = finite_loss_moments(pair, first);
   if (!moments) {
     const torch::Tensor mask = finite_loss_mask(pair);
     const torch::Tensor masses = torch::where(mask, first, torch::zeros_like(first));
@@ -70,7 +70,7 @@ PrivacyBuckets PrivacyBucketsLoss::single_release_buckets(const LogPair& pair, d
 PrivacyBuckets PrivacyBucketsLoss::single_release_buckets(const LogPair& pair, const torch::Tensor& first_masses,
                                                           double log_factor) const {
   const int64_t half = options_.buckets / 2;
-  if (options_.fused && fusable(pair)) return fused_single_release_buckets(pair, first_masses, log_factor, half);
+  if (options_.fused && is_cpu_float64(pair)) return fused_single_release_buckets(pair, first_masses, log_factor, half);
   const torch::Tensor first = torch::exp(pair.log_first);
   const torch::Tensor zeros = torch::zeros_like(first);
   const torch::Tensor masses = torch::where(finite_loss_mask(pair), first, zeros);

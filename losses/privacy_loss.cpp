@@ -45,16 +45,12 @@ class Symmetrised : public torch::autograd::Function<Symmetrised> {
   }
 };
 
-bool plain_cpu_double(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous() && t.dim() == 1;
-}
-
 }  // namespace
 
 bool is_mirror_symmetric(const DifferentiablePair& pair) {
   torch::NoGradGuard guard;
   if (pair.log_a.dim() != 1 || pair.log_a.sizes() != pair.log_b.sizes()) return false;
-  if (!plain_cpu_double(pair.log_a) || !plain_cpu_double(pair.log_b)) return torch::equal(pair.log_b, pair.log_a.flip(0));
+  if (!is_cpu_float64_vector(pair.log_a) || !is_cpu_float64_vector(pair.log_b)) return torch::equal(pair.log_b, pair.log_a.flip(0));
   const int64_t n = pair.log_a.size(0);
   const double* a = pair.log_a.data_ptr<double>();
   const double* b = pair.log_b.data_ptr<double>();
@@ -72,7 +68,7 @@ torch::Tensor PrivacyLoss::delta(const DifferentiablePair& pair, DirectionCombin
     // tie); the per-direction evaluation differs from it by rounding only, and then takes one direction's
     // gradient. The two are the same gradient for a model whose tables are symmetric for every parameter value.
     torch::Tensor a, b;
-    if (plain_cpu_double(pair.log_a) && plain_cpu_double(pair.log_b)) {
+    if (is_cpu_float64_vector(pair.log_a) && is_cpu_float64_vector(pair.log_b)) {
       const variable_list symmetrised = Symmetrised::apply(pair.log_a, pair.log_b);
       a = symmetrised[0];
       b = symmetrised[1];

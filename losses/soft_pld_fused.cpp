@@ -11,10 +11,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-bool fusable_tensor(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous() && t.dim() == 1;
-}
-
 // Forward: pmf[slot_i] += a_i (1 - f_i), then pmf[slot_i + 1] += a_i f_i (two passes, the reference's scatter order),
 // u_i = L_i / step, slot_i = floor(u_i) - first, f_i = u_i - floor(u_i); omega = sum of first over distinguishing
 // outcomes. Backward: da_i = g[slot] (1 - f) + g[slot + 1] f, du_i = a_i (g[slot + 1] - g[slot]), dL_i = du_i / step,
@@ -91,16 +87,6 @@ class SingleRelease : public torch::autograd::Function<SingleRelease> {
   }
 };
 
-// Smallest size >= n with only factors 2, 3, 5 (as soft_pld_loss.cpp).
-int64_t smooth_size(int64_t n) {
-  int64_t best = std::numeric_limits<int64_t>::max();
-  for (int64_t a = 1; a < 2 * n + 2; a *= 2)
-    for (int64_t b = a; b < 2 * n + 2; b *= 3)
-      for (int64_t c = b; c < 2 * n + 2; c *= 5)
-        if (c >= n) best = std::min(best, c);
-  return best;
-}
-
 // The tape of compose_soft_pld: values (masses, first, infinity) and the operations between them.
 struct Tape {
   struct Value {
@@ -152,7 +138,7 @@ struct Tape {
     if (x.masses.size(0) * y.masses.size(0) <= 65536) {
       op.full = torch::conv1d(x.masses.view({1, 1, -1}), y.masses.flip(0).view({1, 1, -1}), {}, 1, y.masses.size(0) - 1).view({-1});
     } else {
-      op.fft_size = smooth_size(length);
+      op.fft_size = smooth_fft_size(length);
       op.spectrum_a = torch::fft::rfft(x.masses, op.fft_size);
       op.spectrum_b = a == b ? op.spectrum_a : torch::fft::rfft(y.masses, op.fft_size);
       op.full = torch::fft::irfft(op.spectrum_a * op.spectrum_b, op.fft_size).narrow(0, 0, length);
@@ -271,8 +257,7 @@ class Composition : public torch::autograd::Function<Composition> {
 }  // namespace
 
 std::optional<SoftPld> fused_soft_pld_single_release(const LogPair& pair, double step, int64_t max_points) {
-  if (!fusable_tensor(pair.log_first) || !fusable_tensor(pair.log_second) || pair.log_first.size(0) != pair.log_second.size(0))
-    return std::nullopt;
+  if (!is_cpu_float64(pair)) return std::nullopt;
   const torch::Tensor lf_t = pair.log_first.detach(), ls_t = pair.log_second.detach();
   const double* lf = lf_t.data_ptr<double>();
   const double* ls = ls_t.data_ptr<double>();

@@ -11,10 +11,7 @@
 
 namespace noiselearn {
 
-namespace {
-
-// Smallest size >= n with only factors 2, 3, 5 (fast FFT sizes).
-int64_t smooth_size(int64_t n) {
+int64_t smooth_fft_size(int64_t n) {
   int64_t best = std::numeric_limits<int64_t>::max();
   for (int64_t a = 1; a < 2 * n + 2; a *= 2)
     for (int64_t b = a; b < 2 * n + 2; b *= 3)
@@ -23,13 +20,15 @@ int64_t smooth_size(int64_t n) {
   return best;
 }
 
+namespace {
+
 torch::Tensor convolve(const torch::Tensor& x, const torch::Tensor& y) {
   const int64_t length = x.size(0) + y.size(0) - 1;
   if (x.size(0) * y.size(0) <= 65536) {
     // Short: direct, via conv1d (flip for a true convolution).
     return torch::conv1d(x.view({1, 1, -1}), y.flip(0).view({1, 1, -1}), {}, 1, y.size(0) - 1).view({-1});
   }
-  const int64_t size = smooth_size(length);
+  const int64_t size = smooth_fft_size(length);
   const torch::Tensor fx = torch::fft::rfft(x, size);
   const torch::Tensor fy = x.is_same(y) ? fx : torch::fft::rfft(y, size);
   return torch::fft::irfft(fx * fy, size).narrow(0, 0, length);

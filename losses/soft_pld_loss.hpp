@@ -23,6 +23,9 @@ struct SoftPld {
   torch::Tensor infinity_mass;
 };
 
+// Smallest size >= n with only factors 2, 3, 5 (a fast FFT size).
+int64_t smooth_fft_size(int64_t n);
+
 // Cuts tails of at most tail_mass per side (the cut points carry no gradient); the top tail joins the infinity
 // mass, the bottom tail joins the lowest kept point.
 void truncate_soft_pld(SoftPld& pld, double tail_mass);

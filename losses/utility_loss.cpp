@@ -1,5 +1,7 @@
 #include "losses/utility_loss.hpp"
 
+#include "losses/differentiable_pair.hpp"
+
 
 namespace noiselearn {
 
@@ -34,7 +36,7 @@ class LinearCost : public torch::autograd::Function<LinearCost> {
 }  // namespace
 
 torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& options) {
-  if (log_p.device().is_cpu() && log_p.scalar_type() == torch::kDouble && log_p.is_contiguous() && log_p.dim() == 1) {
+  if (is_cpu_float64_vector(log_p)) {
     // The costs at the grid points, computed as the tensor version below computes them, once per grid and utility
     // (a training calls this every epoch with the same ones).
     struct Costs {

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/log_math.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
 
 namespace noiselearn {
@@ -18,13 +19,6 @@ using torch::autograd::variable_list;
 constexpr double kLogZero = -1e300;
 // A suffix sum below e^kSmallestLogSum is left to the reference (its reciprocal enters the backward recursion).
 constexpr double kSmallestLogSum = -600.0;
-
-// torch's logaddexp on the CPU: max + log1p(exp(-|a - b|)), a when both are the same infinity.
-inline double log_add_exp(double a, double b) {
-  if (std::isinf(a) && a == b) return a;
-  const double m = std::max(a, b);
-  return m + std::log1p(std::exp(-std::abs(a - b)));
-}
 
 inline double log_weight(double w) { return w > 0.0 ? std::log(w) : kLogZero; }
 
