@@ -68,9 +68,9 @@ TEST_CASE("lp optimum: never worse than the staircase mechanism on the staircase
 }
 
 TEST_CASE("lp optimum: never worse than Thm 1's one-sided optimum, and certified below its delta target", "[solvers][lp]") {
+  for (const double delta : {1e-4, 1e-6})
   for (double epsilon : {0.5, 1.0, 2.0}) {
-    INFO("epsilon " << epsilon);
-    const double delta = 1e-4;
+    INFO("epsilon " << epsilon << ", delta " << delta);
     LpOptimumOptions o;
     o.grid = Grid::spanning(0.0, 60.0, 1.0);
     o.shift_cells = 1;
@@ -90,6 +90,10 @@ TEST_CASE("lp optimum: never worse than Thm 1's one-sided optimum, and certified
     const NoiseTable thm1 = one_sided_optimum_table(Grid::spanning(0.0, 60.0, 1.0), epsilon, delta);
     REQUIRE(single_release_delta(thm1.probabilities(), 1, epsilon) <= delta * (1.0 + 1e-9));
     CHECK(r.cost <= second_moment(thm1) * (1.0 + 1e-9));
+    // The certificate is within 1e-9 relative of the exact delta of these tables, whose ratios are e^eps to about
+    // 1e-12 (the curve's kink sits at eps): the target needs tightening by far less than what the LP gains over
+    // Thm 1. (Until issue 21's fix it needed 1e-5 at delta 1e-6, and the certified LP table was no better than Thm 1.)
+    CHECK(r.margin <= 1e-7);
   }
 }
 
