@@ -81,6 +81,25 @@ double single_release_delta_of_shift(const std::vector<double>& p, int64_t d, do
   return static_cast<double>(sum);
 }
 
+// glp_simplex from the current basis, with an iteration limit (deterministic, unlike a time limit) far above what a
+// healthy solve needs. GLPK's dual simplex can stall from a warm basis on a degenerate LP near infeasibility: the
+// least-epsilon bisection of a 121-point tail-probability problem (tests/run/test_run.cpp) ran for minutes on a
+// 611 x 726 LP that a fresh advanced basis solves at once. Over the limit: again from a fresh advanced basis, and
+// then by the primal simplex from the standard basis; the last code is returned (GLP_EITLIM if all three stalled).
+int simplex_with_restarts(glp_prob* lp, glp_smcp parameters) {
+  const int size = glp_get_num_rows(lp) + glp_get_num_cols(lp);
+  parameters.it_lim = 10 * size + 5000;
+  int code = glp_simplex(lp, &parameters);
+  if (code != GLP_EITLIM) return code;
+  glp_adv_basis(lp, 0);
+  code = glp_simplex(lp, &parameters);
+  if (code != GLP_EITLIM) return code;
+  glp_std_basis(lp);
+  parameters.meth = GLP_PRIMAL;
+  parameters.it_lim = 200 * size + 10000;
+  return glp_simplex(lp, &parameters);
+}
+
 }  // namespace
 
 std::string to_string(LpCost cost) {
@@ -229,7 +248,7 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
       for (int row : sum_rows) glp_set_row_bnds(lp, row, GLP_UP, 0.0, target);
     for (int round = 0; round < 4 * static_cast<int>(o.shift_cells) + 8; ++round) {
       ++result.rounds;
-      const int code = glp_simplex(lp, &parameters);
+      const int code = simplex_with_restarts(lp, parameters);
       const int status = glp_get_status(lp);
       result.status = glpk_status(status);
       if (code != 0 || status != GLP_OPT) {
