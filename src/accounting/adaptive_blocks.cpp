@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "accounting/composition.hpp"
+#include "accounting/exponential_tilt.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -154,9 +155,14 @@ AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int6
   };
   const int64_t blocks = n / block_size, remainder = n % block_size;
   const AdaptiveCurves full = block_curve(block_size);
-  PrivacyLossDistribution composed = self_compose(profile_dominating_pld(full), blocks, options);
-  if (remainder > 0) composed = compose(composed, profile_dominating_pld(block_curve(remainder)), options);
+  auto hull = std::make_shared<const PrivacyLossDistribution>(profile_dominating_pld(full));
+  std::shared_ptr<const PrivacyLossDistribution> remainder_hull;
+  if (remainder > 0) remainder_hull = std::make_shared<const PrivacyLossDistribution>(profile_dominating_pld(block_curve(remainder)));
+  PrivacyLossDistribution composed = self_compose(*hull, blocks, options);
+  if (remainder_hull) composed = compose(composed, *remainder_hull, options);
   AdaptiveCurves result;
+  result.block_hull = hull;
+  result.remainder_hull = remainder_hull;
   result.loss_step = full.loss_step;
   result.compositions = n;
   result.candidates_upper = full.candidates_upper;
@@ -168,6 +174,28 @@ AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int6
   result.block_remainder = remainder;
   result.blocks_composed = std::make_shared<const PrivacyLossDistribution>(std::move(composed));
   return result;
+}
+
+bool add_tilted_blocks(AdaptiveCurves& curve, double epsilon, const AccountantOptions& options) {
+  if (!curve.blocks_composed || !curve.block_hull || !std::isfinite(epsilon)) return false;
+  for (double done : curve.blocks_tilted_for)
+    if (std::abs(done - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon))) return false;
+  // The tilt for the whole: block_count blocks and the remainder, which the block's hull dominates (a shorter block),
+  // so block_count + 1 copies of the hull stand in for the choice of lambda (any lambda >= 0 is sound).
+  const int64_t factors = curve.block_count + (curve.remainder_hull ? 1 : 0);
+  const double lambda = chernoff_tilt_for_epsilon(*curve.block_hull, factors, epsilon);
+  if (!(lambda > 0.0)) return false;
+  PrivacyLossDistribution hull = *curve.block_hull;
+  apply_tilt(hull, lambda);
+  PrivacyLossDistribution composed = self_compose(hull, curve.block_count, options);
+  if (curve.remainder_hull) {
+    PrivacyLossDistribution remainder = *curve.remainder_hull;
+    apply_tilt(remainder, lambda);
+    composed = compose(composed, remainder, options);
+  }
+  curve.blocks_tilted.push_back(std::make_shared<const PrivacyLossDistribution>(std::move(composed)));
+  curve.blocks_tilted_for.push_back(epsilon);
+  return true;
 }
 
 int64_t largest_block_within(const AdaptiveReleases& releases, double budget, const AdaptiveOptions& adaptive) {

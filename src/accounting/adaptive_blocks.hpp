@@ -39,6 +39,14 @@ PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block);
 AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int64_t block_size,
                                           const AccountantOptions& options, const AdaptiveOptions& adaptive = {});
 
+// Redoes the composition of a block-form curve (adaptive_block_composition) with every block's dominating PLD tilted
+// by the Chernoff-optimal lambda for delta at `epsilon` (exponential_tilt.hpp; the remainder's PLD gets the same
+// lambda, as a composition needs one tilt for its factors). In exact arithmetic the result is the same PLD; the
+// tilt only moves where the FFT's rounding error lands, so that at a large epsilon (small delta) the allowance is
+// relative to the Chernoff bound instead of absolute. Appends it to curve.blocks_tilted; returns false (nothing
+// added) when the curve is not in block form, epsilon is not finite, or epsilon is at or below the mean loss.
+bool add_tilted_blocks(AdaptiveCurves& curve, double epsilon, const AccountantOptions& options);
+
 // The largest block size in [1, n] whose programme's estimated cost (adaptive_composition_cost) is within the budget;
 // 0 if even one release exceeds it.
 int64_t largest_block_within(const AdaptiveReleases& releases, double budget, const AdaptiveOptions& adaptive = {});

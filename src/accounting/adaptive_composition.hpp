@@ -100,6 +100,12 @@ struct AdaptiveCurves {
   // (upper, lower and the grid above are then empty: a block bound has no lower side).
   std::shared_ptr<const PrivacyLossDistribution> blocks_composed;
   int64_t block_size = 0, block_count = 0, block_remainder = 0;
+  // The blocks' dominating PLDs (a block of block_size releases, and the remainder's when block_remainder > 0), kept
+  // so that the composition can be redone with an exponential tilt for a target epsilon (add_tilted_blocks in
+  // adaptive_blocks.hpp); and those tilted compositions, each an upper bound of its own (the queries take the least).
+  std::shared_ptr<const PrivacyLossDistribution> block_hull, remainder_hull;
+  std::vector<std::shared_ptr<const PrivacyLossDistribution>> blocks_tilted;
+  std::vector<double> blocks_tilted_for;  // the target epsilon of each tilted composition
   // When set, what describe() says (a heterogeneous composition's parts, pair_accountant.cpp).
   std::string description;
 

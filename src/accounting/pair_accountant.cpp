@@ -446,6 +446,8 @@ void PairBounds::refine_for_epsilon(double epsilon, double tail_mass) {
   TiltedComposition alternative;
   alternative.target_epsilon = epsilon;
   alternative.tail_mass = tail;
+  // The exact adaptive programme in blocks composes the blocks' dominating PLDs by FFT: tilt that composition too.
+  for (auto& curve : adaptive) add_tilted_blocks(curve, epsilon, refined);
   const DirectionalPLDs upper_single = tilted_for(single.upper, compositions, epsilon);
   if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
   alternative.upper = compose_directions(upper_single, compositions, refined);

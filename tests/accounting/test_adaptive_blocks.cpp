@@ -187,3 +187,42 @@ TEST_CASE("blocks: a heterogeneous composition bounds the exact adaptive worst c
   }
   CHECK(tighter >= 4);  // the per-part programme is used, and it narrows the envelope
 }
+
+TEST_CASE("blocks: the composition of the blocks tilted for a small delta keeps the bound and sheds the FFT's allowance",
+          "[adaptive][blocks][small-delta]") {
+  // A skewed two-piece table (asymmetric, so the any-sequence relation has two candidates per release), n = 43 in
+  // blocks of 8 (5 blocks and a remainder of 3). Far in the tail the untilted composition's bound is its absolute
+  // FFT allowance; the tilted one (add_tilted_blocks) must stay above the exact adaptive value (bounded below by the
+  // whole programme's lower run) and be far below the untilted one there, and agree with it where delta is large.
+  std::vector<double> p;
+  double total = 0.0;
+  // Mode 100, scales 2 below and 9 above, on 0 .. 700: the edge masses (the distinguishing events) are below 1e-28.
+  for (int j = 0; j <= 700; ++j) total += p.emplace_back(j <= 100 ? std::exp(-(100.0 - j) / 2.0) : std::exp(-(j - 100.0) / 9.0));
+  for (double& v : p) v /= total;
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  const AdaptiveReleases releases = candidates_of(p, 43, options);
+  AdaptiveCurves blocks = adaptive_block_composition(releases, 8, options);
+  REQUIRE(blocks.block_count == 5);
+  REQUIRE(blocks.block_remainder == 3);
+  const AdaptiveCurves whole = adaptive_composition({releases}, options);
+  const double far = whole.epsilon_lower(1e-14);  // the exact adaptive delta there is above 1e-14
+  REQUIRE(std::isfinite(far));
+  const double untilted_far = blocks.delta_upper(far);
+  REQUIRE(add_tilted_blocks(blocks, far, options));
+  CHECK_FALSE(add_tilted_blocks(blocks, far, options));  // the same target is not composed twice
+  REQUIRE(blocks.blocks_tilted.size() == 1);
+  const PrivacyLossDistribution& tilted = *blocks.blocks_tilted.front();
+  const double tilted_far = tilted.delta_for_epsilon(far);
+  INFO("eps " << far << ": untilted " << untilted_far << ", tilted " << tilted_far << ", whole programme ["
+              << whole.delta_lower(far) << ", " << whole.delta_upper(far) << "]");
+  CHECK(tilted_far >= whole.delta_lower(far));
+  CHECK(tilted_far <= 0.5 * untilted_far);  // the allowance dominated the untilted bound
+  CHECK(blocks.delta_upper(far) == std::min(untilted_far, tilted_far));
+  CHECK(blocks.epsilon_upper(1e-14) <= blocks.blocks_composed->epsilon_for_delta(1e-14));
+  CHECK(blocks.epsilon_upper(1e-14) >= whole.epsilon_lower(1e-14));
+  // Where delta is large both compositions are the same PLD up to rounding.
+  const double near = whole.epsilon_upper(1e-3);
+  CHECK(tilted.delta_for_epsilon(near) == Approx(blocks.blocks_composed->delta_for_epsilon(near)).epsilon(1e-9));
+  CHECK(tilted.delta_for_epsilon(near) >= whole.delta_lower(near));
+}
