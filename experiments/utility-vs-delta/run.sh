@@ -12,7 +12,7 @@
 # RES/same-delta-<utility>.csv, RES/summary-<utility>.md and RES/utility-vs-delta-<utility>.png.
 set -euo pipefail
 cd "$(dirname "$0")"
-BIN=$(realpath ../../build/src/cli/noiselearn)
+BIN=$(realpath "${NL_BIN:-../../build/src/cli/noiselearn}")  # NL_BIN: another binary
 [ -x "$BIN" ] || { echo "build noiselearn first (see ../../README.md)" >&2; exit 1; }
 command -v parallel > /dev/null || { echo "GNU parallel is needed (apt-get install parallel)" >&2; exit 1; }
 # LibTorch threads per training, and trainings at a time. On a machine where another job holds a core, 2 threads
