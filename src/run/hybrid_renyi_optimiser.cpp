@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "accounting/pair_accountant.hpp"
 #include "core/counted_noun.hpp"
@@ -136,9 +138,16 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   }
 
   // The certificate is tighter than HRDP, so the HRDP optimum at loss.epsilon usually has certified delta well below
-  // the target: raise the HRDP budget (bisection on its epsilon, the HRDP delta staying loss.delta) to the largest whose
-  // optimum still certifies delta(loss.epsilon) <= target.delta. Every candidate is certified; only certified ones
-  // are kept, so the result meets the target whatever the shape of the curve.
+  // the target: raise the HRDP budget b (its delta staying loss.delta) to the largest, within 1e-5 relative, whose
+  // optimum still certifies delta(loss.epsilon) <= target.delta. Every candidate is certified; only certified ones are
+  // kept, so the result meets the target whatever the shape of the curve.
+  //
+  // The search is a safeguarded regula falsi on f(b) = ln(certified delta(b) / target.delta), smooth and increasing
+  // in b, over a bracket [low (meets), high (misses)]: the next trial is where the chord through the ends crosses 0
+  // (Illinois: the value of an end that stays put twice is halved, so both ends move), moved 0.45 of the tolerance
+  // towards the end that did not move last, so that once the chord is accurate two trials straddle the root and close
+  // the bracket. Without a value at an end (an infeasible program) it bisects. About 5-7 certifications, where plain
+  // bisection took 14.
   void calibrate_to_target() {
     const double first = certified_delta_upper(solved_.table());
     if (first > c_.target_delta)
@@ -146,27 +155,50 @@ class HybridRenyiOptimiser final : public RunOptimiser {
                                    "(lower loss.epsilon or loss.delta, or raise target.delta)",
                                    format_exact(c_.target_delta), format_exact(o_.epsilon), format_general(first, 6, Rounding::kUp),
                                    format_exact(o_.epsilon)));
-    double low = o_.epsilon, high = 2.0 * o_.epsilon;
+    const auto gap = [&](double delta) { return std::log(std::max(delta, 1e-300) / c_.target_delta); };
+    double low = o_.epsilon, high = 1.5 * o_.epsilon;
+    double f_low = gap(first), f_high = std::numeric_limits<double>::quiet_NaN();  // NaN: no value at that end
     HybridRenyiOptimumOptions trial = o_;
     for (int expansion = 0; expansion < 8; ++expansion) {  // find a budget that fails the target
       trial.epsilon = high;
       const HybridRenyiOptimum r = solve(trial);
-      if (!r.feasible || certified_delta_upper(r.table()) > c_.target_delta) break;
-      low = high, solved_ = r, high *= 2.0;
+      const double delta = r.feasible ? certified_delta_upper(r.table()) : 1.0;
+      if (!r.feasible || delta > c_.target_delta) {
+        f_high = r.feasible ? gap(delta) : std::numeric_limits<double>::quiet_NaN();
+        break;
+      }
+      low = high, f_low = gap(delta), solved_ = r, high *= 1.5;
     }
-    for (int step = 0; step < 14 && high - low > 1e-4 * low; ++step) {
-      trial.epsilon = 0.5 * (low + high);
+    int last_moved = 0;  // -1 low, +1 high, 0 none yet
+    int same_end = 0;    // how many times in a row the same end moved
+    for (int step = 0; step < 30 && high - low > 1e-5 * low; ++step) {
+      const double tolerance = 1e-5 * low;
+      double b = 0.5 * (low + high);
+      if (std::isfinite(f_high) && std::isfinite(f_low) && f_high > f_low) {
+        double fl = f_low, fh = f_high;
+        if (same_end >= 2) (last_moved < 0 ? fh : fl) *= 0.5;  // Illinois
+        b = low + (high - low) * (-fl) / (fh - fl);
+        b += last_moved < 0 ? 0.45 * tolerance : last_moved > 0 ? -0.45 * tolerance : 0.0;
+        b = std::clamp(b, low + 0.45 * tolerance, high - 0.45 * tolerance);
+      }
+      b = std::stod(fmt::format("{:.8g}", b));  // 8 digits (the tolerance is 1e-5): the budget prints as it was solved
+      trial.epsilon = b;
       const HybridRenyiOptimum r = solve(trial);
-      const bool meets = r.feasible && certified_delta_upper(r.table()) <= c_.target_delta;
-      spdlog::info("HRDP budget {:.6g}: cost {:.10g}, certified delta at {} {}", trial.epsilon, r.cost, format_exact(o_.epsilon),
-                   meets ? "meets the target" : "misses the target");
-      if (meets)
-        low = trial.epsilon, solved_ = r;
-      else
-        high = trial.epsilon;
+      const double delta = r.feasible ? certified_delta_upper(r.table()) : 1.0;
+      const bool meets = r.feasible && delta <= c_.target_delta;
+      spdlog::info("HRDP budget {:.8g}: cost {:.10g}, certified delta at {} {} ({})", trial.epsilon, r.cost,
+                   format_exact(o_.epsilon), format_general(delta, 6, Rounding::kUp), meets ? "meets the target" : "misses the target");
+      const int moved = meets ? -1 : 1;
+      same_end = moved == last_moved ? same_end + 1 : 1;
+      last_moved = moved;
+      if (meets) {
+        low = b, f_low = gap(delta), solved_ = r;
+      } else {
+        high = b, f_high = r.feasible ? gap(delta) : std::numeric_limits<double>::quiet_NaN();
+      }
     }
     hrdp_budget_ = low;
-    calibration_text_ = fmt::format(" The HRDP budget was raised from {} to {:.6g} (bisection) so that the certified delta at "
+    calibration_text_ = fmt::format(" The HRDP budget was raised from {} to {:.6g} (regula falsi) so that the certified delta at "
                                     "epsilon {} is at most target.delta = {}.",
                                     format_exact(o_.epsilon), hrdp_budget_, format_exact(o_.epsilon), format_exact(c_.target_delta));
   }
