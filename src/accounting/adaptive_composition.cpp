@@ -9,6 +9,10 @@
 #include <stdexcept>
 #include <thread>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "accounting/loss_discretisation.hpp"
 #include "core/errors.hpp"
 
@@ -108,9 +112,35 @@ inline void shift_add_tiles(const double* __restrict masses, const int64_t* __re
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+// The AVX2 kernel keeps 32 consecutive sums in eight registers while every atom is added (one broadcast, eight loads
+// and eight fused multiply-adds per atom, no loads or stores of the sums in between); eight independent chains hide
+// the multiply-add latency. Each sum is accumulated in atom order, the same on every thread.
 __attribute__((target("avx2,fma"))) void shift_add_avx2(const double* masses, const int64_t* offsets, size_t atoms,
                                                         const double* source, int64_t width, double* out) {
-  shift_add_tiles<512>(masses, offsets, atoms, source, width, out);
+  constexpr int64_t kBlock = 32;
+  int64_t p = 0;
+  for (; p + kBlock <= width; p += kBlock) {
+    double* target = out + p;
+    __m256d a0 = _mm256_loadu_pd(target), a1 = _mm256_loadu_pd(target + 4), a2 = _mm256_loadu_pd(target + 8),
+            a3 = _mm256_loadu_pd(target + 12), a4 = _mm256_loadu_pd(target + 16), a5 = _mm256_loadu_pd(target + 20),
+            a6 = _mm256_loadu_pd(target + 24), a7 = _mm256_loadu_pd(target + 28);
+    for (size_t j = 0; j < atoms; ++j) {
+      const __m256d m = _mm256_broadcast_sd(masses + j);
+      const double* f = source + offsets[j] + p;
+      a0 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f), a0);
+      a1 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 4), a1);
+      a2 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 8), a2);
+      a3 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 12), a3);
+      a4 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 16), a4);
+      a5 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 20), a5);
+      a6 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 24), a6);
+      a7 = _mm256_fmadd_pd(m, _mm256_loadu_pd(f + 28), a7);
+    }
+    _mm256_storeu_pd(target, a0), _mm256_storeu_pd(target + 4, a1), _mm256_storeu_pd(target + 8, a2);
+    _mm256_storeu_pd(target + 12, a3), _mm256_storeu_pd(target + 16, a4), _mm256_storeu_pd(target + 20, a5);
+    _mm256_storeu_pd(target + 24, a6), _mm256_storeu_pd(target + 28, a7);
+  }
+  if (p < width) shift_add_tiles<512>(masses, offsets, atoms, source + p, width - p, out + p);
 }
 #endif
 
@@ -313,11 +343,13 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       // Raise the bottom of the window to where the upper values are within the tolerance of the upper asymptote:
       // below it they would differ from it by less (they are non-decreasing in l). Any lo is sound (V is
       // non-decreasing, so V(lo) bounds V below lo); this only decides what is worth computing.
-      // The values and the asymptote are rounded sums of the same terms in different orders, so they may differ by
-      // a few relative roundings of the asymptote; that much counts as equal (it only decides what to compute).
+      // The values and the asymptote are rounded sums of the same terms in different orders, and the value at lo
+      // stands for everything below it, so they may differ by a few relative roundings per release; 1e-10 of the
+      // asymptote (at least 4 (m + 8) u) counts as equal. It only decides what to compute: any lo is sound.
       size_t most_atoms = 0;
       for (const Candidate& c : s.upper) most_atoms = std::max(most_atoms, c.offsets.size());
-      const double level = up_asymptote * (1.0 + 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnit) + tolerance;
+      const double level =
+          up_asymptote * (1.0 + std::max(1e-10, 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnit)) + tolerance;
       int64_t first_kept = 0;
       while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] <= level) ++first_kept;
       lo = new_lo + first_kept;

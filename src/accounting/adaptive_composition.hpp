@@ -26,8 +26,10 @@
 // The window of l. V is non-decreasing in l, tends to the probability of a distinguishing event as l -> -inf and
 // to 1 (at most) as l -> +inf. The programme keeps l in [lo, H] (H h = top_loss):
 //   - below lo the upper run uses V(lo) and the lower run the asymptote (a lower bound of V everywhere); lo is
-//     raised each release to where the upper value is within window_tolerance of the asymptote (so the two
-//     replacements together cost at most window_tolerance per release);
+//     raised each release to where the upper value is within window_tolerance / n plus 1e-10 relative of the
+//     asymptote (so the two replacements together loosen the upper bound by at most window_tolerance plus about
+//     n 1e-10 of the distinguishing-event mass in all; the relative part absorbs the rounding of the sums, which
+//     otherwise keeps thousands of points at the asymptote in the window);
 //   - H starts at 2 grid steps and rises each release by the largest drop of the loss one release can cause (the most
 //     negative atom), up to top_loss. Then no path from above H ends below 0, so V is exactly affine in u = e^{-l}
 //     there (for every candidate, sum_j m_j (1 - c e^{-l - o_j}) is such a line through (0, 1), and their maximum
@@ -75,7 +77,8 @@ struct AdaptiveOptions {
   // in the cases measured (the 401-point HRDP optimum at T = 500 gives the same bracket to 7 digits at 10, 14, 18 and
   // 24 nats) and a third of the window of 24.
   double top_loss = 12.0;
-  // Largest total error the bottom of the window may add to delta, over all releases.
+  // Largest total error the bottom of the window may add to delta, over all releases, besides the relative 1e-10 of
+  // the asymptote per release described above.
   double window_tolerance = 1e-20;
   // Skip the lower run (its values are then 0): for blocks (adaptive_blocks.hpp), which use the upper run only.
   bool upper_only = false;
