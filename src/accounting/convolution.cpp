@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "accounting/shift_add.hpp"
+
 namespace noiselearn {
 
 namespace {
@@ -37,30 +39,6 @@ int64_t smooth_size(int64_t minimum) {
 
 }  // namespace
 
-namespace {
-
-// out[i + j] += xi y[j] for j in [first, last): a contiguous pass the compiler vectorises. Compiled for AVX2 (without
-// FMA, so every product and sum is rounded as in the scalar loop and the results are bitwise the same) and for the
-// baseline; the processor's features pick one.
-inline void axpy_into(double xi, const double* __restrict y, size_t first, size_t last, double* __restrict out) {
-#pragma GCC ivdep
-  for (size_t j = first; j < last; ++j) out[j] += xi * y[j];
-}
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2"))) void axpy_into_avx2(double xi, const double* y, size_t first, size_t last, double* out) {
-  axpy_into(xi, y, first, last, out);
-}
-#endif
-void axpy_dense(double xi, const double* y, size_t first, size_t last, double* out) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return axpy_into_avx2(xi, y, first, last, out);
-#endif
-  axpy_into(xi, y, first, last, out);
-}
-
-}  // namespace
-
 Convolution convolve_direct(const std::vector<double>& x, const std::vector<double>& y) {
   Convolution result;
   if (x.empty() || y.empty()) return result;
@@ -69,18 +47,40 @@ Convolution convolve_direct(const std::vector<double>& x, const std::vector<doub
   std::vector<size_t> support_y;
   for (size_t j = 0; j < y.size(); ++j)
     if (y[j] != 0.0) support_y.push_back(j);
-  // When y's non-zeros fill at least half of their span, the inner loop runs over the whole span, contiguously: the
-  // zeros add exact zeros, so every output is the same sum in the same order as over the non-zeros alone.
+  // When y's non-zeros fill at least half of their span, the outputs are formed in blocks of 32 by the kernel of
+  // shift_add.hpp: out[k] = sum over the non-zero x_i of x_i y[k - i], each block over the x_i that reach it, on y
+  // padded by 32 zeros on each side (products with the padding or with y's zeros are exact zeros). Otherwise each
+  // x_i is added over y's non-zeros.
   const bool dense = !support_y.empty() && 2 * support_y.size() >= support_y.back() - support_y.front() + 1;
   size_t nonzero_x = 0;
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double xi = x[i];
-    if (xi == 0.0) continue;
-    ++nonzero_x;
-    double* out = result.values.data() + i;
-    if (dense) {
-      axpy_dense(xi, y.data(), support_y.front(), support_y.back() + 1, out);
-    } else {
+  if (dense) {
+    constexpr int64_t kPad = 32;
+    std::vector<double> padded(y.size() + 2 * kPad, 0.0);
+    std::copy(y.begin(), y.end(), padded.begin() + kPad);
+    std::vector<double> masses;
+    std::vector<int64_t> offsets, positions;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i] != 0.0) {
+        masses.push_back(x[i]);
+        positions.push_back(static_cast<int64_t>(i));
+        offsets.push_back(kPad - static_cast<int64_t>(i));
+      }
+    nonzero_x = masses.size();
+    const int64_t width = static_cast<int64_t>(result.values.size()), ny = static_cast<int64_t>(y.size());
+    size_t first = 0, last = 0;  // the x_i with k0 - ny < i < k0 + kPad reach the block [k0, k0 + 32)
+    for (int64_t k0 = 0; k0 < width; k0 += kPad) {
+      while (first < positions.size() && positions[first] <= k0 - ny) ++first;
+      while (last < positions.size() && positions[last] < k0 + kPad) ++last;
+      if (first >= last) continue;
+      shift_add(masses.data() + first, offsets.data() + first, last - first, padded.data() + k0,
+                std::min(kPad, width - k0), result.values.data() + k0);
+    }
+  } else {
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double xi = x[i];
+      if (xi == 0.0) continue;
+      ++nonzero_x;
+      double* out = result.values.data() + i;
       for (size_t j : support_y) out[j] += xi * y[j];
     }
   }

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "accounting/convolution.hpp"
 
@@ -55,4 +57,30 @@ TEST_CASE("self-convolution (same vector twice) uses one transform and is still 
   double direct_total = 0.0;
   for (double v : direct.values) direct_total += v;
   CHECK(l1 <= self.error_bound + direct.relative_error / (1 - direct.relative_error) * direct_total);
+}
+
+TEST_CASE("direct convolution, dense (blocked kernel) and sparse paths, against a plain double loop in long double",
+          "[convolution]") {
+  // Dense y (non-zeros fill half their span or more) goes through the 32-output blocks of shift_add.hpp, sparse y
+  // through the loop over its non-zeros; lengths around the block size and x longer or shorter than y.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (const auto& [nx, ny, density] : std::vector<std::tuple<size_t, size_t, double>>{
+           {1, 1, 1.0}, {1, 40, 1.0}, {40, 1, 1.0}, {31, 33, 1.0}, {300, 70, 0.9}, {70, 300, 0.6}, {257, 1000, 1.0},
+           {1000, 257, 0.7}, {200, 200, 0.2}, {64, 65, 0.5}}) {
+    CAPTURE(nx, ny, density);
+    std::vector<double> x(nx), y(ny);
+    for (double& v : x) v = unit(rng) < 0.8 ? std::exp(-30.0 * unit(rng)) : 0.0;
+    for (double& v : y) v = unit(rng) < density ? std::exp(-30.0 * unit(rng)) : 0.0;
+    y.front() = 0.25, y.back() = 0.5;  // the span is all of y
+    const Convolution c = convolve_direct(x, y);
+    REQUIRE(c.values.size() == nx + ny - 1);
+    for (size_t k = 0; k < c.values.size(); ++k) {
+      long double exact = 0.0L;
+      for (size_t i = 0; i < nx; ++i)
+        if (k >= i && k - i < ny) exact += static_cast<long double>(x[i]) * static_cast<long double>(y[k - i]);
+      const double e = static_cast<double>(exact);
+      CHECK(std::abs(c.values[k] - e) <= c.relative_error * e + 1e-300);
+    }
+  }
 }
