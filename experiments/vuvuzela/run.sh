@@ -2,7 +2,7 @@
 # Xiao et al., section 6 (Vuvuzela dummies): T = 250,000 rounds, eps = ln 2, delta = 1e-4, sensitivity 1, at most
 # 30,000 dummies per round. The least-E[e^2] one-sided noise under the HRDP budget (the convex program, alpha searched)
 # through `noiselearn train`, certified by the exact PLD accountant of the 250,000-fold composition. Writes
-# results/summary.txt; the run directories go to results/runs/ (git-ignored). About 13 minutes. Then the same calibrated to the
+# results/summary.txt; the run directories go to results/runs/ (git-ignored). About 6 minutes. Then the same calibrated to the
 # certificate (target.mode delta).
 set -euo pipefail
 cd "$(dirname "$0")"
