@@ -120,6 +120,7 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     const double* correlation = finite_outcomes > 0 ? correlation_t.data_ptr<double>() : nullptr;
 
     const SmallerThanTable& table = smaller_than_table();
+    const double inverse_log_factor = 1.0 / log_factor;  // a multiplication per outcome, not a division
     torch::Tensor grad_first_t = torch::zeros({N}, float64), grad_second_t = torch::zeros({N}, float64);
     double* grad_first = grad_first_t.data_ptr<double>();
     double* grad_second = grad_second_t.data_ptr<double>();
@@ -134,7 +135,7 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
         const double lorentzian = correlation[by_range ? static_cast<int64_t>(x - lowest) : i];
         const double grad_index = mass[i] * (gf[0] * -kSmallerThanSlope * table.derivative(m_below) +
                                              grad_infinity * kSmallerThanSlope * table.derivative(m_beyond) + lorentzian);
-        const double grad_loss = grad_index / log_factor;  // ceil: straight through
+        const double grad_loss = grad_index * inverse_log_factor;  // ceil: straight through
         grad_first[i] = grad_mass * mass[i] + grad_loss;
         grad_second[i] = -grad_loss;
       }

@@ -42,12 +42,31 @@ std::string duration(double seconds) {
   return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
 }
 
+// True when no element is NaN or +inf, and, unless minus_infinity_allowed (log p of a zero probability), none is
+// -inf. One pass over the values of a contiguous float64 CPU tensor (the checks run every epoch), else tensor operations.
+bool all_finite(const torch::Tensor& t, bool minus_infinity_allowed) {
+  if (t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous()) {
+    const double* v = t.data_ptr<double>();
+    const int64_t n = t.numel();
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    bool ok = true;
+    if (minus_infinity_allowed)
+      for (int64_t i = 0; i < n; ++i) ok &= v[i] < kInfinity;  // false for NaN and +inf
+    else
+      for (int64_t i = 0; i < n; ++i) ok &= std::abs(v[i]) < kInfinity;
+    return ok;
+  }
+  torch::NoGradGuard guard;
+  const torch::Tensor finite = torch::isfinite(t);
+  return (minus_infinity_allowed ? finite.logical_or(torch::isneginf(t)) : finite).all().item<bool>();
+}
+
 // The first parameter (by name) whose gradient is not finite, or "".
 std::string non_finite_gradient(NoiseModel& model, PrivacyLoss& loss) {
   for (const auto& item : model.named_parameters())
-    if (item.value().grad().defined() && !torch::isfinite(item.value().grad()).all().item<bool>()) return "model." + item.key();
+    if (item.value().grad().defined() && !all_finite(item.value().grad(), false)) return "model." + item.key();
   for (const auto& item : loss.named_parameters())
-    if (item.value().grad().defined() && !torch::isfinite(item.value().grad()).all().item<bool>()) return "loss." + item.key();
+    if (item.value().grad().defined() && !all_finite(item.value().grad(), false)) return "loss." + item.key();
   return "";
 }
 
@@ -91,7 +110,7 @@ TrainingSummary Trainer::run() {
     const double privacy_value = privacy.item<double>(), utility_value = utility.item<double>();
     // The table first: the surrogates mask non-finite log p out and could stay finite on a NaN table.
     std::string bad;
-    if (!torch::isfinite(log_p).logical_or(torch::isneginf(log_p)).all().item<bool>()) bad = "the table (log p)";
+    if (!all_finite(log_p, true)) bad = "the table (log p)";
     else if (!std::isfinite(privacy_value)) bad = "the privacy surrogate";
     else if (!std::isfinite(utility_value)) bad = "the utility";
     if (bad.empty()) {
@@ -114,12 +133,21 @@ TrainingSummary Trainer::run() {
     }
     {
       torch::NoGradGuard guard;
-      last_good.clear();
-      for (const auto& p : parameters) last_good.push_back(p.detach().clone());
+      // The copies are made once and then overwritten in place (an epoch allocates nothing for them).
+      if (last_good.size() != parameters.size())
+        for (const auto& p : parameters) last_good.push_back(p.detach().clone());
+      else
+        for (size_t i = 0; i < parameters.size(); ++i) last_good[i].copy_(parameters[i].detach());
       const double objective = privacy_value + final_weight * utility_value;
       if (options_.keep_best && objective < best_objective) {
         best_objective = objective;
-        best_ = last_good;
+        // Its own copies (last_good is overwritten next epoch), also overwritten in place once made.
+        if (best_.size() != last_good.size()) {
+          best_.clear();
+          for (const auto& p : last_good) best_.push_back(p.clone());
+        } else {
+          for (size_t i = 0; i < best_.size(); ++i) best_[i].copy_(last_good[i]);
+        }
         best_epoch_ = epoch;
         best_privacy_ = privacy_value;
         best_utility_ = utility_value;
