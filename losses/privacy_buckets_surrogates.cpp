@@ -47,13 +47,27 @@ torch::Tensor lorentzian_correlation_far(const torch::Tensor& bucket_gradients, 
 torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, const torch::Tensor& x, int64_t half) {
   const int64_t window = 2 * half;
   const int64_t reach = 2 * half - 1 + window;
-  const torch::Tensor offsets = torch::arange(-reach, reach + 1, bucket_gradients.options());
-  const torch::Tensor kernel = 1.0 / (1.0 + offsets.square() / (kLorentzianHalfWidth * kLorentzianHalfWidth));
-  const int64_t length = bucket_gradients.size(0) + kernel.size(0) - 1;
+  const int64_t length = bucket_gradients.size(0) + 2 * reach;
   const int64_t size = fft_size_at_least(length);
+  // The kernel's spectrum depends on h and the options only: a training asks for the same one every epoch, so the
+  // last one is kept (per thread), the same values as computing it again.
+  struct KernelSpectrum {
+    int64_t half = -1, size = 0;
+    torch::TensorOptions options;
+    torch::Tensor spectrum;
+  };
+  thread_local KernelSpectrum cached;
+  const torch::TensorOptions options = bucket_gradients.options();
+  if (!(cached.spectrum.defined() && cached.half == half && cached.size == size && cached.options.device() == options.device() &&
+        cached.options.dtype() == options.dtype())) {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor offsets = torch::arange(-reach, reach + 1, options);
+    const torch::Tensor kernel = 1.0 / (1.0 + offsets.square() / (kLorentzianHalfWidth * kLorentzianHalfWidth));
+    cached = {half, size, options, torch::fft::rfft(kernel, size)};
+  }
   // full[t] = c(x) at x = -h + 1 + t - reach.
   const torch::Tensor full =
-      torch::fft::irfft(torch::fft::rfft(bucket_gradients, size) * torch::fft::rfft(kernel, size), size).narrow(0, 0, length);
+      torch::fft::irfft(torch::fft::rfft(bucket_gradients, size) * cached.spectrum, size).narrow(0, 0, length);
   const torch::Tensor near = torch::logical_and(x >= static_cast<double>(-half + 1 - window), x <= static_cast<double>(half + window));
   const torch::Tensor positions = (x + static_cast<double>(half - 1 + reach)).clamp(0.0, static_cast<double>(length - 1)).to(torch::kLong);
   torch::Tensor correlation = torch::where(near, full.index_select(0, positions), torch::zeros_like(x));

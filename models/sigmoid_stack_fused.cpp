@@ -30,6 +30,23 @@ inline double log_add_exp_dropping(double a, double b) {
   return log_add_exp(a, b);
 }
 
+// x_i = x0 + h i, i < n, as every evaluation writes them.
+std::vector<double> grid_points(double x0, double h, int64_t n) {
+  std::vector<double> x(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = x0 + h * static_cast<double>(i);
+  return x;
+}
+
+// Σ v_i in four interleaved partial sums (independent additions, and no less accurate than one running sum).
+double sum_of(const double* v, int64_t n) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int lane = 0; lane < 4; ++lane) s[lane] += v[i + lane];
+  for (; i < n; ++i) s[0] += v[i];
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 // e^x and ln x of every element, in place, by torch's vectorised CPU kernels (within an ulp of libm's, and four
 // values per instruction): the per-point transcendentals were a third of the evaluation.
 void exp_in_place(double* x, int64_t n) {
@@ -78,6 +95,7 @@ torch::Tensor doubles(int64_t n) { return torch::empty({n}, torch::TensorOptions
 // What the backward pass reads, from the forward evaluation.
 struct Evaluation {
   torch::Tensor order, c, w, start, end, hi, G, lin, e, log_lin, log_tail, log_f, argmax, log_p;
+  double normaliser = 0.0;  // log p_i = log f_{argmax_i} - normaliser on the half
 };
 
 // The forward evaluation; false when a suffix sum is too small for the backward recursion.
@@ -180,12 +198,25 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       // every value by that much against the reference; the exp per pair keeps them equal. (In the window
       // C (c_j - x_i) <= T, so the reference's clamp at T + 1 never acts.)
       // The exponents first, then one vectorised exp over all pairs (torch's, as the reference's).
-      for (int64_t j = 0; j < K; ++j)
-        for (int64_t i = start[j]; i < end[j]; ++i, ++q) e[q] = C * (c[j] - (x0 + h * static_cast<double>(i)));
+      // (Each centre's window is a contiguous run of points and of pairs: the inner loops vectorise.)
+      const std::vector<double> xs = grid_points(x0, h, H);
+      for (int64_t j = 0; j < K; ++j) {
+        const int64_t n = end[j] - start[j];
+        double* __restrict out = e + q;
+        const double* __restrict x = xs.data() + start[j];
+        for (int64_t k = 0; k < n; ++k) out[k] = C * (c[j] - x[k]);
+        q += std::max<int64_t>(n, 0);
+      }
       e_t.exp_();
       q = 0;
-      for (int64_t j = 0; j < K; ++j)
-        for (int64_t i = start[j]; i < end[j]; ++i, ++q) lin[i] += w[j] * (1.0 / (e[q] + 1.0));
+      for (int64_t j = 0; j < K; ++j) {
+        const int64_t n = end[j] - start[j];
+        double* __restrict out = lin + start[j];
+        const double* __restrict in = e + q;
+        const double weight = w[j];
+        for (int64_t k = 0; k < n; ++k) out[k] += weight * (1.0 / (in[k] + 1.0));
+        q += std::max<int64_t>(n, 0);
+      }
     }
 
     // log f = logaddexp(log lin, log tail), its running maximum (ties take the later index, as torch's cummax),
@@ -220,8 +251,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     double* shifted = shifted_t.data_ptr<double>();
     for (int64_t i = 0; i < H; ++i) shifted[i] = running[static_cast<size_t>(i)] - top;
     shifted_t.exp_();
-    double total = 0.0;
-    for (int64_t i = 0; i < H; ++i) total += shifted[i];
+    double total = sum_of(shifted, H);
     total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
     const double normaliser = std::log(total) + top;
     torch::Tensor log_p_t = doubles(E);
@@ -229,7 +259,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     for (int64_t i = 0; i < H; ++i) log_p[i] = running[static_cast<size_t>(i)] - normaliser;
     for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
-    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t};
+    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, normaliser};
     return true;
 }
 
@@ -243,14 +273,17 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
                                   {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
                                   {"e", &v.e}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail}, {"log_f", &v.log_f},
-                                  {"argmax", &v.argmax}, {"log_p", &v.log_p}})
+                                  {"argmax", &v.argmax}})
       ctx->saved_data[name] = *t;
     ctx->saved_data["x0"] = grid.origin;
     ctx->saved_data["h"] = grid.step;
     ctx->saved_data["C"] = slope;
     ctx->saved_data["E"] = grid.size;
     (void)F;
-    return v.log_p.clone();
+    ctx->saved_data["normaliser"] = v.normaliser;
+    // log p itself is not kept for the backward pass (it recomputes the half from log f), so it is returned as it
+    // is, without a copy.
+    return v.log_p;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
@@ -260,7 +293,8 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
     const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
     const torch::Tensor e_t = saved("e"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail"), log_f_t = saved("log_f");
-    const torch::Tensor argmax_t = saved("argmax"), log_p_t = saved("log_p");
+    const torch::Tensor argmax_t = saved("argmax");
+    const double normaliser = ctx->saved_data["normaliser"].toDouble();
     const int64_t K = c_t.size(0);
     const double a = A_t.item<double>();
     const double* b = B_t.data_ptr<double>();
@@ -282,11 +316,13 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
 
     // Normalisation: d log f_k = g_k - p_k Σ g; the mirror folds the right half onto the left; the running
     // maximum passes each point's gradient to its argmax.
-    double grad_sum = 0.0;
-    for (int64_t k = 0; k < E; ++k) grad_sum += grad[k];
+    const double grad_sum = sum_of(grad, E);
     std::vector<double> mirrored(static_cast<size_t>(H), 0.0), d_log_f(static_cast<size_t>(H), 0.0);
-    const torch::Tensor p_t = log_p_t.narrow(0, 0, H).exp();  // p is symmetric: the half's values serve the whole grid
-    const double* p_half = p_t.data_ptr<double>();
+    // p on the half (p is symmetric: the half's values serve the whole grid): log p_i = running_i - normaliser with
+    // running_i = log f_{argmax_i}, the forward pass's very operands, so the same bits as e^{log p_i}.
+    std::vector<double> p_half(static_cast<size_t>(H));
+    for (int64_t i = 0; i < H; ++i) p_half[static_cast<size_t>(i)] = log_f[argmax[i]] - normaliser;
+    exp_in_place(p_half.data(), H);
     for (int64_t i = 0; i < H; ++i) {
       const double p = p_half[i];
       mirrored[static_cast<size_t>(i)] += grad[i] - p * grad_sum;
@@ -327,15 +363,24 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     exp_in_place(inverse_sum.data(), K);
     double tail_recursion = 0.0;  // T_j
     int64_t q = 0;
+    const std::vector<double> xs = grid_points(x0, h, H);
     for (int64_t j = 0; j < K; ++j) {
-      double d_w = suffix[static_cast<size_t>(end[j])], d_c = 0.0;
-      for (int64_t i = start[j]; i < end[j]; ++i, ++q) {
-        const double x = x0 + h * static_cast<double>(i);
-        const double sigma = 1.0 / (e[q] + 1.0);
+      // Two partial sums each (even and odd points of the window), so that consecutive additions do not wait for
+      // each other.
+      double d_w_sums[2] = {suffix[static_cast<size_t>(end[j])], 0.0}, d_c_sums[2] = {0.0, 0.0};
+      const auto add_pair = [&](int lane, int64_t i, int64_t pair) {
+        const double sigma = 1.0 / (e[pair] + 1.0);
         const double g = gamma[static_cast<size_t>(i)];
-        d_w += g * sigma;
-        if (C * (c[j] - x) <= kSigmoidSaturation + 1.0) d_c -= g * sigma * sigma * e[q];
+        d_w_sums[lane] += g * sigma;
+        if (C * (c[j] - xs[static_cast<size_t>(i)]) <= kSigmoidSaturation + 1.0) d_c_sums[lane] -= g * sigma * sigma * e[pair];
+      };
+      int64_t i = start[j];
+      for (; i + 1 < end[j]; i += 2, q += 2) {
+        add_pair(0, i, q);
+        add_pair(1, i + 1, q + 1);
       }
+      if (i < end[j]) add_pair(0, i++, q++);
+      double d_w = d_w_sums[0] + d_w_sums[1], d_c = d_c_sums[0] + d_c_sums[1];
       tail_recursion = j == 0 ? 0.0 : tail_recursion * step[static_cast<size_t>(j)];
       if (beta[static_cast<size_t>(j)] != 0.0) tail_recursion += beta[static_cast<size_t>(j)] * inverse_sum[static_cast<size_t>(j)];
       if (w[j] > 0.0) d_w += tail_recursion;
