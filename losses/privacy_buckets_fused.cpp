@@ -158,22 +158,24 @@ FiniteLossMoments finite_loss_moments(const LogPair& pair, const torch::Tensor& 
   const double* ls = log_second.data_ptr<double>();
   const double* a = exp_first.data_ptr<double>();
   const int64_t N = log_first.size(0);
+  // Sums in four interleaved partial sums (outcome i in lane i mod 4): independent additions.
   FiniteLossMoments m;
-  double weighted = 0.0;
+  double mass[4] = {0.0, 0.0, 0.0, 0.0}, weighted[4] = {0.0, 0.0, 0.0, 0.0};
   for (int64_t i = 0; i < N; ++i)
     if (std::isfinite(lf[i]) && std::isfinite(ls[i])) {
-      m.mass += a[i];
-      weighted += a[i] * (lf[i] - ls[i]);
+      mass[i % 4] += a[i];
+      weighted[i % 4] += a[i] * (lf[i] - ls[i]);
     }
+  m.mass = (mass[0] + mass[1]) + (mass[2] + mass[3]);
   if (m.mass <= 0.0) return m;
-  m.mean = weighted / m.mass;
-  double squares = 0.0;
+  m.mean = ((weighted[0] + weighted[1]) + (weighted[2] + weighted[3])) / m.mass;
+  double squares[4] = {0.0, 0.0, 0.0, 0.0};
   for (int64_t i = 0; i < N; ++i)
     if (std::isfinite(lf[i]) && std::isfinite(ls[i])) {
       const double d = lf[i] - ls[i] - m.mean;
-      squares += a[i] * d * d;
+      squares[i % 4] += a[i] * d * d;
     }
-  m.variance = squares / m.mass;
+  m.variance = ((squares[0] + squares[1]) + (squares[2] + squares[3])) / m.mass;
   return m;
 }
 

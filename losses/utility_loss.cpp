@@ -20,11 +20,19 @@ class LinearCost : public torch::autograd::Function<LinearCost> {
     const double* c = costs.data_ptr<double>();
     torch::Tensor terms_t = torch::empty({n}, p.options());
     double* terms = terms_t.data_ptr<double>();
-    double total = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
+    // Four interleaved partial sums: independent additions (a running sum waits for each one).
+    double partial[4] = {0.0, 0.0, 0.0, 0.0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (int lane = 0; lane < 4; ++lane) {
+        terms[i + lane] = c[i + lane] * pp[i + lane];
+        partial[lane] += terms[i + lane];
+      }
+    for (; i < n; ++i) {
       terms[i] = c[i] * pp[i];
-      total += terms[i];
+      partial[0] += terms[i];
     }
+    const double total = (partial[0] + partial[1]) + (partial[2] + partial[3]);
     ctx->saved_data["terms"] = terms_t;
     return torch::full({}, total, p.options());
   }
