@@ -9,6 +9,7 @@
 #include "accounting/composition_theorems.hpp"
 #include "accounting/hybrid_renyi.hpp"
 #include "core/errors.hpp"
+#include "solvers/vectorised_math.hpp"
 
 namespace noiselearn {
 
@@ -35,10 +36,16 @@ DiscreteTblPair discrete_tbl_pair(int64_t range, double mu, double sigma) {
   const auto log_weight = [&](int64_t j) { return -std::abs(static_cast<double>(j) - mu) / sigma; };
   const int64_t nearest = std::clamp<int64_t>(static_cast<int64_t>(std::llround(mu)), 0, range);
   const double top = log_weight(nearest);
+  // The exponentials by two vectorised passes (vectorised_math.hpp): a grid scan builds thousands of tables.
+  std::vector<double> probabilities(static_cast<size_t>(range) + 1);
+  for (int64_t j = 0; j <= range; ++j) probabilities[static_cast<size_t>(j)] = log_weight(j) - top;
+  exp_in_place(probabilities);
   double z = 0.0;
-  for (int64_t j = 0; j <= range; ++j) z += std::exp(log_weight(j) - top);
+  for (double value : probabilities) z += value;
   const double log_z = top + std::log(z);
-  const auto p = [&](int64_t j) { return std::exp(log_weight(j) - log_z); };
+  for (int64_t j = 0; j <= range; ++j) probabilities[static_cast<size_t>(j)] = log_weight(j) - log_z;
+  exp_in_place(probabilities);
+  const auto p = [&](int64_t j) { return probabilities[static_cast<size_t>(j)]; };
   DiscreteTblPair out;
   double forward_up = 0.0, forward_down = 0.0, reverse_up = 0.0, reverse_down = 0.0, second = 0.0;
   double previous = p(0);

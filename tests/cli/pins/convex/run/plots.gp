@@ -25,17 +25,17 @@ set ylabel 'delta (log scale)'
 set logscale y
 set format y '1e%L'
 set key top right box opaque samplen 3
-set label "floor 4.226e-06" at graph 0.01, first 4.2260850270960223e-06 offset 0,-0.9 left tc rgb '#b00000'
+set label "floor 4.226e-06" at graph 0.01, first 4.2260850270972445e-06 offset 0,-0.9 left tc rgb '#b00000'
 $certified_delta << EOD
 epsilon,delta_upper
-4,4.302587244613046e-06
+4,4.3025872446142666e-06
 EOD
 $certified_epsilon << EOD
 epsilon_upper,delta
-3.2763304966634736,1.0000000000000001e-05
-2.7699610484497708,0.0001
+3.276330496663487,1.0000000000000001e-05
+2.7699610484497272,0.0001
 EOD
-set label "delta(4) <= 4.303e-06" at first 4, first 4.302587244613046e-06 offset 1.2,0.9 left front
-set label "epsilon(1e-05) <= 3.277" at first 3.2763304966634736, first 1.0000000000000001e-05 offset -1.2,-0.9 right front
-set label "epsilon(0.0001) <= 2.77" at first 2.7699610484497708, first 0.0001 offset -1.2,-0.9 right front
-plot 'certificate.csv' using 1:($2 > 0 ? $2 : 1/0) with lines lw 2.5 lc rgb '#1f5fa8' title "learned: upper and lower bound coincide (differ by <= 0.6 %)", 4.2260850270960223e-06 with lines lw 2 dt 2 lc rgb '#b00000' title "floor: distinguishing events after n = 10 compositions have probability 4.226e-06 (no smaller delta)", $certified_delta using 1:2 with points pt 7 ps 2 lc rgb '#000000' title "certified delta(4) <= 4.303e-06", $certified_epsilon using 1:2 with points pt 5 ps 1.6 lc rgb '#000000' title "certified epsilon(1e-05) <= 3.277, epsilon(0.0001) <= 2.77"
+set label "delta(4) <= 4.303e-06" at first 4, first 4.3025872446142666e-06 offset 1.2,0.9 left front
+set label "epsilon(1e-05) <= 3.277" at first 3.276330496663487, first 1.0000000000000001e-05 offset -1.2,-0.9 right front
+set label "epsilon(0.0001) <= 2.77" at first 2.7699610484497272, first 0.0001 offset -1.2,-0.9 right front
+plot 'certificate.csv' using 1:($2 > 0 ? $2 : 1/0) with lines lw 2.5 lc rgb '#1f5fa8' title "learned: upper and lower bound coincide (differ by <= 0.61 %)", 4.2260850270972445e-06 with lines lw 2 dt 2 lc rgb '#b00000' title "floor: distinguishing events after n = 10 compositions have probability 4.226e-06 (no smaller delta)", $certified_delta using 1:2 with points pt 7 ps 2 lc rgb '#000000' title "certified delta(4) <= 4.303e-06", $certified_epsilon using 1:2 with points pt 5 ps 1.6 lc rgb '#000000' title "certified epsilon(1e-05) <= 3.277, epsilon(0.0001) <= 2.77"
