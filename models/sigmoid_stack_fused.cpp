@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "accounting/vectorised_math.hpp"
 #include "core/log_math.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
 
@@ -47,14 +48,6 @@ double sum_of(const double* v, int64_t n) {
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-// e^x and ln x of every element, in place, by torch's vectorised CPU kernels (within an ulp of libm's, and four
-// values per instruction): the per-point transcendentals were a third of the evaluation.
-void exp_in_place(double* x, int64_t n) {
-  if (n > 0) torch::from_blob(x, {n}, torch::TensorOptions().dtype(torch::kDouble)).exp_();
-}
-void log_in_place(double* x, int64_t n) {
-  if (n > 0) torch::from_blob(x, {n}, torch::TensorOptions().dtype(torch::kDouble)).log_();
-}
 
 // The permutation sorting the centres f ascending (ties in index order). The hint is the previous call's order:
 // training moves centres a little, so it is usually still sorted, or a few insertions away; a budget of moves

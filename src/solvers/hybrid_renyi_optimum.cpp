@@ -12,7 +12,7 @@
 #include "core/banded_matrix.hpp"
 #include "core/errors.hpp"
 #include "core/grid.hpp"
-#include "solvers/vectorised_math.hpp"
+#include "accounting/vectorised_math.hpp"
 
 namespace noiselearn {
 

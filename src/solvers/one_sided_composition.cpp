@@ -9,7 +9,7 @@
 #include "accounting/composition_theorems.hpp"
 #include "accounting/hybrid_renyi.hpp"
 #include "core/errors.hpp"
-#include "solvers/vectorised_math.hpp"
+#include "accounting/vectorised_math.hpp"
 
 namespace noiselearn {
 
