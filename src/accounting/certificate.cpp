@@ -200,6 +200,10 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   return certificate;
 }
 
+std::string Certificate::bound_methods(const std::string& upper, const std::string& lower) const {
+  return several_pairs.empty() ? std::string() : fmt::format("; upper by {}, lower by {}", upper, lower);
+}
+
 std::string Certificate::report() const {
   std::string out;
   out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
@@ -210,19 +214,15 @@ std::string Certificate::report() const {
                      format_general(infinity_mass_single_release, 6, Rounding::kDown),
                      format_general(infinity_mass_composed, 6, Rounding::kDown), compositions, compositions == 1 ? "" : "s");
   if (!several_pairs.empty()) out += fmt::format("  several candidate pairs per release: {}\n", several_pairs);
-  // Which computation gave the bounds, when more than one could (releases with several candidate pairs).
-  auto methods = [&](const std::string& upper, const std::string& lower) {
-    return several_pairs.empty() ? std::string() : fmt::format("; upper by {}, lower by {}", upper, lower);
-  };
   for (const auto& e : epsilons) {
     out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(e.delta),
                        epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),
-                       e.dominating_direction, methods(e.upper_method, e.lower_method));
+                       e.dominating_direction, bound_methods(e.upper_method, e.lower_method));
   }
   for (const auto& d : deltas) {
     out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(d.epsilon),
                        delta_text(d.delta_lower, Rounding::kDown), delta_text(d.delta_upper, Rounding::kUp),
-                       d.dominating_direction, methods(d.upper_method, d.lower_method));
+                       d.dominating_direction, bound_methods(d.upper_method, d.lower_method));
   }
   const auto& d = discretisation;
   out += fmt::format(

@@ -78,6 +78,9 @@ struct Certificate {
   std::string several_pairs;
   std::vector<DeltaAtEpsilon> deltas;
   std::vector<EpsilonAtDelta> epsilons;
+  // "; upper by <upper>, lower by <lower>" where releases have several candidate pairs (the bounds' methods then
+  // differ by query), "" otherwise: what the report and the trainers' summaries append to a bound.
+  std::string bound_methods(const std::string& upper, const std::string& lower) const;
   std::vector<CurvePoint> curve;
   DiscretisationSummary discretisation;
 

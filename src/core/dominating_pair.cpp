@@ -203,7 +203,7 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
   }
   if (!family.mirror_symmetric) {
     family.justification += specification.neighbours == NeighbourRelation::kAnySequence
-                                ? "; table not symmetric: shifts up and down enveloped together"
+                                ? "; table not symmetric: each release's difference may point up or down"
                                 : "; table not symmetric: all-up and all-down compositions, the worse of the two";
   }
   const int64_t first = family.single_shift ? k : 1;

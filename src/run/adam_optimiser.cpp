@@ -228,11 +228,12 @@ class AdamOptimiser final : public RunOptimiser {
     if (trained.kind != UtilityKind::kL2) utility_text += fmt::format(" and l2 {:.6g}", l2_utility(table));
     return fmt::format(
         "Trained {} on {} with {} {} in {}. The learned table has {}; after n = {} its certified delta at epsilon = {} is in "
-        "[{}, {}] (lower, upper; {}){}.{}{} Run directory: {}.\n",
+        "[{}, {}] (lower, upper; {}{}){}.{}{} Run directory: {}.\n",
         model_->model_name(), describe(grid_), loss_->loss_name(), epochs_text(), seconds_text(summary_.seconds), utility_text,
         counted_noun(c_.loss_compositions, "composition"), format_exact(first_delta.epsilon),
         format_general(first_delta.delta_lower, 6, Rounding::kDown), format_general(first_delta.delta_upper, 6, Rounding::kUp),
-        certificate.shift_justification, epsilon_text.empty() ? "" : "; " + epsilon_text, comparison,
+        certificate.shift_justification, certificate.bound_methods(first_delta.upper_method, first_delta.lower_method),
+        epsilon_text.empty() ? "" : "; " + epsilon_text, comparison,
         target_message_.empty() ? "" : " " + target_message_ + ".", directory.string());
   }
 

@@ -299,14 +299,15 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     return fmt::format(
         "Trained the {} geometric-tail family (N = {}, r = {}, bin width {}) with {} cost {} by the preconditioned gradient ({}) "
         "on {} in {} ({}; {:.1f} s): {}. After n = {} its "
-        "certified epsilon at delta = {} is in [{}, {}] (lower, upper; {}). Certified epsilon of the same cost: {}. Run "
+        "certified epsilon at delta = {} is in [{}, {}] (lower, upper; {}{}). Certified epsilon of the same cost: {}. Run "
         "directory: {}.\n",
         c_.model_domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.model_cost,
         format_exact(c_.model_cost_budget), c_.optimiser_direction, soft_pld_ ? objective_name_ : "the Renyi objective",
         counted_noun(main_.iterations + warm_.iterations, "iteration"), main_.termination, main_.seconds + warm_.seconds,
         objective_progress, c_.loss_compositions, format_exact(first.delta), format_fixed(first.epsilon_lower, 4, Rounding::kDown),
         std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf",
-        certificate.shift_justification, comparison, directory.string());
+        certificate.shift_justification, certificate.bound_methods(first.upper_method, first.lower_method), comparison,
+        directory.string());
   }
 
  private:
