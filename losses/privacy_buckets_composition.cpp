@@ -1,5 +1,7 @@
 #include "losses/privacy_buckets_composition.hpp"
 
+#include "losses/planned_fft.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <vector>
@@ -53,8 +55,8 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// The n-fold composition as one autograd function: the forward runs the same compositions as self_compose (the
-// same FFTs, so the same values), recording each on a tape; the backward walks the tape in reverse. For one
+// The n-fold composition as one autograd function: the forward runs the same compositions as self_compose, recording
+// each on a tape (the FFTs are the planned ones of planned_fft.hpp on the CPU: the same values up to rounding); the backward walks the tape in reverse. For one
 // composition z = compose(x, y), with full = x * y (linear convolution, index k <-> composed bucket k - 2h):
 //   d full[k] = dz[0] (k <= h), dz[k - h] (h < k <= 3h), dz_inf (k > 3h);
 //   dx[i] = sum_k d full[k] y[k - i], a correlation: irfft(rfft(d full) conj(rfft(y))) on the same FFT size S >= 4h + 1
@@ -70,7 +72,7 @@ struct Tape {
   int64_t size = 0;  // S
 
   const torch::Tensor& spectrum_of(int64_t id) {
-    if (!spectrum[static_cast<size_t>(id)].defined()) spectrum[static_cast<size_t>(id)] = torch::fft::rfft(finite[static_cast<size_t>(id)], size);
+    if (!spectrum[static_cast<size_t>(id)].defined()) spectrum[static_cast<size_t>(id)] = planned_rfft(finite[static_cast<size_t>(id)], size);
     return spectrum[static_cast<size_t>(id)];
   }
   int64_t add(torch::Tensor f, torch::Tensor inf) {
@@ -84,7 +86,7 @@ struct Tape {
     const int64_t length = 4 * half + 1;
     const torch::Tensor& fa = spectrum_of(a);
     const torch::Tensor& fb = a == b ? fa : spectrum_of(b);
-    const torch::Tensor full = torch::fft::irfft(fa * fb, size).narrow(0, 0, length);
+    const torch::Tensor full = planned_irfft(fa * fb, size).narrow(0, 0, length);
     if (full.device().is_cpu() && full.scalar_type() == torch::kDouble) {
       // The same values with fewer tensor operations (each costs microseconds of dispatch at this size): the two
       // sums by torch (its summation order), the copy and the scalar arithmetic in place, in the same IEEE
@@ -170,14 +172,14 @@ class SelfComposition : public torch::autograd::Function<SelfComposition> {
       // d full: the collecting bucket's gradient below, the regular ones inside, the infinity's beyond.
       const torch::Tensor d_full = torch::cat({dz.narrow(0, 0, 1).expand({half + 1}), dz.narrow(0, 1, 2 * half),
                                                dz_inf.reshape({1}).expand({half})});
-      const torch::Tensor d_spectrum = torch::fft::rfft(d_full, size);
+      const torch::Tensor d_spectrum = planned_rfft(d_full, size);
       const torch::Tensor ia = infinity.get(static_cast<size_t>(a)), ib = infinity.get(static_cast<size_t>(b));
-      const torch::Tensor da = torch::fft::irfft(d_spectrum * spectrum.get(static_cast<size_t>(b)).conj(), size).narrow(0, 0, 2 * half + 1);
+      const torch::Tensor da = planned_irfft(d_spectrum * spectrum.get(static_cast<size_t>(b)).conj(), size).narrow(0, 0, 2 * half + 1);
       if (a == b) {
         accumulate(grad_finite[static_cast<size_t>(a)], 2.0 * da);
         accumulate(grad_infinity[static_cast<size_t>(a)], 2.0 * dz_inf * (1.0 - ia));
       } else {
-        const torch::Tensor db = torch::fft::irfft(d_spectrum * spectrum.get(static_cast<size_t>(a)).conj(), size).narrow(0, 0, 2 * half + 1);
+        const torch::Tensor db = planned_irfft(d_spectrum * spectrum.get(static_cast<size_t>(a)).conj(), size).narrow(0, 0, 2 * half + 1);
         accumulate(grad_finite[static_cast<size_t>(a)], da);
         accumulate(grad_finite[static_cast<size_t>(b)], db);
         accumulate(grad_infinity[static_cast<size_t>(a)], dz_inf * (1.0 - ib));
@@ -188,9 +190,9 @@ class SelfComposition : public torch::autograd::Function<SelfComposition> {
   }
 
  private:
-  // The backward above on float64 CPU tensors: the FFTs and spectral products by torch, the rest (d full, the
-  // accumulation, the infinity bucket's scalars) in place, in the same IEEE operations and order, so the same bits
-  // with a third of the tensor operations.
+  // The backward above on float64 CPU tensors: the FFTs (planned) and spectral products as above, the rest (d full,
+  // the accumulation, the infinity bucket's scalars) in place, in the same IEEE operations and order, with a third of
+  // the tensor operations.
   static variable_list backward_cpu(const std::vector<int64_t>& steps, const c10::List<torch::Tensor>& finite,
                                     const c10::List<torch::Tensor>& infinity, const c10::List<torch::Tensor>& spectrum,
                                     int64_t result, int64_t size, int64_t half, std::vector<double> grad_result,
@@ -225,14 +227,14 @@ class SelfComposition : public torch::autograd::Function<SelfComposition> {
       std::fill(d_full, d_full + half + 1, dz[0]);
       std::copy(dz.begin() + 1, dz.end(), d_full + half + 1);
       std::fill(d_full + 3 * half + 1, d_full + 4 * half + 1, dz_inf);
-      const torch::Tensor d_spectrum = torch::fft::rfft(d_full_t, size);
+      const torch::Tensor d_spectrum = planned_rfft(d_full_t, size);
       const double ia = infinity.get(a).item<double>(), ib = infinity.get(b).item<double>();
-      const torch::Tensor da = torch::fft::irfft(d_spectrum * spectrum.get(b).conj(), size);
+      const torch::Tensor da = planned_irfft(d_spectrum * spectrum.get(b).conj(), size);
       if (a == b) {
         accumulate(grad_finite[a], da.data_ptr<double>(), 2.0);
         accumulate_scalar(a, 2.0 * dz_inf * (1.0 - ia));
       } else {
-        const torch::Tensor db = torch::fft::irfft(d_spectrum * spectrum.get(a).conj(), size);
+        const torch::Tensor db = planned_irfft(d_spectrum * spectrum.get(a).conj(), size);
         accumulate(grad_finite[a], da.data_ptr<double>(), 1.0);
         accumulate(grad_finite[b], db.data_ptr<double>(), 1.0);
         accumulate_scalar(a, dz_inf * (1.0 - ib));

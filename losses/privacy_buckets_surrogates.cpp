@@ -1,5 +1,7 @@
 #include "losses/privacy_buckets_surrogates.hpp"
 
+#include "losses/planned_fft.hpp"
+
 namespace noiselearn {
 
 namespace {
@@ -63,11 +65,11 @@ torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, cons
     torch::NoGradGuard no_grad;
     const torch::Tensor offsets = torch::arange(-reach, reach + 1, options);
     const torch::Tensor kernel = 1.0 / (1.0 + offsets.square() / (kLorentzianHalfWidth * kLorentzianHalfWidth));
-    cached = {half, size, options, torch::fft::rfft(kernel, size)};
+    cached = {half, size, options, planned_rfft(kernel, size)};
   }
   // full[t] = c(x) at x = -h + 1 + t - reach.
   const torch::Tensor full =
-      torch::fft::irfft(torch::fft::rfft(bucket_gradients, size) * cached.spectrum, size).narrow(0, 0, length);
+      planned_irfft(planned_rfft(bucket_gradients, size) * cached.spectrum, size).narrow(0, 0, length);
   const torch::Tensor near = torch::logical_and(x >= static_cast<double>(-half + 1 - window), x <= static_cast<double>(half + window));
   const torch::Tensor positions = (x + static_cast<double>(half - 1 + reach)).clamp(0.0, static_cast<double>(length - 1)).to(torch::kLong);
   torch::Tensor correlation = torch::where(near, full.index_select(0, positions), torch::zeros_like(x));

@@ -1,5 +1,7 @@
 #include "losses/soft_pld_fused.hpp"
 
+#include "losses/planned_fft.hpp"
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -138,10 +140,10 @@ struct Tape {
     if (x.masses.size(0) * y.masses.size(0) <= 65536) {
       op.full = torch::conv1d(x.masses.view({1, 1, -1}), y.masses.flip(0).view({1, 1, -1}), {}, 1, y.masses.size(0) - 1).view({-1});
     } else {
-      op.fft_size = smooth_fft_size(length);
-      op.spectrum_a = torch::fft::rfft(x.masses, op.fft_size);
-      op.spectrum_b = a == b ? op.spectrum_a : torch::fft::rfft(y.masses, op.fft_size);
-      op.full = torch::fft::irfft(op.spectrum_a * op.spectrum_b, op.fft_size).narrow(0, 0, length);
+      op.fft_size = planned_fft_size(length);  // a power of two while the planned FFT is faster (planned_fft.hpp)
+      op.spectrum_a = planned_rfft(x.masses, op.fft_size);
+      op.spectrum_b = a == b ? op.spectrum_a : planned_rfft(y.masses, op.fft_size);
+      op.full = planned_irfft(op.spectrum_a * op.spectrum_b, op.fft_size).narrow(0, 0, length);
     }
     const double finite_x = x.masses.sum().item<double>(), finite_y = y.masses.sum().item<double>();
     const double infinity = x.infinity * (finite_y + y.infinity) + finite_x * y.infinity;
@@ -157,7 +159,7 @@ torch::Tensor correlate(const torch::Tensor& g, const torch::Tensor& y, int64_t 
   if (fft_size == 0) return torch::conv1d(g.view({1, 1, -1}), y.view({1, 1, -1})).view({-1});
   // Cyclic on the forward's size S >= x + y - 1: the lags k - i in [-(x - 1), -1] wrap to [S - x + 1, S - 1], past
   // y's support, so the cyclic correlation is the linear one on [0, x).
-  return torch::fft::irfft(torch::fft::rfft(g, fft_size) * y_spectrum.conj(), fft_size).narrow(0, 0, x_length);
+  return planned_irfft(planned_rfft(g, fft_size) * y_spectrum.conj(), fft_size).narrow(0, 0, x_length);
 }
 
 class Composition : public torch::autograd::Function<Composition> {

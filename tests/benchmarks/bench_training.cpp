@@ -1,19 +1,23 @@
 // Benchmark of training at the paper's scale (Sommer et al., section 4.1): E = 60,001 grid points on
 // [-500, 500] (step 1/60), K = 10,000 sigmoids, sensitivity 1 (60 cells), n = 128, epsilon = 0.3.
-//   1. time per epoch (model forward + loss on both directions + backward + Adam step) for each loss;
+//   1. time per epoch (model forward + loss on both directions + backward + Adam step) for each loss, fused against
+//      the same with torch's FFTs (the previous version: losses/planned_fft.hpp) and against the autograd reference;
 //   2. with --full-run: a full 15,000-epoch PrivacyBuckets-ADP run, against the paper's 1 h 21 min on an A100
 //      GPU and our target of 5 min on 2 CPU cores.
-// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only] [--epochs N]
+// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only] [--epochs N] [--torch-fft]
+//   (--torch-fft: the full run with torch's FFTs, the previous version)
 #include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/heap_reuse.hpp"
+#include "losses/planned_fft.hpp"
 #include "models/sigmoid_stack.hpp"
 #include "train/factories.hpp"
 #include "train/trainer.hpp"
@@ -56,25 +60,32 @@ int main(int argc, char** argv) {
   noiselearn::keep_freed_heap_memory_for_reuse();  // as the CLI (core/heap_reuse.hpp)
   int threads = 2;
   bool full_run = false, full_run_only = false;  // --full-run-only: skip part 1 (for profiling the full run)
+  bool torch_fft = false;
   int64_t epochs = 15000;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
     if (std::strcmp(argv[i], "--full-run") == 0) full_run = true;
     if (std::strcmp(argv[i], "--full-run-only") == 0) full_run = full_run_only = true;
     if (std::strcmp(argv[i], "--epochs") == 0 && i + 1 < argc) epochs = std::atoll(argv[++i]);
+    if (std::strcmp(argv[i], "--torch-fft") == 0) torch_fft = true;
   }
   at::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
   std::printf("bench_training (%d threads): E = %lld, K = 10,000, s = 1 (60 cells), n = 128, epsilon = 0.3\n\n", threads,
               static_cast<long long>(kPaperGrid.size));
   std::printf("1. milliseconds per epoch (forward + both directions + backward + Adam), median (and fastest) of 40 epochs\n"
-              "   (the reference: 20) after 3 warm-up: fused (the default: fused model and losses, a symmetric table's pair evaluated once)\n"
-              "   against the tensor-operation reference (the same mathematics by autograd graphs, both directions)\n");
-  std::printf("   %-22s %20s %20s %9s\n", "loss", "fused", "reference", "speed-up");
+              "   (the reference: 20) after 3 warm-up: fused (the default: fused model and losses, planned FFTs, a symmetric\n"
+              "   table's pair evaluated once); the same with torch's FFTs (the previous version; two runs each, interleaved,\n"
+              "   the better kept); the tensor-operation reference (the same mathematics by autograd graphs, both directions)\n");
+  std::printf("   %-22s %20s %20s %20s %9s\n", "loss", "fused", "torch's FFTs", "reference", "speed-up");
   for (const std::string kind : {"moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "soft-pld"}) {
     if (full_run_only) break;
-    double per_epoch[2] = {0.0, 0.0}, fastest[2] = {0.0, 0.0};
-    for (const bool fused : {true, false}) {
+    // 0: fused, 1: fused with torch's FFTs, 2: reference.
+    double per_epoch[3] = {1e9, 1e9, 1e9}, fastest[3] = {1e9, 1e9, 1e9};
+    for (const int variant : {0, 1, 0, 1, 2}) {
+      const bool fused = variant != 2;
+      std::unique_ptr<TorchFftOnly> previous_version;
+      if (variant == 1) previous_version = std::make_unique<TorchFftOnly>();
       torch::manual_seed(1);
       SigmoidStackOptions model_options;
       model_options.fused = fused;
@@ -86,16 +97,18 @@ int main(int argc, char** argv) {
       const TrainingSummary summary = trainer.run();
       std::vector<double> times;
       for (size_t i = 4; i < summary.history.size(); ++i) times.push_back(summary.history[i].seconds - summary.history[i - 1].seconds);
-      per_epoch[fused ? 0 : 1] = median(times);
-      fastest[fused ? 0 : 1] = *std::min_element(times.begin(), times.end());
+      per_epoch[variant] = std::min(per_epoch[variant], median(times));
+      fastest[variant] = std::min(fastest[variant], *std::min_element(times.begin(), times.end()));
     }
-    std::printf("   %-22s %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %8.1fx   (15,000 epochs: %.1f min against %.1f min)\n", kind.c_str(),
-                1e3 * per_epoch[0], 1e3 * fastest[0], 1e3 * per_epoch[1], 1e3 * fastest[1], per_epoch[1] / per_epoch[0],
-                per_epoch[0] * 15000 / 60, per_epoch[1] * 15000 / 60);
+    std::printf("   %-22s %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %8.1fx   (15,000 epochs: %.1f min; previous %.1f)\n",
+                kind.c_str(), 1e3 * per_epoch[0], 1e3 * fastest[0], 1e3 * per_epoch[1], 1e3 * fastest[1], 1e3 * per_epoch[2],
+                1e3 * fastest[2], per_epoch[2] / per_epoch[0], per_epoch[0] * 15000 / 60, per_epoch[1] * 15000 / 60);
   }
   if (full_run) {
-    std::printf("\n2. full PrivacyBuckets-ADP run, %lld epochs (paper: 1 h 21 min on an A100 GPU; target < 5 min on 2 cores)\n",
-                static_cast<long long>(epochs));
+    std::printf("\n2. full PrivacyBuckets-ADP run, %lld epochs%s (paper: 1 h 21 min on an A100 GPU; target < 5 min on 2 cores)\n",
+                static_cast<long long>(epochs), torch_fft ? ", torch's FFTs (the previous version)" : "");
+    std::unique_ptr<TorchFftOnly> previous_version;
+    if (torch_fft) previous_version = std::make_unique<TorchFftOnly>();
     torch::manual_seed(1);
     auto model = std::make_shared<SigmoidStack>(kPaperGrid, SigmoidStackOptions{});
     TrainingOptions options = paper_options(epochs);

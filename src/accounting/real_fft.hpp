@@ -1,0 +1,50 @@
+#pragma once
+// A planned real FFT of a power-of-two size N, for the hot loops that transform many short arrays of the same size
+// (the losses' compositions: about 60 transforms of 2,048 points an epoch at the paper's scale).
+//
+// Why our own: torch's CPU FFT (pocketfft) computes its twiddle factors on every call. At 2,048 points that is most
+// of its 14-20 us; with the plan kept, a transform takes a few microseconds (bench_losses prints both). The plan is
+// made once per size and thread (planned()).
+//
+// The transforms, with M = N / 2:
+//   forward: X[k] = sum_{j < N} x[j] e^{-2 pi i j k / N}, k = 0 .. M (torch::fft::rfft(x, N); x zero-padded to N);
+//   inverse: x[j] = (1 / N) sum_{k < N} X[k] e^{2 pi i j k / N}, X extended by X[N - k] = conj(X[k]), with the
+//            imaginary parts of X[0] and X[M] ignored (torch::fft::irfft(X, N)).
+// Method: the N real points as M complex ones z[m] = x[2m] + i x[2m+1], an iterative radix-2 complex FFT of size M
+// (decimation in time, bit-reversed load), (two stages a pass), then the split E[k] = (Z[k] + conj Z[M-k]) / 2 (the even samples' DFT),
+// O[k] = (Z[k] - conj Z[M-k]) / (2i) (the odd samples'), X[k] = E[k] + w^k O[k], w = e^{-2 pi i / N}; the inverse
+// runs the same steps backwards.
+//
+// Accuracy: every twiddle factor is computed in long double and rounded once (within half an ulp), so by Higham
+// (Accuracy and Stability of Numerical Algorithms, Thm 24.2) each of the log2 N levels (log2 M butterfly stages and
+// the split) adds a relative l2 error of at most mu + gamma_4 (sqrt 2 + mu), about 6.2 u: within the allowance of
+// 10 u per level that the accountant's FFT convolution assumes (convolution.cpp).
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace noiselearn {
+
+class RealFft {
+ public:
+  explicit RealFft(int64_t size);  // a power of two, at least 4
+
+  // The plan for `size`, made on first use and kept for the thread.
+  static const RealFft& planned(int64_t size);
+  static bool supports(int64_t size) { return size >= 4 && (size & (size - 1)) == 0; }
+
+  int64_t size() const { return n_; }
+
+  // x: `length` <= N values (the rest taken as 0); X: N / 2 + 1 values.
+  void forward(const double* x, int64_t length, std::complex<double>* X) const;
+  // X: N / 2 + 1 values; x receives the first `length` <= N values of the inverse.
+  void inverse(const std::complex<double>* X, double* x, int64_t length) const;
+
+ private:
+  int64_t n_ = 0, m_ = 0;                // N and M = N / 2
+  std::vector<int32_t> bit_reversed_;    // of 0 .. M - 1
+  std::vector<double> twiddle_re_, twiddle_im_;  // stage with half-length h: e^{-2 pi i j / (2h)}, j < h, at offset h - 1
+  std::vector<double> split_re_, split_im_;      // e^{-2 pi i k / N}, k = 0 .. M / 2
+};
+
+}  // namespace noiselearn
