@@ -1,6 +1,7 @@
 #include "losses/privacy_buckets_fused.hpp"
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "losses/privacy_buckets_surrogates.hpp"
@@ -158,11 +159,25 @@ FiniteLossMoments finite_loss_moments(const LogPair& pair, const torch::Tensor& 
   const double* ls = log_second.data_ptr<double>();
   const double* a = exp_first.data_ptr<double>();
   const int64_t N = log_first.size(0);
-  // Sums in four interleaved partial sums (outcome i in lane i mod 4): independent additions.
+  // Sums in four interleaved partial sums (outcome i in lane i mod 4): independent additions. An outcome with an
+  // infinite log-mass adds +0 (a select, not a branch, so the lanes vectorise): the same sums as skipping it. The
+  // loss lf - ls is finite exactly when both are (an infinity or a NaN on either side makes it infinite or NaN; two
+  // finite log masses, at most about 745 in size, cannot overflow): one comparison.
   FiniteLossMoments m;
   double mass[4] = {0.0, 0.0, 0.0, 0.0}, weighted[4] = {0.0, 0.0, 0.0, 0.0};
-  for (int64_t i = 0; i < N; ++i)
-    if (std::isfinite(lf[i]) && std::isfinite(ls[i])) {
+  const auto finite = [&](int64_t i) { return std::isfinite(lf[i]) && std::isfinite(ls[i]); };
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  const int64_t blocks = N / 4 * 4;
+  for (int64_t i0 = 0; i0 < blocks; i0 += 4)
+    for (int64_t j = 0; j < 4; ++j) {
+      const int64_t i = i0 + j;
+      const double loss = lf[i] - ls[i];
+      const bool ok = std::fabs(loss) < kInfinity;  // false for NaN too
+      mass[j] += ok ? a[i] : 0.0;
+      weighted[j] += ok ? a[i] * loss : 0.0;
+    }
+  for (int64_t i = blocks; i < N; ++i)
+    if (finite(i)) {
       mass[i % 4] += a[i];
       weighted[i % 4] += a[i] * (lf[i] - ls[i]);
     }
@@ -170,8 +185,14 @@ FiniteLossMoments finite_loss_moments(const LogPair& pair, const torch::Tensor& 
   if (m.mass <= 0.0) return m;
   m.mean = ((weighted[0] + weighted[1]) + (weighted[2] + weighted[3])) / m.mass;
   double squares[4] = {0.0, 0.0, 0.0, 0.0};
-  for (int64_t i = 0; i < N; ++i)
-    if (std::isfinite(lf[i]) && std::isfinite(ls[i])) {
+  for (int64_t i0 = 0; i0 < blocks; i0 += 4)
+    for (int64_t j = 0; j < 4; ++j) {
+      const int64_t i = i0 + j;
+      const double loss = lf[i] - ls[i], d = loss - m.mean;
+      squares[j] += std::fabs(loss) < kInfinity ? a[i] * d * d : 0.0;
+    }
+  for (int64_t i = blocks; i < N; ++i)
+    if (finite(i)) {
       const double d = lf[i] - ls[i] - m.mean;
       squares[i % 4] += a[i] * d * d;
     }
