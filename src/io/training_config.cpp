@@ -72,7 +72,7 @@ const std::vector<C::Key>& C::schema() {
       {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
       {"loss.delta", &C::loss_delta, "", "renyi or soft-pld with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
       {"loss.alpha", &C::loss_alpha, "", "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 (pgd) or 10 (adam); "
-       "hrdp: the order of the program; 0: searched (alpha - 1 = 2^(k/2) / 16 up to 1024, then golden section)"},
+       "hrdp: the order of the program; 0: searched (alpha - 1 = 2^(k/2) / 16 up to 1024, then golden section; with target.mode = delta: the order of the least calibrated cost)"},
       {"loss.rdp_conversion", &C::loss_rdp_conversion, "",
        "renyi: RDP to (epsilon, delta): mironov (Prop. 3, eq. 25) or balle (Balle et al. 2020, Thm 21; tighter)"},
       {"loss.alpha_update", &C::loss_alpha_update, "", "renyi with adam: alpha trained by gradient or moved by a Newton step each epoch (newton)"},
@@ -115,7 +115,7 @@ const std::vector<C::Key>& C::schema() {
       {"schedule.utility_weight_decay", &C::schedule_utility_weight_decay, "", "decay the utility weight (eq. 3) or keep w_start"},
       {"target.mode", &C::target_mode, "",
        "none; delta (least utility loss whose certified delta <= target.delta; with optimiser.kind = convex: the HRDP "
-       "budget is raised from loss.epsilon (regula falsi, to 1e-5 relative) to the cheapest HRDP optimum whose certified delta at "
+       "budget is raised from loss.epsilon (a Newton step on the certified epsilon, then regula falsi, to 1e-5 relative) to the cheapest HRDP optimum whose certified delta at "
        "loss.epsilon is <= target.delta); utility (least certified delta whose utility <= target.utility)"},
       {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
       {"target.utility", &C::target_utility, "utility units", "target utility budget"},
