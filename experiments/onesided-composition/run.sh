@@ -9,7 +9,7 @@
 # certified optima and the T = 1000 calibrations; (b) the T = 500 calibrations and the learner. With JOBS >= 2 (the
 # default on a machine with 2 or more cores) they run side by side, one thread each, their output kept in
 # results/runs/lane-*.log and printed when both are done: about 3.5 minutes on 2 cores; JOBS=1 runs them one after the
-# other, about 5 minutes on one core (README: "What we measured").
+# other, about 7 minutes on one core (README: "What we measured").
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD="${BUILD:-../../build}"

@@ -388,9 +388,9 @@ class HybridRenyiOptimiser final : public RunOptimiser {
       }
       // The best order ever seen (the walk and the refinement only keep improvements, but a failed order could
       // otherwise hide a better one), calibrated again to 1e-5 from its own budget.
-      double best_u = u0;
+      double best_u = u0, best_cost = std::numeric_limits<double>::infinity();  // u0's calibration always finds one
       for (const auto& [v, cal] : by_u)
-        if (cal.found && cal.kept.solved.cost < by_u.at(best_u).kept.solved.cost) best_u = v;
+        if (cal.found && cal.kept.solved.cost < best_cost) best_u = v, best_cost = cal.kept.solved.cost;
       Calibration& coarse = by_u.at(best_u);
       const double alpha = coarse.kept.solved.alpha;
       best = calibrate(alpha, std::move(coarse.kept), 1e-5);
