@@ -67,11 +67,14 @@ class LogMomentAndOmega : public torch::autograd::Function<LogMomentAndOmega> {
     const double* lf = log_first.data_ptr<double>();
     const double* ls = log_second.data_ptr<double>();
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
-    torch::Tensor grad_first_t = torch::zeros({N}, float64), grad_second_t = torch::zeros({N}, float64);
+    // Every element is written below (no zero fill first).
+    torch::Tensor grad_first_t = torch::empty({N}, float64), grad_second_t = torch::empty({N}, float64);
     double* grad_first = grad_first_t.data_ptr<double>();
     double* grad_second = grad_second_t.data_ptr<double>();
     double grad_lambda = 0.0;
     for (int64_t i = 0; i < N; ++i) {
+      grad_first[i] = 0.0;
+      grad_second[i] = 0.0;
       if (weights[i] > 0.0) {
         grad_first[i] = g_gamma * (1.0 + l) * weights[i];
         grad_second[i] = -g_gamma * l * weights[i];

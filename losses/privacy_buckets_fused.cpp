@@ -122,10 +122,13 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
 
     const SmallerThanTable& table = smaller_than_table();
     const double inverse_log_factor = 1.0 / log_factor;  // a multiplication per outcome, not a division
-    torch::Tensor grad_first_t = torch::zeros({N}, float64), grad_second_t = torch::zeros({N}, float64);
+    // Every element is written below (no zero fill first).
+    torch::Tensor grad_first_t = torch::empty({N}, float64), grad_second_t = torch::empty({N}, float64);
     double* grad_first = grad_first_t.data_ptr<double>();
     double* grad_second = grad_second_t.data_ptr<double>();
     for (int64_t i = 0; i < N; ++i) {
+      grad_first[i] = 0.0;
+      grad_second[i] = 0.0;
       if (kind[i] == kDistinguishing) {
         grad_first[i] = grad_infinity * mass[i];
       } else if (kind[i] == kFinite) {

@@ -88,7 +88,9 @@ torch::Tensor doubles(int64_t n) { return torch::empty({n}, torch::TensorOptions
 // What the backward pass reads, from the forward evaluation.
 struct Evaluation {
   torch::Tensor order, c, w, start, end, hi, G, lin, e, log_lin, log_tail, log_f, argmax, log_p;
+  torch::Tensor shifted;    // e^{running_i - top} on the half: p_i = shifted_i / total
   double normaliser = 0.0;  // log p_i = log f_{argmax_i} - normaliser on the half
+  double total = 0.0;
 };
 
 // The forward evaluation; false when a suffix sum is too small for the backward recursion.
@@ -252,7 +254,8 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     for (int64_t i = 0; i < H; ++i) log_p[i] = running[static_cast<size_t>(i)] - normaliser;
     for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
-    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, normaliser};
+    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, shifted_t,
+           normaliser, total};
     return true;
 }
 
@@ -265,8 +268,8 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const Evaluation& v = evaluation;
     for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
                                   {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
-                                  {"e", &v.e}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail}, {"log_f", &v.log_f},
-                                  {"argmax", &v.argmax}})
+                                  {"e", &v.e}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail},
+                                  {"argmax", &v.argmax}, {"shifted", &v.shifted}})
       ctx->saved_data[name] = *t;
     ctx->saved_data["x0"] = grid.origin;
     ctx->saved_data["h"] = grid.step;
@@ -274,6 +277,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     ctx->saved_data["E"] = grid.size;
     (void)F;
     ctx->saved_data["normaliser"] = v.normaliser;
+    ctx->saved_data["total"] = v.total;
     // log p itself is not kept for the backward pass (it recomputes the half from log f), so it is returned as it
     // is, without a copy.
     return v.log_p;
@@ -285,9 +289,9 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const double x0 = ctx->saved_data["x0"].toDouble(), h = ctx->saved_data["h"].toDouble(), C = ctx->saved_data["C"].toDouble();
     const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
     const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
-    const torch::Tensor e_t = saved("e"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail"), log_f_t = saved("log_f");
-    const torch::Tensor argmax_t = saved("argmax");
-    const double normaliser = ctx->saved_data["normaliser"].toDouble();
+    const torch::Tensor e_t = saved("e"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail");
+    const torch::Tensor argmax_t = saved("argmax"), shifted_t = saved("shifted");
+    const double total = ctx->saved_data["total"].toDouble();
     const int64_t K = c_t.size(0);
     const double a = A_t.item<double>();
     const double* b = B_t.data_ptr<double>();
@@ -302,37 +306,40 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const double* e = e_t.data_ptr<double>();
     const double* log_lin = log_lin_t.data_ptr<double>();
     const double* log_tail = log_tail_t.data_ptr<double>();
-    const double* log_f = log_f_t.data_ptr<double>();
     const int64_t* argmax = argmax_t.data_ptr<int64_t>();
+    const double* shifted = shifted_t.data_ptr<double>();
     const torch::Tensor grad_t = grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous();
     const double* grad = grad_t.data_ptr<double>();
 
     // Normalisation: d log f_k = g_k - p_k Σ g; the mirror folds the right half onto the left; the running
     // maximum passes each point's gradient to its argmax.
     const double grad_sum = sum_of(grad, E);
-    std::vector<double> mirrored(static_cast<size_t>(H), 0.0), d_log_f(static_cast<size_t>(H), 0.0);
-    // p on the half (p is symmetric: the half's values serve the whole grid): log p_i = running_i - normaliser with
-    // running_i = log f_{argmax_i}, the forward pass's very operands, so the same bits as e^{log p_i}.
-    std::vector<double> p_half(static_cast<size_t>(H));
-    for (int64_t i = 0; i < H; ++i) p_half[static_cast<size_t>(i)] = log_f[argmax[i]] - normaliser;
-    exp_in_place(p_half.data(), H);
+    std::vector<double> d_log_f(static_cast<size_t>(H), 0.0);
+    // p on the half (p is symmetric: the half's values serve the whole grid) from the forward pass's normalisation:
+    // p_i = e^{running_i - top} / total (within two roundings of e^{log p_i}, without an exponential).
+    const double inverse_total = 1.0 / total;
     for (int64_t i = 0; i < H; ++i) {
-      const double p = p_half[i];
-      mirrored[static_cast<size_t>(i)] += grad[i] - p * grad_sum;
-      if (E - 1 - i != i) mirrored[static_cast<size_t>(i)] += grad[E - 1 - i] - p * grad_sum;
+      const double p = shifted[i] * inverse_total;
+      double mirrored = grad[i] - p * grad_sum;
+      if (E - 1 - i != i) mirrored += grad[E - 1 - i] - p * grad_sum;
+      d_log_f[static_cast<size_t>(argmax[i])] += mirrored;
     }
-    for (int64_t i = 0; i < H; ++i) d_log_f[static_cast<size_t>(argmax[i])] += mirrored[static_cast<size_t>(i)];
 
     // γ_i = dL/d lin_i, β'_k = Σ_{i: hi_i = k} dL/d log tail_i.
-    // The shares e^{log lin - log f} and e^{log tail - log f} (<= 1), by one vectorised exp each.
+    // The shares lin / f and tail / f (<= 1, summing to 1), by one vectorised exp: with r = e^{-|log lin - log tail|}
+    // (the smaller term over the larger), the larger's share is 1 / (1 + r) and the smaller's r / (1 + r), each to a
+    // few roundings relative (no cancellation). Where the forward pass dropped the smaller term (r < e^-40), these
+    // are 1 and r to rounding, as e^{log lin - log f} and e^{log tail - log f} were.
     std::vector<double> gamma(static_cast<size_t>(H)), beta(static_cast<size_t>(K) + 1, 0.0);
     std::vector<double> lin_share(static_cast<size_t>(H)), tail_share(static_cast<size_t>(H));
-    for (int64_t i = 0; i < H; ++i) {
-      lin_share[static_cast<size_t>(i)] = log_lin[i] - log_f[i];
-      tail_share[static_cast<size_t>(i)] = log_tail[i] - log_f[i];
-    }
+    for (int64_t i = 0; i < H; ++i) lin_share[static_cast<size_t>(i)] = -std::fabs(log_lin[i] - log_tail[i]);
     exp_in_place(lin_share.data(), H);
-    exp_in_place(tail_share.data(), H);
+    for (int64_t i = 0; i < H; ++i) {
+      const double r = lin_share[static_cast<size_t>(i)], larger = 1.0 / (1.0 + r), smaller = r * larger;
+      const bool lin_larger = log_lin[i] >= log_tail[i];
+      lin_share[static_cast<size_t>(i)] = lin_larger ? larger : smaller;
+      tail_share[static_cast<size_t>(i)] = lin_larger ? smaller : larger;
+    }
     double gamma_sum = 0.0;
     for (int64_t i = 0; i < H; ++i) {
       const double g = d_log_f[static_cast<size_t>(i)];
