@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/avx2_clones.hpp"
+
 namespace noiselearn {
 
 namespace {
@@ -109,9 +111,7 @@ inline __attribute__((always_inline)) void radix4_block(double* r0, double* i0, 
 // Two stages a pass over the arrays (radix4_block); an odd stage count starts with stage 1 alone (twiddle 1).
 // Compiled twice, for AVX2 (four doubles a vector; no FMA, so the same roundings) and for any x86-64; the loader
 // picks one.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
+NOISELEARN_AVX2_CLONES
 void butterflies(double* re, double* im, int64_t m, const double* twiddle_re, const double* twiddle_im, double sign) {
   int stages = 0;
   while ((int64_t{1} << stages) < m) ++stages;

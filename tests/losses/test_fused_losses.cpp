@@ -136,6 +136,25 @@ TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradi
   CHECK(std::abs(gi_fused - gi_ref) <= 1e-12 * std::abs(gi_ref));
 }
 
+TEST_CASE("is_mirror_symmetric: b is a reversed bit for bit, whichever block of 1,024 a difference falls in", "[fused][directions]") {
+  const int64_t n = 5000;
+  const torch::Tensor a = torch::linspace(-3.0, 2.0, n, torch::kDouble).sin();
+  CHECK(is_mirror_symmetric(DifferentiablePair{a, a.flip(0).clone()}));
+  for (const int64_t where : {int64_t{0}, int64_t{1023}, int64_t{1024}, int64_t{2500}, n - 1}) {
+    INFO("difference at " << where);
+    torch::Tensor b = a.flip(0).clone();
+    b[where] = std::nextafter(b[where].item<double>(), 10.0);  // one ulp
+    CHECK_FALSE(is_mirror_symmetric(DifferentiablePair{a, b}));
+    b[where] = std::numeric_limits<double>::quiet_NaN();
+    CHECK_FALSE(is_mirror_symmetric(DifferentiablePair{a, b}));
+  }
+  // -inf (a zero probability) mirrored is symmetric.
+  torch::Tensor c = a.clone();
+  c[0] = -std::numeric_limits<double>::infinity();
+  CHECK(is_mirror_symmetric(DifferentiablePair{c, c.flip(0).clone()}));
+  CHECK_FALSE(is_mirror_symmetric(DifferentiablePair{c, a.flip(0).clone()}));
+}
+
 TEST_CASE("a symmetric table's pair is evaluated once: the same value and gradient as both directions", "[fused][directions]") {
   // A symmetric table (log p mirrored bit for bit): B||A is A||B reversed.
   const torch::Tensor half = random_log_table(101, 3, false).narrow(0, 0, 51);
