@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -31,9 +32,23 @@ inline double log_add_exp_dropping(double a, double b) {
   return log_add_exp(a, b);
 }
 
+// n doubles left uninitialised, for buffers whose every element is written before it is read: a std::vector would
+// fill them with zeros first, a pass over up to 240 KB each (seven such buffers an epoch at the paper's scale).
+class Scratch {
+ public:
+  explicit Scratch(int64_t n) : data_(new double[static_cast<size_t>(std::max<int64_t>(n, 1))]) {}
+  double& operator[](size_t i) { return data_[i]; }
+  const double& operator[](size_t i) const { return data_[i]; }
+  double* data() { return data_.get(); }
+  const double* data() const { return data_.get(); }
+
+ private:
+  std::unique_ptr<double[]> data_;
+};
+
 // x_i = x0 + h i, i < n, as every evaluation writes them.
-std::vector<double> grid_points(double x0, double h, int64_t n) {
-  std::vector<double> x(static_cast<size_t>(std::max<int64_t>(n, 0)));
+Scratch grid_points(double x0, double h, int64_t n) {
+  Scratch x(n);
   for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = x0 + h * static_cast<double>(i);
   return x;
 }
@@ -154,7 +169,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     double* G = g_t.data_ptr<double>();
     G[K] = kLogZero;
     if (K > 0) {
-      std::vector<double> r(static_cast<size_t>(K));
+      Scratch r(K);  // every element written below
       for (int64_t k = 0; k + 1 < K; ++k) r[static_cast<size_t>(k)] = -C * (c[k + 1] - c[k]);
       exp_in_place(r.data(), K - 1);
       r[static_cast<size_t>(K) - 1] = 0.0;
@@ -178,7 +193,8 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     torch::Tensor lin_t = doubles(H);
     double* lin = lin_t.data_ptr<double>();
     {
-      std::vector<double> prefix(static_cast<size_t>(K) + 1, 0.0);
+      Scratch prefix(K + 1);
+      prefix[0] = 0.0;
       for (int64_t j = 0; j < K; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + w[j];
       for (int64_t i = 0; i < H; ++i) lin[i] = a * a + prefix[static_cast<size_t>(lo[i])];
     }
@@ -194,7 +210,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       // C (c_j - x_i) <= T, so the reference's clamp at T + 1 never acts.)
       // The exponents first, then one vectorised exp over all pairs (torch's, as the reference's).
       // (Each centre's window is a contiguous run of points and of pairs: the inner loops vectorise.)
-      const std::vector<double> xs = grid_points(x0, h, H);
+      const Scratch xs = grid_points(x0, h, H);
       for (int64_t j = 0; j < K; ++j) {
         const int64_t n = end[j] - start[j];
         double* __restrict out = e + q;
@@ -221,7 +237,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     double* log_tail = log_tail_t.data_ptr<double>();
     double* log_f = log_f_t.data_ptr<double>();
     int64_t* argmax = argmax_t.data_ptr<int64_t>();
-    std::vector<double> running(static_cast<size_t>(H));
+    Scratch running(H);  // every element written below
     std::copy(lin, lin + H, log_lin);
     log_in_place(log_lin, H);
     for (int64_t i = 0; i < H; ++i) {
@@ -330,8 +346,8 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     // (the smaller term over the larger), the larger's share is 1 / (1 + r) and the smaller's r / (1 + r), each to a
     // few roundings relative (no cancellation). Where the forward pass dropped the smaller term (r < e^-40), these
     // are 1 and r to rounding, as e^{log lin - log f} and e^{log tail - log f} were.
-    std::vector<double> gamma(static_cast<size_t>(H)), beta(static_cast<size_t>(K) + 1, 0.0);
-    std::vector<double> lin_share(static_cast<size_t>(H)), tail_share(static_cast<size_t>(H));
+    Scratch gamma(H), lin_share(H), tail_share(H);  // every element written below
+    std::vector<double> beta(static_cast<size_t>(K) + 1, 0.0);
     for (int64_t i = 0; i < H; ++i) lin_share[static_cast<size_t>(i)] = -std::fabs(log_lin[i] - log_tail[i]);
     exp_in_place(lin_share.data(), H);
     for (int64_t i = 0; i < H; ++i) {
@@ -349,21 +365,23 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
       beta[static_cast<size_t>(hi[i])] += g * tail_share[static_cast<size_t>(i)];
     }
     // Suffix sums of γ over the points: the saturated runs.
-    std::vector<double> suffix(static_cast<size_t>(H) + 1, 0.0);
+    Scratch suffix(H + 1);
+    suffix[static_cast<size_t>(H)] = 0.0;
     for (int64_t i = H - 1; i >= 0; --i) suffix[static_cast<size_t>(i)] = suffix[static_cast<size_t>(i) + 1] + gamma[static_cast<size_t>(i)];
 
     torch::Tensor grad_b_t = torch::zeros({K}, torch::kDouble), grad_f_t = torch::zeros({K}, torch::kDouble);
     double* grad_b = grad_b_t.data_ptr<double>();
     double* grad_f = grad_f_t.data_ptr<double>();
     // The recursion's factors e^{-C (c_j - c_{j-1})} and e^{-G_j}, by one vectorised exp each.
-    std::vector<double> step(static_cast<size_t>(K), 0.0), inverse_sum(static_cast<size_t>(K));
+    Scratch step(K), inverse_sum(K);
+    step[0] = 0.0;
     for (int64_t j = 1; j < K; ++j) step[static_cast<size_t>(j)] = -C * (c[j] - c[j - 1]);
     for (int64_t j = 0; j < K; ++j) inverse_sum[static_cast<size_t>(j)] = -G[j];
     exp_in_place(step.data(), K);
     exp_in_place(inverse_sum.data(), K);
     double tail_recursion = 0.0;  // T_j
     int64_t q = 0;
-    const std::vector<double> xs = grid_points(x0, h, H);
+    const Scratch xs = grid_points(x0, h, H);
     for (int64_t j = 0; j < K; ++j) {
       // Two partial sums each (even and odd points of the window), so that consecutive additions do not wait for
       // each other.
