@@ -115,7 +115,7 @@ const std::vector<C::Key>& C::schema() {
       {"schedule.utility_weight_decay", &C::schedule_utility_weight_decay, "", "decay the utility weight (eq. 3) or keep w_start"},
       {"target.mode", &C::target_mode, "",
        "none; delta (least utility loss whose certified delta <= target.delta; with optimiser.kind = convex: the HRDP "
-       "budget is raised from loss.epsilon (a Newton step on the certified epsilon, then regula falsi, to 1e-5 relative) to the cheapest HRDP optimum whose certified delta at "
+       "budget is moved from loss.epsilon (raised, or lowered when the optimum there misses; a Newton step on the certified epsilon, then regula falsi, to 1e-5 relative) to the cheapest HRDP optimum whose certified delta at "
        "loss.epsilon is <= target.delta); utility (least certified delta whose utility <= target.utility)"},
       {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
       {"target.utility", &C::target_utility, "utility units", "target utility budget"},

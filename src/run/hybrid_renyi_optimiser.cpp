@@ -190,8 +190,9 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   // The model: the certified epsilon at target.delta of the optimum at budget b, e(b), is nearly proportional to b
   // (both measure the same table's privacy loss), so ln e is nearly linear in ln b with slope 1; the target is
   // e(b) = loss.epsilon. The search:
-  // - from a first trial that misses, step down along that line (aimed 2 tolerances low) until a budget meets; from
-  //   an infeasible one (the budget is too small for any table at this order), up by 1.25;
+  // - from a first trial that misses, step down along that line (aimed 2 tolerances low; by 1.25 without a value)
+  //   until a budget meets, bisecting once a budget is infeasible (too small for any table at this order); from an
+  //   infeasible first trial, up by 1.25;
   // - to find a budget that misses, step to where the line through (ln b, ln e(b)) crosses ln e_target: with slope 1
   //   at first (b e_target / e(b)), then the secant's slope through the last two budgets that met; aimed 2 tolerances
   //   high so that an accurate step lands just past the root; 1.5 b when e(b) is unknown;
@@ -228,14 +229,21 @@ class HybridRenyiOptimiser final : public RunOptimiser {
       low_trial = std::move(first), have_low = true;
     } else {
       high_trial = std::move(first), have_high = true;
+      // Down along the model's line, or by 1.25 without it; once a budget is infeasible (below what any table at this
+      // order reaches), by bisection between it and the lowest that missed.
       Trial probe = high_trial;
-      for (int down = 0; down < 8 && !have_low; ++down) {
+      double infeasible = 0.0;  // the largest budget found infeasible (0: none yet)
+      for (int down = 0; down < 16 && !have_low; ++down) {
         double b = probe.budget / 1.25;
         if (std::isfinite(probe.epsilon))
           b = std::min(probe.budget * o_.epsilon / probe.epsilon - 2.0 * tolerance_relative * probe.budget, probe.budget / (1.0 + tolerance_relative));
-        Trial t = attempt(std::max(b, 0.1 * probe.budget));
-        if (!t.solved.feasible) return out;  // the budget that would meet is below what any table at this order reaches
-        if (t.meets) {
+        b = std::max(b, 0.1 * probe.budget);
+        if (infeasible > 0.0 && !(b > infeasible)) b = 0.5 * (infeasible + probe.budget);
+        if (infeasible > 0.0 && probe.budget - infeasible <= tolerance_relative * probe.budget) break;
+        Trial t = attempt(b);
+        if (!t.solved.feasible) {
+          infeasible = std::max(infeasible, t.budget);
+        } else if (t.meets) {
           low_trial = std::move(t), have_low = true;
         } else {
           high_trial = t, probe = std::move(t);
@@ -304,7 +312,8 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     return out;
   }
 
-  // target.mode = delta. With the order fixed (loss.alpha > 0), the budget is raised from loss.epsilon at that order.
+  // target.mode = delta. With the order fixed (loss.alpha > 0), the budget is moved from loss.epsilon at that order
+  // (raised as a rule: the certificate is tighter than HRDP; lowered when the optimum at loss.epsilon misses).
   // With the order searched (loss.alpha = 0), the order is searched for the least *calibrated* cost, which is the
   // objective; the order that is best for HRDP at a given budget is not (T = 500, eps 4: alpha 5.48 calibrates to
   // E[e^2] 7,287.6, alpha 4.4 to 7,210.6). The calibrated cost is a smooth function of u = ln(alpha - 1) (the scale
@@ -316,11 +325,11 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   // 801 points, against 5 certificates for one order).
   void calibrate_to_target() {
     Trial first = certified_trial(o_.epsilon, solved_);
-    if (first.delta > c_.target_delta)
-      throw InputError(fmt::format("target.delta {}: even the HRDP optimum at loss.epsilon {} certifies delta {} at epsilon {} "
-                                   "(lower loss.epsilon or loss.delta, or raise target.delta)",
-                                   format_exact(c_.target_delta), format_exact(o_.epsilon),
-                                   format_general(first.delta, 6, Rounding::kUp), format_exact(o_.epsilon)));
+    const double first_delta = first.delta;
+    if (first.delta > c_.target_delta)  // the usual case is the other one; the search goes down as well as up
+      spdlog::info("the HRDP optimum at loss.epsilon {} certifies delta {} at epsilon {}, above target.delta {}: the budget is "
+                   "lowered", format_exact(o_.epsilon), format_general(first.delta, 6, Rounding::kUp), format_exact(o_.epsilon),
+                   format_exact(c_.target_delta));
     Calibration best;
     int certificates = 0, orders = 0;
     if (c_.loss_alpha > 0.0) {
@@ -388,18 +397,22 @@ class HybridRenyiOptimiser final : public RunOptimiser {
       }
       // The best order ever seen (the walk and the refinement only keep improvements, but a failed order could
       // otherwise hide a better one), calibrated again to 1e-5 from its own budget.
-      double best_u = u0, best_cost = std::numeric_limits<double>::infinity();  // u0's calibration always finds one
+      double best_u = u0, best_cost = std::numeric_limits<double>::infinity();
       for (const auto& [v, cal] : by_u)
         if (cal.found && cal.kept.solved.cost < best_cost) best_u = v, best_cost = cal.kept.solved.cost;
-      Calibration& coarse = by_u.at(best_u);
-      const double alpha = coarse.kept.solved.alpha;
-      best = calibrate(alpha, std::move(coarse.kept), 1e-5);
-      certificates += best.certificates - 1;  // its first trial was counted already
-      spdlog::info("alpha searched for the least calibrated cost: {} orders, the best alpha {:.6g}", orders, alpha);
+      if (std::isfinite(best_cost)) {
+        Calibration& coarse = by_u.at(best_u);
+        const double alpha = coarse.kept.solved.alpha;
+        best = calibrate(alpha, std::move(coarse.kept), 1e-5);
+        certificates += best.certificates - 1;  // its first trial was counted already
+        spdlog::info("alpha searched for the least calibrated cost: {} orders, the best alpha {:.6g}", orders, alpha);
+      }
     }
     if (!best.found)
-      throw InputError(fmt::format("target.delta {}: the calibration found no HRDP budget whose optimum certifies delta at most the "
-                                   "target at epsilon {}", format_exact(c_.target_delta), format_exact(o_.epsilon)));
+      throw InputError(fmt::format("target.delta {}: no HRDP budget was found whose optimum certifies delta at most target.delta at "
+                                   "epsilon {} (the optimum at loss.epsilon certifies {}; raise target.delta or grid.range{})",
+                                   format_exact(c_.target_delta), format_exact(o_.epsilon), format_general(first_delta, 6, Rounding::kUp),
+                                   c_.loss_alpha > 0.0 ? ", or set loss.alpha 0 to search the order" : ""));
     hrdp_budget_ = best.kept.budget;
     solved_ = best.kept.solved;
     kept_certificate_ = best.kept.certificate;
@@ -408,9 +421,10 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     calibration_orders_ = orders;
     calibration_text_ =
         c_.loss_alpha > 0.0
-            ? fmt::format(" The HRDP budget was raised from {} to {:.6g} ({} certificates) so that the certified delta at epsilon {} "
+            ? fmt::format(" The HRDP budget was {} from {} to {:.6g} ({} certificates) so that the certified delta at epsilon {} "
                           "is at most target.delta = {}.",
-                          format_exact(o_.epsilon), hrdp_budget_, certificates, format_exact(o_.epsilon), format_exact(c_.target_delta))
+                          hrdp_budget_ >= o_.epsilon ? "raised" : "lowered", format_exact(o_.epsilon), hrdp_budget_, certificates,
+                          format_exact(o_.epsilon), format_exact(c_.target_delta))
             : fmt::format(" The order and the HRDP budget were searched for the least cost whose certified delta at epsilon {} is at "
                           "most target.delta = {}: alpha {:.6g}, budget {:.6g} ({} orders, {} certificates).",
                           format_exact(o_.epsilon), format_exact(c_.target_delta), solved_.alpha, hrdp_budget_, orders, certificates);

@@ -217,6 +217,66 @@ output:
   }
 }
 
+TEST_CASE("train one-sided convex, target.delta below the HRDP optimum's certified delta: the budget lowered; unreachable "
+          "refused",
+          "[cli][one-sided]") {
+  const fs::path dir = scratch("one-sided-target-lowered");
+  std::ofstream(dir / "small.yaml") << R"(grid:
+  range: 300
+  step: 1
+model:
+  kind: free-logits
+  support: one-sided
+loss:
+  kind: hrdp
+  epsilon: 1
+  delta: 1.0e-5
+  compositions: 10
+  alpha: 20
+utility:
+  kind: second-moment
+optimiser:
+  kind: convex
+certification:
+  loss_step: 1.0e-3
+target:
+  mode: delta
+  delta: 1.0e-6
+output:
+  plots: false
+)";
+  // The plain optimum at HRDP epsilon 1 certifies more than 1e-6 at epsilon 1 (about 4e-6).
+  {
+    const Run plain = run_noiselearn("train small.yaml --out plain --set target.mode=none --set certification.epsilons=[1]", dir);
+    INFO(plain.err);
+    REQUIRE(plain.exit_code == 0);
+    std::ifstream in(dir / "plain" / "noise.json");
+    const auto metadata = nlohmann::json::parse(in);
+    REQUIRE(metadata["certificate"]["delta_at_epsilon"][0]["delta_upper"].get<double>() > 1e-6);
+  }
+  const Run run = run_noiselearn("train small.yaml --out run", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("The HRDP budget was lowered from 1 to"));
+  std::ifstream in(dir / "run" / "noise.json");
+  const auto metadata = nlohmann::json::parse(in);
+  CHECK(metadata["loss"]["hrdp_budget"].get<double>() < 1.0);
+  bool found = false;
+  for (const auto& d : metadata["certificate"]["delta_at_epsilon"])
+    if (d["epsilon"].get<double>() == 1.0) {
+      found = true;
+      CHECK(d["delta_upper"].get<double>() <= 1e-6);
+      CHECK(d["delta_upper"].get<double>() >= 0.999e-6);
+    }
+  CHECK(found);
+  // On [0, 100] no budget reaches 1e-30 (the support's end is distinguishable): refused, naming target.delta.
+  const Run refused = run_noiselearn(
+      "train small.yaml --out refused --set grid.range=100 --set loss.epsilon=4 --set loss.alpha=6 --set target.delta=1e-30", dir);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.err, Catch::Contains("target.delta 1e-30") && Catch::Contains("no HRDP budget"));
+  CHECK_FALSE(fs::exists(dir / "refused" / "noise.csv"));
+}
+
 TEST_CASE("train one-sided with adam: free logits on [0, r] trained by soft PLD and by the HRDP surrogate, certified, "
           "no truncated-Gaussian comparison",
           "[cli][one-sided]") {
