@@ -217,7 +217,7 @@ output:
   }
 }
 
-TEST_CASE("train one-sided convex, target.delta below the HRDP optimum's certified delta: the budget lowered; unreachable "
+TEST_CASE("train one-sided convex, target.delta below the HRDP optimum's certified delta: the budget lowered, unreachable "
           "refused",
           "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided-target-lowered");
