@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const TrainingSummary summary = trainer.run();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("   %.1f s (%.2f min), %.1f ms/epoch; final surrogate delta %.6g, utility %.6g%s\n", seconds, seconds / 60,
+    std::printf("   %.1f s (%.2f min), %.1f ms/epoch; final surrogate delta %.12g, utility %.12g%s\n", seconds, seconds / 60,
                 1e3 * seconds / static_cast<double>(summary.epochs_run), summary.history.back().privacy,
                 summary.history.back().utility, summary.stopped_early ? (" (stopped: " + summary.stop_reason + ")").c_str() : "");
   }
