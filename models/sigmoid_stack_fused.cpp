@@ -53,6 +53,25 @@ Scratch grid_points(double x0, double h, int64_t n) {
   return x;
 }
 
+// ρ_i = e^{-C (x_{i+1} - x_i)} on the points x_i = x0 + h i, i < n (ρ_{n-1} = 1, unused), kept per thread for the
+// last grid and slope asked: a training asks for the same every epoch.
+const std::vector<double>& grid_step_ratios(double x0, double h, int64_t n, double C) {
+  struct Ratios {
+    double x0 = 0.0, h = 0.0, C = 0.0;
+    int64_t n = -1;
+    std::vector<double> rho;
+  };
+  thread_local Ratios cached;
+  if (cached.n != n || cached.x0 != x0 || cached.h != h || cached.C != C) {
+    const Scratch x = grid_points(x0, h, n);
+    std::vector<double> rho(static_cast<size_t>(std::max<int64_t>(n, 1)), 1.0);
+    for (int64_t i = 0; i + 1 < n; ++i) rho[static_cast<size_t>(i)] = -C * (x[static_cast<size_t>(i) + 1] - x[static_cast<size_t>(i)]);
+    if (n > 1) exp_in_place(rho.data(), n - 1);
+    cached = {x0, h, C, n, std::move(rho)};
+  }
+  return cached.rho;
+}
+
 // Σ v_i in four interleaved partial sums (independent additions, and no less accurate than one running sum).
 double sum_of(const double* v, int64_t n) {
   double s[4] = {0.0, 0.0, 0.0, 0.0};
@@ -102,7 +121,7 @@ torch::Tensor doubles(int64_t n) { return torch::empty({n}, torch::TensorOptions
 
 // What the backward pass reads, from the forward evaluation.
 struct Evaluation {
-  torch::Tensor order, c, w, start, end, hi, G, lin, e, log_lin, log_tail, log_f, argmax, log_p;
+  torch::Tensor order, c, w, start, end, hi, G, lin, e, sigma, log_lin, log_tail, log_f, argmax, log_p;
   torch::Tensor shifted;    // e^{running_i - top} on the half: p_i = shifted_i / total
   double normaliser = 0.0;  // log p_i = log f_{argmax_i} - normaliser on the half
   double total = 0.0;
@@ -199,34 +218,44 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       for (int64_t i = 0; i < H; ++i) lin[i] = a * a + prefix[static_cast<size_t>(lo[i])];
     }
     int64_t pairs = 0;
-    for (int64_t j = 0; j < K; ++j) pairs += end[j] - start[j];
-    torch::Tensor e_t = doubles(pairs);  // e^{C (c_j - x_i)} of every window pair, centre by centre
+    for (int64_t j = 0; j < K; ++j) pairs += std::max<int64_t>(end[j] - start[j], 0);
+    torch::Tensor e_t = doubles(pairs);      // e^{C (c_j - x_i)} of every window pair, centre by centre
+    torch::Tensor sigma_t = doubles(pairs);  // σ = 1 / (1 + e) of the same pairs, for the backward pass
     double* e = e_t.data_ptr<double>();
+    double* sigma = sigma_t.data_ptr<double>();
     {
-      int64_t q = 0;
-      // e^{C (c_j - x_i)} with the reference's expression: C (c_j - x_i) rounds x_i ~ 500 and c_j to 1e-13, which C
-      // amplifies to ~5e-11 in the exponent, so a cheaper recurrence along the window (by the ratio e^{-C h}) moves
-      // every value by that much against the reference; the exp per pair keeps them equal. (In the window
-      // C (c_j - x_i) <= T, so the reference's clamp at T + 1 never acts.)
-      // The exponents first, then one vectorised exp over all pairs (torch's, as the reference's).
-      // (Each centre's window is a contiguous run of points and of pairs: the inner loops vectorise.)
+      // e^{C (c_j - x_i)} along each centre's window (a contiguous run of points and of pairs) by the recurrence
+      // e_{i+1} = e_i ρ_i, ρ_i = e^{-C (x_{i+1} - x_i)} (the grid's, computed once per grid and slope), restarted by an
+      // exact exponential every kAnchorEvery pairs; the exponents at the anchors, C (c_j - x_i), are the reference's
+      // expression, all by one vectorised exp. In the window C (c_j - x_i) <= T, so the reference's clamp at T + 1
+      // never acts. Against the reference's exp per pair: at most kAnchorEvery multiplications, each one rounding,
+      // plus the rounding of C (x_{i+1} - x_i) (about 1e-16 of C h): a few 1e-15 relative, where the exponent's
+      // own rounding (C times the rounding of x_i ~ 500) moves e by up to 5e-11 either way in both versions.
+      constexpr int64_t kAnchorEvery = 32;
+      const std::vector<double>& rho = grid_step_ratios(x0, h, H, C);
       const Scratch xs = grid_points(x0, h, H);
+      int64_t anchors = 0;
+      for (int64_t j = 0; j < K; ++j) anchors += (std::max<int64_t>(end[j] - start[j], 0) + kAnchorEvery - 1) / kAnchorEvery;
+      Scratch anchor(anchors);
+      int64_t a_count = 0;
+      for (int64_t j = 0; j < K; ++j)
+        for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery) anchor[static_cast<size_t>(a_count++)] = C * (c[j] - xs[static_cast<size_t>(i)]);
+      exp_in_place(anchor.data(), anchors);
+      int64_t q = 0;
+      a_count = 0;
       for (int64_t j = 0; j < K; ++j) {
-        const int64_t n = end[j] - start[j];
-        double* __restrict out = e + q;
-        const double* __restrict x = xs.data() + start[j];
-        for (int64_t k = 0; k < n; ++k) out[k] = C * (c[j] - x[k]);
-        q += std::max<int64_t>(n, 0);
-      }
-      e_t.exp_();
-      q = 0;
-      for (int64_t j = 0; j < K; ++j) {
-        const int64_t n = end[j] - start[j];
-        double* __restrict out = lin + start[j];
-        const double* __restrict in = e + q;
         const double weight = w[j];
-        for (int64_t k = 0; k < n; ++k) out[k] += weight * (1.0 / (in[k] + 1.0));
-        q += std::max<int64_t>(n, 0);
+        for (int64_t i0 = start[j]; i0 < end[j]; i0 += kAnchorEvery) {
+          const int64_t i1 = std::min(end[j], i0 + kAnchorEvery);
+          double v = anchor[static_cast<size_t>(a_count++)];
+          for (int64_t i = i0; i < i1; ++i, ++q) {
+            e[q] = v;
+            const double s = 1.0 / (v + 1.0);
+            sigma[q] = s;
+            lin[i] += weight * s;
+            v *= rho[static_cast<size_t>(i)];
+          }
+        }
       }
     }
 
@@ -270,7 +299,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     for (int64_t i = 0; i < H; ++i) log_p[i] = running[static_cast<size_t>(i)] - normaliser;
     for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
-    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, shifted_t,
+    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, sigma_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, shifted_t,
            normaliser, total};
     return true;
 }
@@ -284,11 +313,9 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const Evaluation& v = evaluation;
     for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
                                   {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
-                                  {"e", &v.e}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail},
+                                  {"e", &v.e}, {"sigma", &v.sigma}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail},
                                   {"argmax", &v.argmax}, {"shifted", &v.shifted}})
       ctx->saved_data[name] = *t;
-    ctx->saved_data["x0"] = grid.origin;
-    ctx->saved_data["h"] = grid.step;
     ctx->saved_data["C"] = slope;
     ctx->saved_data["E"] = grid.size;
     (void)F;
@@ -302,10 +329,10 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const auto saved = [ctx](const char* name) { return ctx->saved_data[name].toTensor(); };
     const int64_t E = ctx->saved_data["E"].toInt(), H = E - E / 2;
-    const double x0 = ctx->saved_data["x0"].toDouble(), h = ctx->saved_data["h"].toDouble(), C = ctx->saved_data["C"].toDouble();
+    const double C = ctx->saved_data["C"].toDouble();
     const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
     const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
-    const torch::Tensor e_t = saved("e"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail");
+    const torch::Tensor e_t = saved("e"), sigma_t = saved("sigma"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail");
     const torch::Tensor argmax_t = saved("argmax"), shifted_t = saved("shifted");
     const double total = ctx->saved_data["total"].toDouble();
     const int64_t K = c_t.size(0);
@@ -320,6 +347,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const double* G = g_t.data_ptr<double>();
     const double* lin = lin_t.data_ptr<double>();
     const double* e = e_t.data_ptr<double>();
+    const double* sigma_of = sigma_t.data_ptr<double>();
     const double* log_lin = log_lin_t.data_ptr<double>();
     const double* log_tail = log_tail_t.data_ptr<double>();
     const int64_t* argmax = argmax_t.data_ptr<int64_t>();
@@ -381,16 +409,16 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     exp_in_place(inverse_sum.data(), K);
     double tail_recursion = 0.0;  // T_j
     int64_t q = 0;
-    const Scratch xs = grid_points(x0, h, H);
     for (int64_t j = 0; j < K; ++j) {
       // Two partial sums each (even and odd points of the window), so that consecutive additions do not wait for
       // each other.
       double d_w_sums[2] = {suffix[static_cast<size_t>(end[j])], 0.0}, d_c_sums[2] = {0.0, 0.0};
+      // (The reference drops the slope term where C (c_j - x_i) > T + 1: never inside a window, where it is <= T.)
       const auto add_pair = [&](int lane, int64_t i, int64_t pair) {
-        const double sigma = 1.0 / (e[pair] + 1.0);
+        const double sigma = sigma_of[pair];
         const double g = gamma[static_cast<size_t>(i)];
         d_w_sums[lane] += g * sigma;
-        if (C * (c[j] - xs[static_cast<size_t>(i)]) <= kSigmoidSaturation + 1.0) d_c_sums[lane] -= g * sigma * sigma * e[pair];
+        d_c_sums[lane] -= g * sigma * sigma * e[pair];
       };
       int64_t i = start[j];
       for (; i + 1 < end[j]; i += 2, q += 2) {
