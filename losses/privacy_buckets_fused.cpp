@@ -1,5 +1,6 @@
 #include "losses/privacy_buckets_fused.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -70,6 +71,8 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     // register, not for a store and a reload. The same additions in the same order: the same sums.
     int64_t current = -1;
     double acc = 0.0;
+    double lowest = 0.0, highest = 0.0;
+    int64_t finite_outcomes = 0;
     for (int64_t i = 0; i < N; ++i) {
       if (!std::isfinite(lf[i])) {
         kind[i] = kNone;
@@ -87,6 +90,10 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
       }
       kind[i] = kFinite;
       const double x = index[i];  // f^{x-1} < e^L <= f^x
+      // The range of the indices that occur (the backward pass's Lorentzian correlation is evaluated over it).
+      lowest = finite_outcomes == 0 ? x : std::min(lowest, x);
+      highest = finite_outcomes == 0 ? x : std::max(highest, x);
+      ++finite_outcomes;
       // smallerThan(x, -h + 1) (bucket -h) and smallerThan(h, x) (infinity): both 0 beyond the table's top, where
       // the addition of m * 0 is skipped (it would add +0).
       const double m_below = x - (-h + 1.0), m_beyond = h - x;
@@ -109,6 +116,9 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     ctx->saved_data["kind"] = kind_t;
     ctx->saved_data["log_factor"] = log_factor;
     ctx->saved_data["half"] = half;
+    ctx->saved_data["lowest"] = lowest;
+    ctx->saved_data["highest"] = highest;
+    ctx->saved_data["finite_outcomes"] = finite_outcomes;
     return {finite_t, torch::full({}, distinguishing + beyond, float64)};
   }
 
@@ -130,14 +140,8 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
 
     // The Lorentzian correlation of the regular buckets' gradients at every index that occurs: over the whole
     // range of indices when it is not much longer than the outcomes, else at each outcome's index.
-    double lowest = 0.0, highest = 0.0;
-    int64_t finite_outcomes = 0;
-    for (int64_t i = 0; i < N; ++i)
-      if (kind[i] == kFinite) {
-        lowest = finite_outcomes == 0 ? index[i] : std::min(lowest, index[i]);
-        highest = finite_outcomes == 0 ? index[i] : std::max(highest, index[i]);
-        ++finite_outcomes;
-      }
+    const double lowest = ctx->saved_data["lowest"].toDouble(), highest = ctx->saved_data["highest"].toDouble();
+    const int64_t finite_outcomes = ctx->saved_data["finite_outcomes"].toInt();
     const torch::Tensor regular = grad_finite_t.narrow(0, 1, 2 * half);
     torch::Tensor correlation_t;
     const bool by_range = finite_outcomes > 0 && highest - lowest <= static_cast<double>(4 * N + 4 * half);
