@@ -155,6 +155,7 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
 
     const SmallerThanTable& table = smaller_than_table();
     const double inverse_log_factor = 1.0 / log_factor;  // a multiplication per outcome, not a division
+    const bool finite_edge_gradients = std::isfinite(gf[0]) && std::isfinite(grad_infinity);
     // Every element is written below (no zero fill first).
     torch::Tensor grad_first_t = torch::empty({N}, float64), grad_second_t = torch::empty({N}, float64);
     double* grad_first = grad_first_t.data_ptr<double>();
@@ -169,9 +170,10 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
         const double m_below = x - (-h + 1.0), m_beyond = h - x;
         const double lorentzian = correlation[by_range ? static_cast<int64_t>(x - lowest) : i];
         double grad_mass, grad_index;
-        if (m_below > static_cast<double>(kHighest) && m_beyond > static_cast<double>(kHighest)) {
+        if (finite_edge_gradients && m_below > static_cast<double>(kHighest) && m_beyond > static_cast<double>(kHighest)) {
           // Most outcomes: a regular bucket far from both ends, where smallerThan and its slope are 0 (the general
-          // expressions below add zeros to the same two terms).
+          // expressions below add zeros to the same two terms; with a non-finite edge gradient they add NaN, which
+          // the general path keeps for the NaN guard).
           grad_mass = gf[static_cast<int64_t>(x) + half];
           grad_index = mass[i] * lorentzian;
         } else {

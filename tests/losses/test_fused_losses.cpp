@@ -111,6 +111,34 @@ TEST_CASE("fused single-release buckets: the same buckets and, for the same buck
   CHECK(error <= 1e-12 * scale);
 }
 
+TEST_CASE("fused single-release buckets: a non-finite gradient of an end bucket reaches the same outcomes as in the reference",
+          "[fused][privacy-buckets]") {
+  // The backward's short path (outcomes far from both ends, where smallerThan and its slope are 0) must not drop
+  // the 0 * NaN of the general expressions: the NaN guard of the training looks for it in the gradient.
+  const double bad = GENERATE(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity());
+  const bool at_infinity = GENERATE(false, true);
+  CAPTURE(bad, at_infinity);
+  PrivacyBucketsOptions options;
+  options.buckets = 1000;  // h = 500: the middle buckets are more than 150 from both ends
+  PrivacyBucketsOptions reference_options = options;
+  reference_options.fused = false;
+  PrivacyBucketsLoss fused(options), reference(reference_options);
+  const torch::Tensor log_p = random_log_table(201, 31, false);
+  torch::Tensor weights = torch::randn({1001}, torch::kDouble);
+  if (!at_infinity) weights[0] = bad;
+  const auto run = [&](PrivacyBucketsLoss& loss) {
+    const torch::Tensor leaf = log_p.clone().requires_grad_();
+    const LogPair direction = additive_pair(leaf, 3).forward();
+    const PrivacyBuckets buckets = loss.single_release_buckets(direction, loss.log_factor(direction));
+    (weights * buckets.finite).sum().add((at_infinity ? bad : 0.7) * buckets.infinity).backward();
+    return leaf.grad().clone();
+  };
+  const torch::Tensor gradient = run(fused), reference_gradient = run(reference);
+  const torch::Tensor finite = torch::isfinite(gradient), reference_finite = torch::isfinite(reference_gradient);
+  CHECK(torch::equal(finite, reference_finite));
+  CHECK(reference_finite.logical_not().sum().item<int64_t>() > 100);  // most outcomes: the case is a real one
+}
+
 TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradients as square-and-multiply by autograd", "[fused][privacy-buckets]") {
   const int64_t n = GENERATE(1, 2, 3, 7, 12, 128);
   CAPTURE(n);
