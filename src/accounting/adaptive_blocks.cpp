@@ -28,15 +28,23 @@ struct CompensatedSum {
 };
 
 // The programme's options for a block of m releases: the upper run only, and a window top (the loss above which the
-// value function is continued by its chord through (0, 1), sound at any height) of a dozen standard deviations of
-// the block's total loss above its drift, within top_loss: from higher up the loss practically never comes back
-// below 0, so the chord is practically exact there, and a lower top makes the window, and the work, smaller.
+// value function is continued by its chord through (0, 1), sound at any height) of the largest drop one release can
+// cause (plus a grid step) and a dozen standard deviations of the block's total loss above twice its drift, within
+// top_loss. From higher up the loss practically never comes back below 0 (for m = 1 never), so the chord is
+// practically exact there, and a lower top makes the window, and the work, smaller. (The constant part was 2 nats
+// before; on the Vuvuzela table, where one release drops the loss by at most 0.12 nats and a block of 2,500 releases
+// has a deviation of 0.012 nats, that made 20,000 of the window's 28,557 points, and the same block size gives the
+// same bound to 4 digits without them: eps(1e-4) <= 0.474454 with blocks of 2547 then, 0.474249 with 2672 now.)
 AdaptiveOptions block_options(const AdaptiveReleases& releases, int64_t m, const AdaptiveOptions& adaptive) {
   AdaptiveOptions options = adaptive;
   options.upper_only = true;
   const auto [deviation, drift] = candidate_loss_spread(releases);
+  double largest_drop = 0.0;
+  for (const auto& p : releases.upper)
+    if (!p.masses.empty())
+      largest_drop = std::max(largest_drop, -static_cast<double>(p.first_index) * p.loss_step + p.loss_step);
   const double md = static_cast<double>(m);
-  options.top_loss = std::min(adaptive.top_loss, 2.0 + 12.0 * deviation * std::sqrt(md) + 2.0 * drift * md);
+  options.top_loss = std::min(adaptive.top_loss, largest_drop + 12.0 * deviation * std::sqrt(md) + 2.0 * drift * md);
   return options;
 }
 
@@ -148,16 +156,20 @@ AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int6
   const int64_t n = releases.count;
   if (block_size < 1 || block_size > n)
     throw InputError(fmt::format("adaptive block size {} must be in [1, {}]", block_size, n));
-  auto block_curve = [&](int64_t count) {
-    AdaptiveReleases block = releases;
-    block.count = count;
-    return adaptive_composition({block}, options, block_options(releases, count, adaptive));
-  };
   const int64_t blocks = n / block_size, remainder = n % block_size;
-  const AdaptiveCurves full = block_curve(block_size);
+  // One run of block_size releases; the remainder's curves are its snapshot after `remainder` steps (the last
+  // `remainder` releases of a block are a block of their own), so the remainder costs nothing extra.
+  AdaptiveReleases block = releases;
+  block.count = block_size;
+  AdaptiveOptions block_adaptive = block_options(releases, block_size, adaptive);
+  block_adaptive.snapshot_after = remainder;
+  const AdaptiveCurves full = adaptive_composition({block}, options, block_adaptive);
   auto hull = std::make_shared<const PrivacyLossDistribution>(profile_dominating_pld(full));
   std::shared_ptr<const PrivacyLossDistribution> remainder_hull;
-  if (remainder > 0) remainder_hull = std::make_shared<const PrivacyLossDistribution>(profile_dominating_pld(block_curve(remainder)));
+  if (remainder > 0) {
+    if (!full.snapshot) throw std::logic_error("adaptive_block_composition: the remainder's snapshot is missing");
+    remainder_hull = std::make_shared<const PrivacyLossDistribution>(profile_dominating_pld(*full.snapshot));
+  }
   PrivacyLossDistribution composed = self_compose(*hull, blocks, options);
   if (remainder_hull) composed = compose(composed, *remainder_hull, options);
   AdaptiveCurves result;

@@ -49,6 +49,7 @@ struct Stretch {
   std::vector<Candidate> upper, lower;
   int64_t count = 0;
   int64_t lowest_offset = 0, highest_offset = 0;  // over both runs' atoms
+  double shift_upper = 0.0, shift_lower = 0.0;    // the largest loss shift of one release's candidates
 };
 
 double common_step(const std::vector<AdaptiveReleases>& releases) {
@@ -131,6 +132,8 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       shift_lower = std::max(shift_lower, p.loss_shift);
     }
     // Every release's losses may sit up to its largest shift off the grid (PrivacyLossDistribution::loss_shift).
+    s.shift_upper = shift_upper;
+    s.shift_lower = shift_lower;
     curves.loss_shift_upper += shift_upper * static_cast<double>(r.count);
     curves.loss_shift_lower += shift_lower * static_cast<double>(r.count);
     for (const auto* run : {&s.upper, &s.lower})
@@ -168,12 +171,38 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
   }
   const double step_factor = std::expm1(h);                       // u_{H-1} / u_H - 1
 
-  std::vector<double> extended_up, extended_low, out;
+  std::vector<double> extended_up, extended_low, out, decay;
   double compounded = 1.0;
+  // Shifts of the releases stepped so far (from the last), for a snapshot.
+  double done_shift_upper = 0.0, done_shift_lower = 0.0;
+  int64_t done = 0;
+  // The curves of the releases stepped so far: delta(eps_e) = V(-e h), e from -H to -lo.
+  auto curves_so_far = [&](AdaptiveCurves& c) {
+    c.loss_step = h;
+    c.first_index = -top;
+    c.compositions = done;
+    c.loss_shift_upper = done_shift_upper;
+    c.loss_shift_lower = done_shift_lower;
+    const size_t points = up.values.size();
+    c.upper.resize(points);
+    c.lower.resize(points);
+    for (size_t j = 0; j < points; ++j) {
+      c.upper[j] = up.values[points - 1 - j];
+      c.lower[j] = std::min(low.values[points - 1 - j], c.upper[j]);
+    }
+    c.upper_beyond = up.below;
+    c.lower_beyond = std::min(low.below, up.below);
+    c.relative_allowance = compounded - 1.0;
+  };
   double up_asymptote = 0.0;  // the upper run's value as l -> -inf (0 at the end: V_n(l) = 0 for l <= 0)
   for (size_t s_index = stretches.size(); s_index-- > 0;) {
     const Stretch& s = stretches[s_index];
     for (int64_t release = 0; release < s.count; ++release) {
+      if (done == adaptive.snapshot_after && done > 0) {
+        auto snapshot = std::make_shared<AdaptiveCurves>(curves);
+        curves_so_far(*snapshot);
+        curves.snapshot = std::move(snapshot);
+      }
       // The window of the new values: atoms reach down by the highest offset.
       const int64_t new_lo = lo - std::max<int64_t>(0, s.highest_offset);
       const int64_t wanted_top = top + std::max<int64_t>(0, -s.lowest_offset) + 1;
@@ -188,25 +217,29 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       const double low_top = low.values.back();
       const double slope_gap = std::max(0.0, low_top - up_before_top);  // lower bound of V(H) - V(H - 1)
       extended_up.assign(ext_size, 0.0);
-      extended_low.assign(ext_size, 0.0);
+      extended_low.assign(adaptive.upper_only ? 0 : ext_size, 0.0);
+      // e^{-x} for x = (t - H) h above the top: the same for every release (computed once, by std::exp).
+      while (static_cast<int64_t>(decay.size()) <= ext_hi - top)
+        decay.push_back(std::exp(-static_cast<double>(decay.size()) * h));
       for (int64_t t = ext_lo; t <= ext_hi; ++t) {
         const size_t i = static_cast<size_t>(t - ext_lo);
         if (t < lo) {
           extended_up[i] = up.below;
-          extended_low[i] = low.below;
+          if (!adaptive.upper_only) extended_low[i] = low.below;
         } else if (t <= top) {
           extended_up[i] = up.values[static_cast<size_t>(t - lo)];
-          extended_low[i] = low.values[static_cast<size_t>(t - lo)];
+          if (!adaptive.upper_only) extended_low[i] = low.values[static_cast<size_t>(t - lo)];
         } else {
           const double x = static_cast<double>(t - top) * h;
           // Upper: 1 - (1 - V(H)) e^{-x}, the product rounded down so that the value is rounded up.
-          const double q = lowered_by((1.0 - up_top) * std::exp(-x), 8.0 * kUnit);
+          const double q = lowered_by((1.0 - up_top) * decay[static_cast<size_t>(t - top)], 8.0 * kUnit);
           extended_up[i] = std::min(1.0, raised_by(1.0 - q, 4.0 * kUnit));
+          if (adaptive.upper_only) continue;
           // Lower: while the top is exact, the line through (0, 1) and the lower value at H, 1 - (1 - V(H)) e^{-x}
           // (the product rounded up); otherwise V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with
           // (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
           const double chord =
-              top_exact ? lowered_by(1.0 - raised_by((1.0 - low_top) * std::exp(-x), 8.0 * kUnit), 4.0 * kUnit)
+              top_exact ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - top)], 8.0 * kUnit), 4.0 * kUnit)
                         : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
           const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
           extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
@@ -223,7 +256,7 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
           // atom is added; chunks of the window go to as many threads as LibTorch's (--threads). Each value is summed
           // by one thread in one order, so the result does not depend on the number of threads.
           const double* source = extended.data() + (new_lo - ext_lo);
-          constexpr int64_t kChunk = 8192;
+          constexpr int64_t kChunk = 2048;
           in_chunks((width + kChunk - 1) / kChunk, [&](int64_t first, int64_t last) {
             const int64_t begin = first * kChunk, end = std::min(width, last * kChunk);
             shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), source + begin, end - begin, out.data() + begin);
@@ -286,23 +319,16 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       up.below = up.values.front();
       low.below = std::min(asymptote, low.values.front());
       curves.largest_window = std::max<int64_t>(curves.largest_window, width);
+      done_shift_upper += s.shift_upper;
+      done_shift_lower += s.shift_lower;
+      ++done;
     }
   }
 
-  // delta(eps_e) = V_0(-e h): e runs from -H to -lo.
-  curves.loss_step = h;
-  curves.first_index = -top;
-  curves.compositions = total;
-  const size_t points = up.values.size();
-  curves.upper.resize(points);
-  curves.lower.resize(points);
-  for (size_t j = 0; j < points; ++j) {
-    curves.upper[j] = up.values[points - 1 - j];
-    curves.lower[j] = std::min(low.values[points - 1 - j], curves.upper[j]);
-  }
-  curves.upper_beyond = up.below;
-  curves.lower_beyond = std::min(low.below, up.below);
-  curves.relative_allowance = compounded - 1.0;
+  const double shift_upper = curves.loss_shift_upper, shift_lower = curves.loss_shift_lower;
+  curves_so_far(curves);
+  curves.loss_shift_upper = shift_upper;  // the same as done_shift_* up to the order of the additions
+  curves.loss_shift_lower = shift_lower;
   return curves;
 }
 

@@ -82,6 +82,11 @@ struct AdaptiveOptions {
   double window_tolerance = 1e-20;
   // Skip the lower run (its values are then 0): for blocks (adaptive_blocks.hpp), which use the upper run only.
   bool upper_only = false;
+  // When in [1, n), also return (AdaptiveCurves::snapshot) the curves of the last `snapshot_after` releases alone: the
+  // programme runs backwards from the last release, so after that many steps its values are those releases'
+  // whole adaptive profile (for the remainder block of adaptive_blocks.hpp, at no extra cost). Its window is the
+  // run's, at least as high as a separate run's, so its bounds are at least as tight.
+  int64_t snapshot_after = 0;
 };
 
 // delta(eps) after the releases, as upper and lower values at the grid epsilons eps_j = (first_index + j) h.
@@ -111,6 +116,8 @@ struct AdaptiveCurves {
   std::vector<double> blocks_tilted_for;  // the target epsilon of each tilted composition
   // When set, what describe() says (a heterogeneous composition's parts, pair_accountant.cpp).
   std::string description;
+  // The curves of the last AdaptiveOptions::snapshot_after releases, when asked for.
+  std::shared_ptr<const AdaptiveCurves> snapshot;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

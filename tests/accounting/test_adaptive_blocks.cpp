@@ -124,6 +124,54 @@ TEST_CASE("blocks: the block bound holds the exact adaptive worst case (brute fo
   CHECK(finite_inverses >= 5);
 }
 
+TEST_CASE("blocks: the snapshot after r releases is the programme of r releases (the remainder block costs nothing)",
+          "[adaptive][blocks]") {
+  // The programme runs backwards from the last release, so after r of m steps its values are the whole adaptive
+  // profile of r releases. Checked against a separate run of r releases with the same window top, at every grid
+  // epsilon of the separate run (both bounds), and with the brute force over every strategy.
+  std::mt19937_64 rng(41);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  const std::vector<int> differences{-1, 1};
+  for (int trial = 0; trial < 3; ++trial) {
+    const std::vector<double> p = skewed_table(rng, 7);
+    for (int64_t r : {1, 2, 3}) {
+      AdaptiveReleases releases = candidates_of(p, 5, options);
+      AdaptiveOptions with_snapshot;
+      with_snapshot.snapshot_after = r;
+      const AdaptiveCurves whole = adaptive_composition({releases}, options, with_snapshot);
+      REQUIRE(whole.snapshot);
+      const AdaptiveCurves& snapshot = *whole.snapshot;
+      CHECK(snapshot.compositions == r);
+      CHECK(!snapshot.snapshot);
+      releases.count = r;
+      const AdaptiveCurves alone = adaptive_composition({releases}, options);
+      CHECK(snapshot.loss_shift_upper == Approx(alone.loss_shift_upper).epsilon(1e-12).margin(1e-300));
+      CHECK(snapshot.loss_shift_lower == Approx(alone.loss_shift_lower).epsilon(1e-12).margin(1e-300));
+      for (size_t j = 0; j < alone.upper.size(); j += 7) {
+        const double eps = static_cast<double>(alone.first_index + static_cast<int64_t>(j)) * alone.loss_step;
+        INFO("trial " << trial << " r " << r << " eps " << eps);
+        CHECK(snapshot.delta_upper(eps) == Approx(alone.delta_upper(eps)).epsilon(1e-12).margin(1e-15));
+        CHECK(snapshot.delta_lower(eps) == Approx(alone.delta_lower(eps)).epsilon(1e-12).margin(1e-15));
+      }
+      for (double eps : {0.0, 0.4, 1.0}) {
+        const double exact = testing::brute_force_adaptive(p, differences, r, eps);
+        INFO("trial " << trial << " r " << r << " eps " << eps << " exact " << exact);
+        CHECK(snapshot.delta_upper(eps) >= exact);
+        CHECK(snapshot.delta_lower(eps) <= exact);
+        CHECK(snapshot.delta_upper(eps) <= exact * (1.0 + 1e-3) + 1e-12);
+      }
+    }
+  }
+  // No snapshot unless asked for one within the run.
+  std::mt19937_64 rng2(3);
+  const AdaptiveReleases releases = candidates_of(skewed_table(rng2, 6), 3, options);
+  CHECK(!adaptive_composition({releases}, options).snapshot);
+  AdaptiveOptions at_end;
+  at_end.snapshot_after = 3;
+  CHECK(!adaptive_composition({releases}, options, at_end).snapshot);
+}
+
 TEST_CASE("blocks: the block size for a budget is the largest within it", "[adaptive][blocks]") {
   std::mt19937_64 rng(5);
   AccountantOptions options;
