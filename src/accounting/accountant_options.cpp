@@ -48,6 +48,8 @@ void AccountantOptions::validate() const {
     throw InputError(fmt::format("adaptive skip width {} must be in [0, 1)", adaptive_skip_width));
   if (!(adaptive_budget >= 0.0) || std::isnan(adaptive_budget))
     throw InputError(fmt::format("adaptive budget {} must be >= 0", adaptive_budget));
+  if (!(adaptive_block_budget >= 0.0) || std::isnan(adaptive_block_budget))
+    throw InputError(fmt::format("adaptive block budget {} must be >= 0", adaptive_block_budget));
   if (max_points < 1024) throw InputError(fmt::format("max points {} must be at least 1024", max_points));
 }
 

@@ -536,19 +536,21 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
     }
     if (cost > options.adaptive_budget) {
       // Too costly for all n releases at once: blocks as long as the budget allows (adaptive_blocks.hpp).
-      const double per_run = options.adaptive_budget / static_cast<double>(runs.size());
+      const double per_run = options.adaptive_block_budget / static_cast<double>(runs.size());
       int64_t block = n;
       for (const auto& run : runs) block = std::min(block, largest_block_within(run.front(), per_run));
       if (block < 2) {
         bounds.several_pairs_note = fmt::format(
-            "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}, even in blocks "
-            "of 2 releases; raise certification.adaptive_budget or coarsen the loss step)", cost, options.adaptive_budget);
+            "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}, and the block "
+            "budget {:.3g} even in blocks of 2 releases; raise certification.adaptive_block_budget or coarsen the loss "
+            "step)", cost, options.adaptive_budget, options.adaptive_block_budget);
         return;
       }
       for (const auto& run : runs) bounds.adaptive.push_back(adaptive_block_composition(run.front(), block, options));
-      bounds.several_pairs_note = fmt::format("{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}), "
-                                              "beside the profile envelope",
-                                              bounds.adaptive.front().describe(), cost, options.adaptive_budget);
+      bounds.several_pairs_note = fmt::format("{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}; "
+                                              "blocks within the block budget {:.3g}), beside the profile envelope",
+                                              bounds.adaptive.front().describe(), cost, options.adaptive_budget,
+                                              options.adaptive_block_budget);
       return;
     }
   }
@@ -601,7 +603,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<PairBoun
       for (const auto& c : single.adaptive_single) {
         AdaptiveReleases releases = c;
         releases.count = n;
-        block = std::min(block, largest_block_within(releases, options.adaptive_budget / static_cast<double>(runs)));
+        block = std::min(block, largest_block_within(releases, options.adaptive_block_budget / static_cast<double>(runs)));
       }
     if (single.adaptive_single.empty() || block < std::min<int64_t>(2, n)) {
       for (size_t r = 0; r < factors.size(); ++r) factors[r].emplace_back(single.upper.direction(r == 1), n);

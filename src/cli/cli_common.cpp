@@ -62,8 +62,12 @@ void AccountantCliOptions::add_to(CLI::App& app) {
                  "adaptive (always) or envelope (never)")
       ->capture_default_str();
   app.add_option("--adaptive-budget", values.adaptive_budget,
-                 "Largest estimated cost of the adaptive programme under --several-pairs auto (multiply-adds, about 1e10 per "
-                 "second with AVX2); over it, the programme runs in blocks of as many releases as this allows")
+                 "Largest estimated cost of the whole adaptive programme under --several-pairs auto (multiply-adds, about "
+                 "1e10 per second with AVX2); over it, the programme runs in blocks within --adaptive-block-budget")
+      ->capture_default_str();
+  app.add_option("--adaptive-block-budget", values.adaptive_block_budget,
+                 "Largest estimated cost of the adaptive programme in blocks (multiply-adds), when the whole programme is "
+                 "over --adaptive-budget: blocks of as many releases as this allows (longer blocks, tighter upper bound)")
       ->capture_default_str();
 }
 

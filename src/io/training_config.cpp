@@ -132,8 +132,11 @@ const std::vector<C::Key>& C::schema() {
        "(the exact adaptive programme where the envelope's bracket is wider than 1e-4 relative and the estimated "
        "cost fits certification.adaptive_budget), adaptive (always) or envelope (never)"},
       {"certification.adaptive_budget", &C::certification_adaptive_budget, "multiply-adds",
-       "largest estimated cost of the adaptive programme under several_pairs = auto (about 1e10 per second on a core "
-       "with AVX2); over it, the programme runs in blocks of as many releases as this allows"},
+       "largest estimated cost of the whole adaptive programme under several_pairs = auto (about 1e10 per second on "
+       "a core with AVX2); over it, the programme runs in blocks within certification.adaptive_block_budget"},
+      {"certification.adaptive_block_budget", &C::certification_adaptive_block_budget, "multiply-adds",
+       "largest estimated cost of the adaptive programme in blocks, when the whole programme is over "
+       "certification.adaptive_budget: blocks of as many releases as this allows (longer blocks, tighter upper bound)"},
       {"certification.neighbours", &C::certification_neighbours, "",
        "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same way)"},
       {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
@@ -291,6 +294,8 @@ void TrainingConfig::validate() const {
   require_one_of(certification_several_pairs, "certification.several_pairs", {"auto", "adaptive", "envelope"});
   require(certification_adaptive_budget >= 0.0 && std::isfinite(certification_adaptive_budget),
           "certification.adaptive_budget", "must be finite and >= 0");
+  require(certification_adaptive_block_budget >= 0.0 && std::isfinite(certification_adaptive_block_budget),
+          "certification.adaptive_block_budget", "must be finite and >= 0");
 }
 
 Grid TrainingConfig::grid() const {

@@ -93,6 +93,7 @@ struct TrainingConfig {
   std::string certification_neighbours = "any";
   std::string certification_several_pairs = "auto";
   double certification_adaptive_budget = 1e11;
+  double certification_adaptive_block_budget = 3e10;
   bool certification_compare_gaussian = true;
   // output
   int64_t output_log_every = 500;

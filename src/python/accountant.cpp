@@ -34,7 +34,7 @@ struct Settings {
 
 Settings settings_of(double sensitivity, const std::string& neighbours, const std::string& shifts, const std::string& pair_kind,
                      double sampling_rate, double loss_step, double tail_mass, const std::string& several_pairs,
-                     double adaptive_budget) {
+                     double adaptive_budget, double adaptive_block_budget) {
   Settings s;
   s.pair.kind = parse_pair_kind(pair_kind);
   s.pair.sensitivity = sensitivity;
@@ -45,6 +45,7 @@ Settings settings_of(double sensitivity, const std::string& neighbours, const st
   s.accountant.tail_mass = tail_mass;
   s.accountant.several_pairs = parse_several_pairs_method(several_pairs);
   s.accountant.adaptive_budget = adaptive_budget;
+  s.accountant.adaptive_block_budget = adaptive_block_budget;
   s.accountant.validate();
   return s;
 }
@@ -81,7 +82,8 @@ void require_compositions(int64_t n) {
 #define NOISELEARN_ACCOUNTING_KWARGS                                                                                   \
   py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("neighbours") = "any", py::arg("shifts") = "auto",             \
       py::arg("pair") = "additive", py::arg("sampling_rate") = 1.0, py::arg("loss_step") = 1e-4,                      \
-      py::arg("tail_mass") = 1e-15, py::arg("several_pairs") = "auto", py::arg("adaptive_budget") = 1e11
+      py::arg("tail_mass") = 1e-15, py::arg("several_pairs") = "auto", py::arg("adaptive_budget") = 1e11, \
+      py::arg("adaptive_block_budget") = 3e10
 
 }  // namespace
 
@@ -98,10 +100,10 @@ void bind_accountant(py::module_& m) {
       "account",
       [](const NoiseTable& table, int64_t compositions, double sensitivity, const std::string& neighbours, const std::string& shifts,
          const std::string& pair, double sampling_rate, double loss_step, double tail_mass, const std::string& several_pairs,
-         double adaptive_budget, const std::vector<std::pair<NoiseTable, int64_t>>& with_) {
+         double adaptive_budget, double adaptive_block_budget, const std::vector<std::pair<NoiseTable, int64_t>>& with_) {
         require_compositions(compositions);
         const Settings s = settings_of(sensitivity, neighbours, shifts, pair, sampling_rate, loss_step, tail_mass, several_pairs,
-                                       adaptive_budget);
+                                       adaptive_budget, adaptive_block_budget);
         py::gil_scoped_release release;
         if (with_.empty()) return Bounds(account(make_pair_family(table, s.pair), compositions, s.accountant));
         // A heterogeneous sequence (the CLI's --with): every part its table and count, the pair options shared.
@@ -122,10 +124,11 @@ void bind_accountant(py::module_& m) {
       "certify",
       [](const NoiseTable& table, int64_t compositions, const std::vector<double>& epsilons, const std::vector<double>& deltas,
          double sensitivity, const std::string& neighbours, const std::string& shifts, const std::string& pair, double sampling_rate,
-         double loss_step, double tail_mass, const std::string& several_pairs, double adaptive_budget) {
+         double loss_step, double tail_mass, const std::string& several_pairs, double adaptive_budget,
+         double adaptive_block_budget) {
         require_compositions(compositions);
         const Settings s = settings_of(sensitivity, neighbours, shifts, pair, sampling_rate, loss_step, tail_mass, several_pairs,
-                                       adaptive_budget);
+                                       adaptive_budget, adaptive_block_budget);
         CertificateRequest request;
         request.compositions = compositions;
         request.epsilons = epsilons;

@@ -15,6 +15,7 @@ AccountantOptions accountant_options_of(const TrainingConfig& c) {
   o.max_points = c.certification_max_points;
   o.several_pairs = parse_several_pairs_method(c.certification_several_pairs);
   o.adaptive_budget = c.certification_adaptive_budget;
+  o.adaptive_block_budget = c.certification_adaptive_block_budget;
   o.validate();
   return o;
 }
