@@ -189,6 +189,54 @@ TEST_CASE("blocks: the block size for a budget is the largest within it", "[adap
   CHECK_THROWS_AS(adaptive_block_composition(releases, 1001, options), InputError);
 }
 
+TEST_CASE("blocks: under auto, the whole programme within adaptive_budget, else blocks within adaptive_block_budget",
+          "[adaptive][blocks]") {
+  std::mt19937_64 rng(11);
+  AccountantOptions options;
+  options.loss_step = 1e-3;
+  const std::vector<double> p = skewed_table(rng, 9);
+  const int64_t n = 400;
+  const AdaptiveReleases releases = candidates_of(p, n, options);
+  const double whole_cost = adaptive_composition_cost({releases});
+  const NoiseTable table(Grid{0.0, 1.0, static_cast<int64_t>(p.size())}, p);
+  const PairFamily family = make_pair_family(table, PairSpecification{});
+  auto run_with = [&](double budget, double block_budget) {
+    AccountantOptions o = options;
+    o.adaptive_budget = budget;
+    o.adaptive_block_budget = block_budget;
+    return account(family, n, o);
+  };
+  // Within the whole budget: the whole programme (both bounds), whatever the block budget.
+  const PairBounds whole = run_with(whole_cost * 1.01, 1.0);
+  REQUIRE(whole.adaptive.size() == 1);
+  CHECK(whole.adaptive.front().block_size == 0);
+  CHECK(!whole.adaptive.front().lower.empty());
+  // Over it: blocks as long as the block budget allows, not the whole budget.
+  for (double share : {0.02, 0.1}) {
+    const double block_budget = whole_cost * share;
+    const PairBounds blocks = run_with(whole_cost * 0.99, block_budget);
+    REQUIRE(blocks.adaptive.size() == 1);
+    const int64_t expected = largest_block_within(releases, block_budget);
+    INFO("share " << share << " expected block " << expected);
+    REQUIRE(expected >= 2);
+    REQUIRE(expected < n);
+    CHECK(blocks.adaptive.front().block_size == expected);
+    CHECK(blocks.several_pairs_note.find("block budget") != std::string::npos);
+    // The block bound lies between the whole programme's bounds (upper only) and below the envelope's.
+    for (double eps : {0.5, 2.0, 4.0}) {
+      const double upper = blocks.delta_upper(eps);
+      CHECK(upper >= whole.delta_lower(eps));
+      CHECK(upper >= whole.delta_upper(eps) * (1.0 - 1e-9));
+    }
+  }
+  // The block budget is validated like the other options.
+  AccountantOptions bad = options;
+  bad.adaptive_block_budget = -1.0;
+  CHECK_THROWS_AS(bad.validate(), InputError);
+  bad.adaptive_block_budget = std::nan("");
+  CHECK_THROWS_AS(bad.validate(), InputError);
+}
+
 TEST_CASE("blocks: a heterogeneous composition bounds the exact adaptive worst case in every order of its parts",
           "[adaptive][blocks][brute-force]") {
   // Parts: 2 releases of table p and 1 of table q (both asymmetric, s = 1 cell, any sequence). Each part's programme

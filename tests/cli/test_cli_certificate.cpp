@@ -71,6 +71,20 @@ TEST_CASE("evaluate: printed bounds are rounded outwards and user values echoed 
   CHECK(run.out.find("delta = 0.4999999") != std::string::npos);
 }
 
+TEST_CASE("evaluate: a negative or non-numeric adaptive (block) budget is refused with exit code 2, naming it",
+          "[cli][certificate]") {
+  const auto dir = scratch("certificate-block-budget");
+  write(dir / "t.csv", "x,p\n0,0.2\n1,0.5\n2,0.3\n");
+  const Run negative = run_noiselearn("evaluate t.csv --sensitivity 1 -n 3 --adaptive-block-budget -1", dir);
+  CHECK(negative.exit_code == 2);
+  CHECK(error_line(negative).find("block budget") != std::string::npos);
+  const Run word = run_noiselearn("evaluate t.csv --sensitivity 1 -n 3 --adaptive-block-budget lots", dir);
+  CHECK(word.exit_code == 2);
+  CHECK(error_line(word).find("adaptive-block-budget") != std::string::npos);
+  const Run fine = run_noiselearn("evaluate t.csv --sensitivity 1 -n 3 --adaptive-block-budget 1e9", dir);
+  CHECK(fine.exit_code == 0);
+}
+
 TEST_CASE("evaluate: absurd n and curve sizes are refused with exit code 2", "[cli][certificate]") {
   const auto dir = scratch("certificate-absurd");
   write(dir / "t.csv", "x,p\n-1,0.25\n0,0.5\n1,0.25\n");
