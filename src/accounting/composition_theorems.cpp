@@ -140,11 +140,46 @@ double optimal_delta_floor(double delta0, int64_t k) {
 double optimal_epsilon_or_infinity(double eps0, double delta0, int64_t k, double delta_total) {
   if (optimal_delta_floor(delta0, k) > delta_total) return kInfinity;
   if (optimal_delta_unchecked(eps0, delta0, k, 0.0) <= delta_total) return 0.0;
-  // delta(eps') is continuous and strictly decreasing on [0, k eps0] and reaches the floor at k eps0.
+  // delta(eps') is continuous and strictly decreasing on [0, k eps0] and reaches the floor at k eps0. The bracket
+  // [lower, upper] (delta above the target at lower, at or below it at upper) shrinks by regula falsi on
+  // g = log delta - log delta_total, which is nearly linear in eps' (the Illinois variant halves the value kept at an
+  // end that stays twice in a row), with a bisection whenever a step leaves more than half the bracket: the same
+  // answer to 1e-12 relative as plain bisection, in about 10 evaluations of the sum instead of 40 (at k = 250,000
+  // each is a few thousand terms; `evaluate --compare` searches the operating point over about 80 of these).
   double lower = 0.0, upper = static_cast<double>(k) * eps0;
+  const double log_target = std::log(delta_total);
+  // The side of a point is decided on delta itself (delta <= delta_total), g only places the next point.
+  bool below = false;
+  auto g = [&](double e) {
+    const double d = optimal_delta_unchecked(eps0, delta0, k, e);
+    below = d <= delta_total;
+    return std::log(d) - log_target;
+  };
+  double g_lower = g(lower), g_upper = g(upper);  // about g_lower > 0 >= g_upper (-inf at a floor of 0)
+  g_upper = std::min(g_upper, 0.0);
+  g_lower = std::max(g_lower, 0.0);
+  int kept = 0;  // +1: lower kept last step, -1: upper kept last step
+  bool bisect = !(std::isfinite(g_lower) && std::isfinite(g_upper));
   for (int iteration = 0; iteration < 200 && upper - lower > 1e-12 * upper; ++iteration) {
-    const double middle = 0.5 * (lower + upper);
-    (optimal_delta_unchecked(eps0, delta0, k, middle) <= delta_total ? upper : lower) = middle;
+    double middle = 0.5 * (lower + upper);
+    if (!bisect) {
+      const double secant = upper - g_upper * (upper - lower) / (g_upper - g_lower);
+      if (secant > lower && secant < upper) middle = secant;
+    }
+    const double width = upper - lower;
+    const double g_middle = g(middle);
+    if (below) {
+      upper = middle;
+      g_upper = std::min(g_middle, 0.0);
+      if (kept == 1) g_lower *= 0.5;
+      kept = 1;
+    } else {
+      lower = middle;
+      g_lower = std::max(g_middle, 0.0);
+      if (kept == -1) g_upper *= 0.5;
+      kept = -1;
+    }
+    bisect = !(upper - lower <= 0.5 * width) || !(std::isfinite(g_lower) && std::isfinite(g_upper));
   }
   return upper;  // rounded up: delta(upper) <= delta_total holds
 }
