@@ -112,6 +112,7 @@ def test_the_certificate_dict_agrees_with_the_bounds():
         ({"sensitivity": 1.5}, "sensitivity"),
         ({"neighbours": "sideways"}, "any, same-direction"),
         ({"loss_step": -1.0}, "loss step"),
+        ({"adaptive_block_budget": -1.0}, "adaptive block budget"),
     ],
 )
 def test_bad_accounting_input_raises_value_error_naming_it(kwargs, words):
