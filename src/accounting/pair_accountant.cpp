@@ -559,7 +559,8 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
 }
 
 // A heterogeneous composition (parts of n_i releases of different tables): each part with several candidate pairs
-// gets its exact adaptive programme (whole within the budget, or in blocks within the block budget, adaptive_blocks.hpp), and the convex hull
+// gets its exact adaptive programme (whole within the budget, or in blocks within the block budget,
+// adaptive_blocks.hpp), and the convex hull
 // of its adaptive profile as a dominating pair; the parts' dominating pairs (their envelopes for parts without
 // candidates) are composed. Pairs dominating the parts of an adaptive sequence compose (Zhu, Dong and Wang 2022,
 // Thm. 10), and so do the f-DP guarantees of interactive mechanisms run concurrently, in any interleaving (Vadhan and
@@ -580,7 +581,8 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<PairBoun
                                             "would not narrow it)", envelope_note, options.adaptive_skip_width);
     return;
   }
-  // Cost of every part's whole programme; over the budget (auto), each part in blocks within its share of the block budget.
+  // Cost of every part's whole programme; over the budget (auto), each part in blocks within its share of the block
+  // budget.
   double cost = 0.0;
   size_t runs = 0;
   for (size_t i = 0; i < parts.size(); ++i)
