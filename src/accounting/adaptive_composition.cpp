@@ -248,33 +248,37 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       // One step of each run: the largest expectation over the candidates.
       auto step = [&](const std::vector<Candidate>& candidates, const std::vector<double>& extended, bool is_upper,
                       std::vector<double>& result) {
-        result.assign(static_cast<size_t>(width), is_upper ? 0.0 : 0.0);
+        result.assign(static_cast<size_t>(width), 0.0);
+        out.assign(static_cast<size_t>(width), 0.0);
         double worst_gamma = 0.0;
-        for (const Candidate& c : candidates) {
-          out.assign(static_cast<size_t>(width), 0.0);
-          // out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache while every
-          // atom is added; chunks of the window go to as many threads as LibTorch's (--threads). Each value is summed
-          // by one thread in one order, so the result does not depend on the number of threads.
-          const double* source = extended.data() + (new_lo - ext_lo);
-          constexpr int64_t kChunk = 2048;
-          in_chunks((width + kChunk - 1) / kChunk, [&](int64_t first, int64_t last) {
-            const int64_t begin = first * kChunk, end = std::min(width, last * kChunk);
+        for (const Candidate& c : candidates)
+          worst_gamma = std::max(worst_gamma, 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit);
+        // Per candidate, out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache
+        // while every atom is added, then the largest rounded expectation over the candidates. Chunks of the window go
+        // to as many threads as LibTorch's (--threads), each doing every candidate on its chunks (one start of the
+        // threads per release). Each value is summed by one thread in one order, and the candidates are taken in
+        // order, so the result does not depend on the number of threads.
+        const double* source = extended.data() + (new_lo - ext_lo);
+        constexpr int64_t kChunk = 2048;
+        in_chunks((width + kChunk - 1) / kChunk, [&](int64_t first, int64_t last) {
+          const int64_t begin = first * kChunk, end = std::min(width, last * kChunk);
+          for (const Candidate& c : candidates) {
+            std::fill(out.begin() + begin, out.begin() + end, 0.0);
             shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), source + begin, end - begin, out.data() + begin);
-          });
-          const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
-          worst_gamma = std::max(worst_gamma, gamma);
-          if (is_upper) {
-            const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 4.0 * kUnit);
-            for (int64_t p = 0; p < width; ++p)
-              result[static_cast<size_t>(p)] =
-                  std::max(result[static_cast<size_t>(p)], std::min(1.0 + 0.0, (out[p] + c.infinity + c.numerical_error) * scale));
-          } else {
-            const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
-            for (int64_t p = 0; p < width; ++p)
-              result[static_cast<size_t>(p)] = std::max(
-                  result[static_cast<size_t>(p)], std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
+            const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+            if (is_upper) {
+              const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 4.0 * kUnit);
+              for (int64_t p = begin; p < end; ++p)
+                result[static_cast<size_t>(p)] = std::max(
+                    result[static_cast<size_t>(p)], std::min(1.0 + 0.0, (out[p] + c.infinity + c.numerical_error) * scale));
+            } else {
+              const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
+              for (int64_t p = begin; p < end; ++p)
+                result[static_cast<size_t>(p)] = std::max(
+                    result[static_cast<size_t>(p)], std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
+            }
           }
-        }
+        });
         return worst_gamma;
       };
       std::vector<double> next_up, next_low;
