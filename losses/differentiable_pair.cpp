@@ -1,5 +1,6 @@
 #include "losses/differentiable_pair.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -14,9 +15,61 @@ torch::Tensor pad_with_zeros(const torch::Tensor& log_p, int64_t before, int64_t
   return torch::cat({torch::full({before}, minus_infinity, options), log_p, torch::full({after}, minus_infinity, options)});
 }
 
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// The additive pair in one autograd function (1-D contiguous float64 on the CPU): the forward writes
+// A = (log p, -inf x k) and B = (-inf x k, log p); the backward is d log p_i = dA_i + dB_{i+k}, one pass. The same
+// values and gradients as the two concatenations (whose backward is two slices and an addition), bit for bit:
+// each gradient component is the same single addition.
+class AdditivePair : public torch::autograd::Function<AdditivePair> {
+ public:
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_p, int64_t shift_cells) {
+    ctx->saved_data["k"] = shift_cells;
+    const int64_t E = log_p.size(0), N = E + shift_cells;
+    const double minus_infinity = -std::numeric_limits<double>::infinity();
+    torch::Tensor a = torch::empty({N}, log_p.options()), b = torch::empty({N}, log_p.options());
+    const double* p = log_p.data_ptr<double>();
+    double* x = a.data_ptr<double>();
+    double* y = b.data_ptr<double>();
+    std::copy(p, p + E, x);
+    std::fill(x + E, x + N, minus_infinity);
+    std::fill(y, y + shift_cells, minus_infinity);
+    std::copy(p, p + E, y + shift_cells);
+    return {a, b};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
+    const int64_t k = ctx->saved_data["k"].toInt();
+    // An output that took no part in the loss has an undefined gradient: zero.
+    const torch::Tensor ga = grad_outputs[0].defined() ? grad_outputs[0].to(torch::kDouble).contiguous() : torch::Tensor();
+    const torch::Tensor gb = grad_outputs[1].defined() ? grad_outputs[1].to(torch::kDouble).contiguous() : torch::Tensor();
+    const int64_t N = (ga.defined() ? ga : gb).size(0), E = N - k;
+    torch::Tensor out = torch::empty({E}, torch::kDouble);
+    double* g = out.data_ptr<double>();
+    const double* u = ga.defined() ? ga.data_ptr<double>() : nullptr;
+    const double* v = gb.defined() ? gb.data_ptr<double>() + k : nullptr;
+    if (u != nullptr && v != nullptr)
+      for (int64_t i = 0; i < E; ++i) g[i] = u[i] + v[i];
+    else if (u != nullptr)
+      std::copy(u, u + E, g);
+    else
+      std::copy(v, v + E, g);
+    return {out, torch::Tensor()};
+  }
+};
+
 }  // namespace
 
 DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells) {
+  if (shift_cells < 0) throw std::invalid_argument("shift must be non-negative");
+  if (is_cpu_float64_vector(log_p)) {
+    const variable_list pair = AdditivePair::apply(log_p, shift_cells);
+    return {pair[0], pair[1]};
+  }
+  return additive_pair_by_concatenation(log_p, shift_cells);
+}
+
+DifferentiablePair additive_pair_by_concatenation(const torch::Tensor& log_p, int64_t shift_cells) {
   if (shift_cells < 0) throw std::invalid_argument("shift must be non-negative");
   return {pad_with_zeros(log_p, 0, shift_cells), pad_with_zeros(log_p, shift_cells, 0)};
 }

@@ -24,7 +24,10 @@ struct DifferentiablePair {
 };
 
 // A = p, B = p shifted up by k cells (Sommer et al., section 3.2: I_0 = p, I_1 = p shifted by the sensitivity).
+// On a 1-D contiguous float64 CPU tensor one autograd function (one pass forward, one backward); elsewhere, and as
+// its reference in the tests, two concatenations with -inf (additive_pair_by_concatenation): the same bits.
 DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells);
+DifferentiablePair additive_pair_by_concatenation(const torch::Tensor& log_p, int64_t shift_cells);
 
 // A = p, B = (1 - q) p + q shift_k(p) (Sommer et al., eq. 5), computed with logaddexp.
 DifferentiablePair subsampled_pair(const torch::Tensor& log_p, int64_t shift_cells, double sampling_rate);

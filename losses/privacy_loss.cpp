@@ -24,26 +24,29 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
+// u_i = (x_i + y_{n-1-i}) / 2 and v = flip u, which is v_i = (y_i + x_{n-1-i}) / 2 bit for bit (the same two numbers
+// added), in an AVX2 clone where the machine has it.
+NOISELEARN_AVX2_CLONES void mirrored_means(const double* x, const double* y, int64_t n, double* u, double* v) {
+  for (int64_t i = 0; i < n; ++i) u[i] = 0.5 * (x[i] + y[n - 1 - i]);
+  for (int64_t i = 0; i < n; ++i) v[i] = u[n - 1 - i];
+}
+
 // (a', b') = ((a + flip b) / 2, (b + flip a) / 2) for a mirror-symmetric pair, where they equal (a, b) bit for bit:
-// the forward copies, the backward is ga = (ga' + flip gb') / 2, gb = (gb' + flip ga') / 2 in one pass (float64
-// CPU; elsewhere the same by tensor operations).
+// the forward returns a and b themselves (autograd makes them views, without a copy), the backward is
+// ga = (ga' + flip gb') / 2, gb = (gb' + flip ga') / 2 = flip ga (float64 CPU; elsewhere the same by tensor
+// operations).
 class Symmetrised : public torch::autograd::Function<Symmetrised> {
  public:
-  static variable_list forward(AutogradContext* /*ctx*/, const torch::Tensor& a, const torch::Tensor& b) {
-    return {a.clone(), b.clone()};
-  }
+  static variable_list forward(AutogradContext* /*ctx*/, const torch::Tensor& a, const torch::Tensor& b) { return {a, b}; }
   static variable_list backward(AutogradContext* /*ctx*/, variable_list grad_outputs) {
-    const torch::Tensor ga = grad_outputs[0].contiguous(), gb = grad_outputs[1].contiguous();
+    // An output the loss did not use has an undefined gradient: zero.
+    if (!grad_outputs[0].defined() && !grad_outputs[1].defined()) return {torch::Tensor(), torch::Tensor()};
+    const auto defined = [](const torch::Tensor& g, const torch::Tensor& other) {
+      return g.defined() ? g.to(torch::kDouble).contiguous() : torch::zeros_like(other, torch::kDouble);
+    };
+    const torch::Tensor ga = defined(grad_outputs[0], grad_outputs[1]), gb = defined(grad_outputs[1], grad_outputs[0]);
     torch::Tensor out_a = torch::empty_like(ga), out_b = torch::empty_like(gb);
-    const int64_t n = ga.size(0);
-    const double* x = ga.data_ptr<double>();
-    const double* y = gb.data_ptr<double>();
-    double* u = out_a.data_ptr<double>();
-    double* v = out_b.data_ptr<double>();
-    for (int64_t i = 0; i < n; ++i) {
-      u[i] = 0.5 * (x[i] + y[n - 1 - i]);
-      v[i] = 0.5 * (y[i] + x[n - 1 - i]);
-    }
+    mirrored_means(ga.data_ptr<double>(), gb.data_ptr<double>(), ga.size(0), out_a.data_ptr<double>(), out_b.data_ptr<double>());
     return {out_a, out_b};
   }
 };

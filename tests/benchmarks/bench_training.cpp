@@ -117,6 +117,11 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const TrainingSummary summary = trainer.run();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("   ms/epoch per %lld epochs:", static_cast<long long>(options.history_every));
+    for (size_t i = 1; i < summary.history.size(); ++i)
+      std::printf(" %.2f", 1e3 * (summary.history[i].seconds - summary.history[i - 1].seconds) /
+                               static_cast<double>(summary.history[i].epoch - summary.history[i - 1].epoch));
+    std::printf("\n");
     std::printf("   %.1f s (%.2f min), %.1f ms/epoch; final surrogate delta %.12g, utility %.12g%s\n", seconds, seconds / 60,
                 1e3 * seconds / static_cast<double>(summary.epochs_run), summary.history.back().privacy,
                 summary.history.back().utility, summary.stopped_early ? (" (stopped: " + summary.stop_reason + ")").c_str() : "");

@@ -164,6 +164,33 @@ TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradi
   CHECK(std::abs(gi_fused - gi_ref) <= 1e-12 * std::abs(gi_ref));
 }
 
+TEST_CASE("the additive pair's one function: the concatenations' values and gradients bit for bit", "[fused][directions]") {
+  const int64_t E = GENERATE(1, 7, 2001);
+  const int64_t shift = GENERATE(0, 1, 60);
+  CAPTURE(E, shift);
+  const torch::Tensor log_p = random_log_table(E, 5 + static_cast<uint64_t>(E), true);
+  // A loss with a different weight on every outcome of both tables, so that each gradient term is distinguishable.
+  const torch::Tensor weights_a = torch::randn({E + shift}, torch::kDouble), weights_b = torch::randn({E + shift}, torch::kDouble);
+  const auto run = [&](bool fused) {
+    const torch::Tensor leaf = log_p.clone().requires_grad_();
+    const DifferentiablePair pair = fused ? additive_pair(leaf, shift) : additive_pair_by_concatenation(leaf, shift);
+    const auto finite = [](const torch::Tensor& t) { return torch::where(torch::isfinite(t), t, torch::zeros_like(t)); };
+    // The pair's tables themselves, -inf where padded, bit for bit.
+    REQUIRE(pair.log_a.size(0) == E + shift);
+    (finite(pair.log_a) * weights_a + finite(pair.log_b) * weights_b).sum().backward();
+    return std::make_tuple(pair.log_a.detach(), pair.log_b.detach(), leaf.grad().clone());
+  };
+  const auto [a, b, gradient] = run(true);
+  const auto [a_ref, b_ref, gradient_ref] = run(false);
+  CHECK(torch::equal(a, a_ref));
+  CHECK(torch::equal(b, b_ref));
+  CHECK(torch::equal(gradient, gradient_ref));
+  // d log p_i = w^A_i + w^B_{i+k} where log p_i is finite (the mask's zero elsewhere), independently of either version.
+  const torch::Tensor expected = torch::where(torch::isfinite(log_p), weights_a.narrow(0, 0, E) + weights_b.narrow(0, shift, E),
+                                              torch::zeros_like(log_p));
+  CHECK(torch::equal(gradient, expected));
+}
+
 TEST_CASE("is_mirror_symmetric: b is a reversed bit for bit, whichever block of 1,024 a difference falls in", "[fused][directions]") {
   const int64_t n = 5000;
   const torch::Tensor a = torch::linspace(-3.0, 2.0, n, torch::kDouble).sin();
