@@ -86,6 +86,20 @@ PrivacyBuckets PrivacyBucketsLoss::single_release_buckets(const LogPair& pair, c
 
 torch::Tensor PrivacyBucketsLoss::delta_of(const PrivacyBuckets& composed, double log_factor) const {
   const int64_t half = composed.half();
+  if (options_.fused && is_cpu_float64_vector(composed.finite)) {
+    // The same weights (below) in one loop, and one dot product: two tensor operations and their backward instead of
+    // a dozen (each microseconds of dispatch at 2h + 1 = 1,001 buckets). std::expm1 for torch's vectorised one: both
+    // within an ulp.
+    torch::Tensor weights_t = torch::zeros({2 * half + 1}, composed.finite.options());
+    double* weights = weights_t.data_ptr<double>();
+    const double first_counted = std::ceil(options_.epsilon / log_factor);
+    const bool adp = options_.kind == PrivacyBucketsOptions::Kind::kAdp;
+    for (int64_t k = 0; k <= 2 * half; ++k) {
+      const double j = static_cast<double>(k - half);
+      if (j >= first_counted) weights[k] = adp ? std::max(-std::expm1(options_.epsilon - j * log_factor), 0.0) : 1.0;
+    }
+    return composed.infinity + torch::dot(weights_t, composed.finite);
+  }
   const torch::Tensor j = torch::arange(-half, half + 1, composed.finite.options());
   // j >= eps / ln f, as printed (an exact indicator: it depends on no parameter).
   const torch::Tensor counted = j >= std::ceil(options_.epsilon / log_factor);
