@@ -79,8 +79,7 @@ std::string non_finite_gradient(NoiseModel& model, PrivacyLoss& loss) {
 Trainer::Trainer(std::shared_ptr<NoiseModel> model, std::shared_ptr<PrivacyLoss> loss, TrainingOptions options)
     : model_(std::move(model)), loss_(std::move(loss)), options_(std::move(options)) {
   options_.validate();
-  optimizer_ = std::make_unique<torch::optim::Adam>(trainable(*model_, *loss_),
-                                                    torch::optim::AdamOptions(options_.learning_rate.initial));
+  optimizer_ = std::make_unique<FusedAdam>(trainable(*model_, *loss_), torch::optim::AdamOptions(options_.learning_rate.initial));
 }
 
 TrainingSummary Trainer::run() {
@@ -106,7 +105,7 @@ TrainingSummary Trainer::run() {
     for (auto& group : optimizer_->param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate);
 
-    optimizer_->zero_grad();
+    optimizer_->clear_gradients();
     const torch::Tensor log_p = model_->log_probabilities();
     const torch::Tensor privacy = loss_->delta(options_.pair.build(log_p), options_.directions);
     const torch::Tensor utility = utility_loss(log_p, grid, options_.utility);

@@ -18,6 +18,7 @@
 #include "losses/privacy_loss.hpp"
 #include "losses/utility_loss.hpp"
 #include "models/noise_model.hpp"
+#include "train/fused_adam.hpp"
 #include "train/schedules.hpp"
 
 namespace noiselearn {
@@ -90,7 +91,7 @@ class Trainer {
   std::shared_ptr<NoiseModel> model_;
   std::shared_ptr<PrivacyLoss> loss_;
   TrainingOptions options_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<FusedAdam> optimizer_;
   int64_t next_epoch_ = 0;
   double seconds_before_ = 0.0;   // training time of the sessions before this one (from the checkpoint)
   double seconds_trained_ = 0.0;  // training time up to the last completed epoch, every session
