@@ -60,13 +60,24 @@ class AdditivePair : public torch::autograd::Function<AdditivePair> {
 
 }  // namespace
 
-DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells) {
+DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells, const torch::Tensor& p) {
   if (shift_cells < 0) throw std::invalid_argument("shift must be non-negative");
+  DifferentiablePair pair;
   if (is_cpu_float64_vector(log_p)) {
-    const variable_list pair = AdditivePair::apply(log_p, shift_cells);
-    return {pair[0], pair[1]};
+    const variable_list tables = AdditivePair::apply(log_p, shift_cells);
+    pair = {tables[0], tables[1]};
+  } else {
+    pair = additive_pair_by_concatenation(log_p, shift_cells);
   }
-  return additive_pair_by_concatenation(log_p, shift_cells);
+  if (p.defined()) {
+    torch::NoGradGuard no_grad;
+    if (p.sizes() != log_p.sizes()) throw std::invalid_argument("the masses p must have the shape of log p");
+    const torch::Tensor masses = p.detach();
+    const torch::Tensor zeros = torch::zeros({shift_cells}, masses.options());
+    pair.a = torch::cat({masses, zeros});
+    pair.b = torch::cat({zeros, masses});
+  }
+  return pair;
 }
 
 DifferentiablePair additive_pair_by_concatenation(const torch::Tensor& log_p, int64_t shift_cells) {

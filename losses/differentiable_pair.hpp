@@ -14,19 +14,24 @@ namespace noiselearn {
 struct LogPair {
   torch::Tensor log_first;
   torch::Tensor log_second;
+  // Optional: e^{log_first} (detached), when the caller has it; a loss that needs the masses uses it instead of
+  // exponentiating (undefined: the loss computes them).
+  torch::Tensor first{};
 };
 
 struct DifferentiablePair {
   torch::Tensor log_a;  // output distribution on D0
   torch::Tensor log_b;  // on D1
-  LogPair forward() const { return {log_a, log_b}; }   // A || B
-  LogPair backward() const { return {log_b, log_a}; }  // B || A
+  torch::Tensor a{}, b{};  // optional: e^{log_a}, e^{log_b} (detached), see LogPair::first
+  LogPair forward() const { return {log_a, log_b, a}; }   // A || B
+  LogPair backward() const { return {log_b, log_a, b}; }  // B || A
 };
 
 // A = p, B = p shifted up by k cells (Sommer et al., section 3.2: I_0 = p, I_1 = p shifted by the sensitivity).
 // On a 1-D contiguous float64 CPU tensor one autograd function (one pass forward, one backward); elsewhere, and as
 // its reference in the tests, two concatenations with -inf (additive_pair_by_concatenation): the same bits.
-DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells);
+// p (optional): e^{log p} (detached), padded into the pair's masses a and b.
+DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells, const torch::Tensor& p = {});
 DifferentiablePair additive_pair_by_concatenation(const torch::Tensor& log_p, int64_t shift_cells);
 
 // A = p, B = (1 - q) p + q shift_k(p) (Sommer et al., eq. 5), computed with logaddexp.

@@ -111,8 +111,8 @@ torch::Tensor PrivacyBucketsLoss::delta_of(const PrivacyBuckets& composed, doubl
 }
 
 torch::Tensor PrivacyBucketsLoss::direction_delta(const LogPair& pair, int /*direction*/) {
-  torch::Tensor first;  // e^{log first}, once for the factor and the buckets
-  {
+  torch::Tensor first = pair.first;  // e^{log first}, once for the factor and the buckets (the caller's, if given)
+  if (!first.defined() || first.sizes() != pair.log_first.sizes() || first.device() != pair.log_first.device()) {
     torch::NoGradGuard no_grad;
     first = torch::exp(pair.log_first.detach());
   }

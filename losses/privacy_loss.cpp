@@ -97,7 +97,8 @@ torch::Tensor PrivacyLoss::delta(const DifferentiablePair& pair, DirectionCombin
       a = 0.5 * (pair.log_a + pair.log_b.flip(0));
       b = 0.5 * (pair.log_b + pair.log_a.flip(0));
     }
-    const torch::Tensor one = direction_delta(LogPair{a, b}, 0);
+    // a' = a bit for bit, so A's masses serve a'.
+    const torch::Tensor one = direction_delta(LogPair{a, b, pair.a}, 0);
     return combination == DirectionCombination::kSum ? 2.0 * one : one;
   }
   const torch::Tensor forward = direction_delta(pair.forward(), 0);

@@ -13,8 +13,10 @@ using torch::autograd::variable_list;
 // sum_i c_i p_i with p = e^{log p} and fixed costs c_i, in one pass (float64 CPU): the gradient is c_i p_i.
 class LinearCost : public torch::autograd::Function<LinearCost> {
  public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& log_p, const torch::Tensor& costs) {
-    const torch::Tensor p = log_p.detach().exp();
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& log_p, const torch::Tensor& costs,
+                               const torch::Tensor& masses) {
+    // masses: e^{log p} from the caller, or empty (an undefined tensor cannot be an argument of apply).
+    const torch::Tensor p = masses.numel() == log_p.numel() ? masses.detach().contiguous() : log_p.detach().exp();
     const int64_t n = p.size(0);
     const double* pp = p.data_ptr<double>();
     const double* c = costs.data_ptr<double>();
@@ -37,13 +39,14 @@ class LinearCost : public torch::autograd::Function<LinearCost> {
     return torch::full({}, total, p.options());
   }
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    return {ctx->saved_data["terms"].toTensor() * grad_outputs[0], torch::Tensor()};
+    return {ctx->saved_data["terms"].toTensor() * grad_outputs[0], torch::Tensor(), torch::Tensor()};
   }
 };
 
 }  // namespace
 
-torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& options) {
+torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& options,
+                           const torch::Tensor& p) {
   if (is_cpu_float64_vector(log_p)) {
     // The costs at the grid points, computed as the tensor version below computes them, once per grid and utility
     // (a training calls this every epoch with the same ones).
@@ -70,7 +73,8 @@ torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const U
       cached = {grid, options, costs.contiguous()};
     }
     const torch::Tensor& costs = cached.costs;
-    const torch::Tensor value = LinearCost::apply(log_p, costs);
+    const bool masses_usable = p.defined() && is_cpu_float64_vector(p) && p.sizes() == log_p.sizes();
+    const torch::Tensor value = LinearCost::apply(log_p, costs, masses_usable ? p : torch::empty({0}, log_p.options()));
     return options.kind == UtilityKind::kL2 ? torch::sqrt(value) : value;
   }
   const auto tensor_options = log_p.options();

@@ -12,6 +12,9 @@ namespace noiselearn {
 
 // The utility of log p on `grid` (tensor of shape [grid.size]); the differentiable twin of core/utility.hpp's
 // utility(table, specification), equal to it on every table.
-torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& specification);
+// p (optional): e^{log p} (detached) when the caller has it (NoiseModel::log_probabilities_and_masses), used instead
+// of exponentiating on the fused path.
+torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const UtilitySpecification& specification,
+                           const torch::Tensor& p = {});
 
 }  // namespace noiselearn

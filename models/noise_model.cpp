@@ -4,6 +4,16 @@
 
 namespace noiselearn {
 
+NoiseModel::Table NoiseModel::log_probabilities_and_masses() {
+  torch::Tensor log_p = log_probabilities();
+  torch::Tensor p;
+  {
+    torch::NoGradGuard no_grad;
+    p = log_p.detach().exp();
+  }
+  return {log_p, p};
+}
+
 NoiseTable table_of(NoiseModel& model, TableProvenance provenance) {
   torch::NoGradGuard no_grad;
   const torch::Tensor log_p = model.log_probabilities().detach().to(torch::kCPU, torch::kDouble).contiguous();

@@ -26,6 +26,14 @@ class NoiseModel : public torch::nn::Module {
   // log p on the grid, shape [grid.size], float64, normalised.
   virtual torch::Tensor log_probabilities() = 0;
 
+  // log p and p = e^{log p} (detached: no gradient) of one evaluation, for the losses and the utility that need both.
+  // By default p is exp(log p); a model that has p at hand (the fused sigmoid stack) returns it without exponentials,
+  // within a few roundings of exp(log p).
+  struct Table {
+    torch::Tensor log_p, p;
+  };
+  virtual Table log_probabilities_and_masses();
+
   // true where p may be positive (shape [grid.size], bool, on the module's device).
   virtual torch::Tensor support_mask() const = 0;
 };

@@ -41,6 +41,15 @@ torch::Tensor SigmoidStack::log_probabilities() {
   return fused.defined() ? fused : forward_fast();
 }
 
+NoiseModel::Table SigmoidStack::log_probabilities_and_masses() {
+  if (options_.exact_fast && options_.fused) {
+    torch::Tensor p;
+    torch::Tensor log_p = sigmoid_stack_log_probabilities_fused(grid_, a_, b_, f_, options_.slope, &centre_order_, &p);
+    if (log_p.defined()) return {log_p, p};
+  }
+  return NoiseModel::log_probabilities_and_masses();
+}
+
 torch::Tensor SigmoidStack::forward_fused() {
   return sigmoid_stack_log_probabilities_fused(grid_, a_, b_, f_, options_.slope, &centre_order_);
 }

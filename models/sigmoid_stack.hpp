@@ -52,6 +52,8 @@ class SigmoidStack : public NoiseModel {
   // forward_fused() (forward_fast() where the fused path does not apply) or forward_direct(), according to
   // options().exact_fast.
   torch::Tensor log_probabilities() override;
+  // The fused evaluation's p from its normalisation (e^{running - top} / total), without an exponential.
+  Table log_probabilities_and_masses() override;
   // All true: every probability is positive.
   torch::Tensor support_mask() const override;
 

@@ -444,7 +444,8 @@ bool fusable(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_ty
 }  // namespace
 
 torch::Tensor sigmoid_stack_log_probabilities_fused(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B,
-                                                    const torch::Tensor& F, double slope, std::vector<int64_t>* order_hint) {
+                                                    const torch::Tensor& F, double slope, std::vector<int64_t>* order_hint,
+                                                    torch::Tensor* probabilities) {
   if (!fusable(A) || !fusable(B) || !fusable(F) || B.dim() != 1 || F.sizes() != B.sizes()) return torch::Tensor();
   {
     torch::NoGradGuard guard;
@@ -459,6 +460,15 @@ torch::Tensor sigmoid_stack_log_probabilities_fused(const Grid& grid, const torc
   {
     torch::NoGradGuard guard;
     if (!evaluate(grid, A, B, F, slope, order_hint, evaluation)) return torch::Tensor();
+    if (probabilities != nullptr) {
+      const int64_t E = grid.size, H = E - E / 2;
+      *probabilities = doubles(E);
+      double* p = probabilities->data_ptr<double>();
+      const double* shifted = evaluation.shifted.data_ptr<double>();
+      const double inverse_total = 1.0 / evaluation.total;
+      for (int64_t i = 0; i < H; ++i) p[i] = shifted[i] * inverse_total;
+      for (int64_t i = H; i < E; ++i) p[i] = p[E - 1 - i];
+    }
   }
   return FusedSigmoidStack::apply(A, B, F, grid, slope, evaluation);
 }

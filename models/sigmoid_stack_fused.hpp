@@ -34,8 +34,11 @@ namespace noiselearn {
 // tensor-operation evaluation.
 // order_hint (optional): the permutation sorting F found by the previous call, updated; sorting from it is O(K)
 // while the centres keep their order.
+// probabilities (optional): receives p (detached) from the normalisation, p_i = e^{running_i - top} / total on the
+// half, mirrored: within a few roundings of e^{log p_i}, without an exponential.
 torch::Tensor sigmoid_stack_log_probabilities_fused(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B,
                                                     const torch::Tensor& F, double slope,
-                                                    std::vector<int64_t>* order_hint = nullptr);
+                                                    std::vector<int64_t>* order_hint = nullptr,
+                                                    torch::Tensor* probabilities = nullptr);
 
 }  // namespace noiselearn

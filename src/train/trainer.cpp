@@ -13,8 +13,8 @@
 
 namespace noiselearn {
 
-DifferentiablePair TrainingPair::build(const torch::Tensor& log_p) const {
-  return kind == PairKind::kAdditive ? additive_pair(log_p, shift_cells) : subsampled_pair(log_p, shift_cells, sampling_rate);
+DifferentiablePair TrainingPair::build(const torch::Tensor& log_p, const torch::Tensor& p) const {
+  return kind == PairKind::kAdditive ? additive_pair(log_p, shift_cells, p) : subsampled_pair(log_p, shift_cells, sampling_rate);
 }
 
 void TrainingOptions::validate() const {
@@ -106,9 +106,12 @@ TrainingSummary Trainer::run() {
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate);
 
     optimizer_->clear_gradients();
-    const torch::Tensor log_p = model_->log_probabilities();
-    const torch::Tensor privacy = loss_->delta(options_.pair.build(log_p), options_.directions);
-    const torch::Tensor utility = utility_loss(log_p, grid, options_.utility);
+    // log p and p of one evaluation: the pair's masses and the utility's from the model (the sigmoid stack has p
+    // without exponentials).
+    const NoiseModel::Table table = model_->log_probabilities_and_masses();
+    const torch::Tensor& log_p = table.log_p;
+    const torch::Tensor privacy = loss_->delta(options_.pair.build(log_p, table.p), options_.directions);
+    const torch::Tensor utility = utility_loss(log_p, grid, options_.utility, table.p);
     const torch::Tensor total = privacy + weight * utility;
     const double privacy_value = privacy.item<double>(), utility_value = utility.item<double>();
     // The table first: the surrogates mask non-finite log p out and could stay finite on a NaN table.

@@ -28,7 +28,8 @@ struct TrainingPair {
   PairKind kind = PairKind::kAdditive;
   int64_t shift_cells = 1;
   double sampling_rate = 1.0;
-  DifferentiablePair build(const torch::Tensor& log_p) const;
+  // p (optional): e^{log p} (detached), for the additive pair's masses.
+  DifferentiablePair build(const torch::Tensor& log_p, const torch::Tensor& p = {}) const;
 };
 
 struct TrainingOptions {

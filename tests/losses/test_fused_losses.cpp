@@ -16,6 +16,7 @@
 #include "losses/privacy_buckets_composition.hpp"
 #include "losses/privacy_buckets_loss.hpp"
 #include "losses/soft_pld_loss.hpp"
+#include "losses/utility_loss.hpp"
 #include "models/sigmoid_stack.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
 #include "models/symmetric_half.hpp"
@@ -189,6 +190,38 @@ TEST_CASE("the additive pair's one function: the concatenations' values and grad
   const torch::Tensor expected = torch::where(torch::isfinite(log_p), weights_a.narrow(0, 0, E) + weights_b.narrow(0, shift, E),
                                               torch::zeros_like(log_p));
   CHECK(torch::equal(gradient, expected));
+}
+
+TEST_CASE("losses given the masses e^{log p} with the pair: the same values and gradients as without", "[fused][directions]") {
+  const bool symmetric = GENERATE(false, true);
+  CAPTURE(symmetric);
+  torch::Tensor log_p = random_log_table(201, 8, true);
+  if (symmetric) {
+    const torch::Tensor half = log_p.narrow(0, 0, 101);
+    log_p = torch::cat({half, half.flip(0).narrow(0, 1, 100)});
+    log_p = (log_p - torch::logsumexp(log_p, 0)).detach();
+  }
+  const torch::Tensor p = log_p.exp();
+  const DifferentiablePair with_masses = additive_pair(log_p, 5, p);
+  // The masses are the pair's tables exponentiated, zeros where padded.
+  CHECK(torch::equal(with_masses.a, with_masses.log_a.exp()));
+  CHECK(torch::equal(with_masses.b, with_masses.log_b.exp()));
+  PrivacyBucketsOptions options;
+  options.compositions = 16;
+  PrivacyBucketsLoss loss(options);
+  const auto run = [&](bool masses) {
+    const torch::Tensor leaf = log_p.clone().requires_grad_();
+    const torch::Tensor delta = loss.delta(additive_pair(leaf, 5, masses ? p : torch::Tensor()), DirectionCombination::kSum);
+    const torch::Tensor utility = utility_loss(leaf, Grid::symmetric(1.0, 0.01), UtilitySpecification{}, masses ? p : torch::Tensor());
+    (delta + 0.3 * utility).backward();
+    return std::make_tuple(delta.item<double>(), utility.item<double>(), leaf.grad().clone());
+  };
+  const auto [delta, utility, gradient] = run(true);
+  const auto [delta_ref, utility_ref, gradient_ref] = run(false);
+  // The same masses as the losses compute themselves: the same bits.
+  CHECK(delta == delta_ref);
+  CHECK(utility == utility_ref);
+  CHECK(torch::equal(gradient, gradient_ref));
 }
 
 TEST_CASE("is_mirror_symmetric: b is a reversed bit for bit, whichever block of 1,024 a difference falls in", "[fused][directions]") {

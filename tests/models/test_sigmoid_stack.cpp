@@ -368,3 +368,38 @@ TEST_CASE("sigmoid stack: refuses grids and options it cannot use", "[models][si
   options.slope = std::nan("");
   CHECK_THROWS_AS(SigmoidStack(Grid::symmetric(1.0, 0.5), options), InputError);
 }
+
+TEST_CASE("sigmoid stack: the masses from the normalisation are e^{log p} to a few roundings, log p unchanged",
+          "[models][sigmoid-stack][fused]") {
+  const int64_t E = GENERATE(7, 6001, 60001);
+  const int64_t K = E == 7 ? 3 : E / 6;
+  CAPTURE(E, K);
+  SigmoidStackOptions options;
+  options.sigmoids = K;
+  options.seed = 17;
+  SigmoidStack model(Grid::symmetric(static_cast<double>(E / 2) / 60.0, 1.0 / 60.0), options);
+  {
+    // Moved centres and weights, so that windows, tails and saturated runs all occur.
+    torch::NoGradGuard no_grad;
+    for (auto& p : model.parameters()) p.add_(0.05 * torch::randn_like(p));
+  }
+  const torch::Tensor log_p = model.log_probabilities().detach();
+  const NoiseModel::Table table = model.log_probabilities_and_masses();
+  REQUIRE(table.log_p.requires_grad());
+  CHECK(torch::equal(table.log_p.detach(), log_p));
+  REQUIRE_FALSE(table.p.requires_grad());
+  const torch::Tensor expected = log_p.exp();
+  // Relative to each entry where it is a normal number (p_i = e^{running_i - top} / total against
+  // e^{running_i - top - log total}: the rounding of the logarithm, about 1e-16 times |log p| ~ 700, dominates).
+  const torch::Tensor normal = expected > 1e-300;
+  const double relative = ((table.p - expected).abs() / expected).index({normal}).max().item<double>();
+  INFO(fmt::format("max relative difference {:.3e}", relative));
+  CHECK(relative <= 1e-12);
+  CHECK(torch::equal(table.p, table.p.flip(0)));  // symmetric bit for bit, as log p
+  // The default (any model): exp(log p) itself.
+  SigmoidStackOptions tensor_operations = options;
+  tensor_operations.fused = false;
+  SigmoidStack reference(Grid::symmetric(static_cast<double>(E / 2) / 60.0, 1.0 / 60.0), tensor_operations);
+  const NoiseModel::Table by_default = reference.log_probabilities_and_masses();
+  CHECK(torch::equal(by_default.p, by_default.log_p.detach().exp()));
+}
