@@ -19,13 +19,14 @@ using torch::autograd::variable_list;
 // dlog first_i = a_i da_i + dL_i, dlog second_i = -dL_i; distinguishing: dlog first_i = a_i g_omega.
 class SingleRelease : public torch::autograd::Function<SingleRelease> {
  public:
+  // masses: e^{log first} from the caller (LogPair::first), or empty to compute it here.
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_first, const torch::Tensor& log_second, double step,
-                               int64_t first, int64_t size) {
+                               int64_t first, int64_t size, const torch::Tensor& masses) {
     const int64_t N = log_first.size(0);
     const double* lf = log_first.data_ptr<double>();
     const double* ls = log_second.data_ptr<double>();
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
-    const torch::Tensor mass_t = log_first.detach().exp();
+    const torch::Tensor mass_t = masses.numel() == N ? masses.detach().contiguous() : log_first.detach().exp();
     const double* mass = mass_t.data_ptr<double>();
     torch::Tensor slot_t = torch::full({N}, int64_t{-1}, torch::TensorOptions().dtype(torch::kLong));
     torch::Tensor fraction_t = torch::zeros({N}, float64), pmf_t = torch::zeros({size}, float64);
@@ -85,7 +86,7 @@ class SingleRelease : public torch::autograd::Function<SingleRelease> {
         grad_first[i] = g_omega * mass[i];
       }
     }
-    return {grad_first_t, grad_second_t, torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    return {grad_first_t, grad_second_t, torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -273,7 +274,9 @@ std::optional<SoftPld> fused_soft_pld_single_release(const LogPair& pair, double
   if ((highest - lowest) / step + 3.0 > static_cast<double>(max_points)) return std::nullopt;
   const int64_t first = static_cast<int64_t>(std::floor(lowest / step)) - 1;
   const int64_t size = static_cast<int64_t>(std::floor(highest / step)) - first + 3;
-  const variable_list out = SingleRelease::apply(pair.log_first, pair.log_second, step, first, size);
+  const bool masses = pair.first.defined() && is_cpu_float64_vector(pair.first) && pair.first.sizes() == pair.log_first.sizes();
+  const variable_list out = SingleRelease::apply(pair.log_first, pair.log_second, step, first, size,
+                                                 masses ? pair.first : torch::empty({0}, pair.log_first.options()));
   return SoftPld{out[0], first, out[1]};
 }
 

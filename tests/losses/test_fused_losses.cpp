@@ -206,9 +206,19 @@ TEST_CASE("losses given the masses e^{log p} with the pair: the same values and 
   // The masses are the pair's tables exponentiated, zeros where padded.
   CHECK(torch::equal(with_masses.a, with_masses.log_a.exp()));
   CHECK(torch::equal(with_masses.b, with_masses.log_b.exp()));
-  PrivacyBucketsOptions options;
-  options.compositions = 16;
-  PrivacyBucketsLoss loss(options);
+  const bool soft_pld = GENERATE(false, true);
+  CAPTURE(soft_pld);
+  std::unique_ptr<PrivacyLoss> loss_pointer;
+  if (soft_pld) {
+    SoftPldLossOptions options;
+    options.compositions = 16;
+    loss_pointer = std::make_unique<SoftPldLoss>(options);
+  } else {
+    PrivacyBucketsOptions options;
+    options.compositions = 16;
+    loss_pointer = std::make_unique<PrivacyBucketsLoss>(options);
+  }
+  PrivacyLoss& loss = *loss_pointer;
   const auto run = [&](bool masses) {
     const torch::Tensor leaf = log_p.clone().requires_grad_();
     const torch::Tensor delta = loss.delta(additive_pair(leaf, 5, masses ? p : torch::Tensor()), DirectionCombination::kSum);
