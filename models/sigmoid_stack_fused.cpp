@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "accounting/vectorised_math.hpp"
+#include "core/avx2_clones.hpp"
 #include "core/log_math.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
 
@@ -82,6 +83,25 @@ double sum_of(const double* v, int64_t n) {
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+
+// γ_i = (g_i lin_share_i) / lin_i where lin_i > 0, else 0 (the backward's dL/d lin), branch-free in an AVX2 clone
+// where the machine has it: the same IEEE operations on the same values (where lin_i <= 0 the quotient is of 0 by 1).
+// GCC if-converts the selects only when floating-point operations are taken not to trap (no-trapping-math: no value
+// changes, only the assumption that no exception handler observes them), so that the divisions go four at a time.
+#if defined(__GNUC__) && !defined(__clang__)
+#define NOISELEARN_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define NOISELEARN_NO_TRAPPING_MATH
+#endif
+NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients(const double* __restrict g, const double* __restrict lin_share,
+                                                                         const double* __restrict lin, double* __restrict gamma, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double alpha = g[i] * lin_share[i];
+    const bool positive = lin[i] > 0.0;
+    const double quotient = (positive ? alpha : 0.0) / (positive ? lin[i] : 1.0);
+    gamma[i] = positive ? quotient : 0.0;
+  }
+}
 
 // The permutation sorting the centres f ascending (ties in index order). The hint is the previous call's order:
 // training moves centres a little, so it is usually still sorted, or a few insertions away; a budget of moves
@@ -384,14 +404,23 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
       lin_share[static_cast<size_t>(i)] = lin_larger ? larger : smaller;
       tail_share[static_cast<size_t>(i)] = lin_larger ? smaller : larger;
     }
+    // γ in a branch-free pass (its divisions vectorise); then Σ γ and β' in one scalar pass, Σ γ in a register and
+    // the β' being filled held in one while neighbouring points share it (they mostly do) instead of a store and a
+    // reload per point. The same operations in the same order as one loop: the same bits.
+    linear_gradients(d_log_f.data(), lin_share.data(), lin, gamma.data(), H);
     double gamma_sum = 0.0;
+    int64_t current = H > 0 ? hi[0] : 0;
+    double filling = beta[static_cast<size_t>(current)];
     for (int64_t i = 0; i < H; ++i) {
-      const double g = d_log_f[static_cast<size_t>(i)];
-      const double alpha = g * lin_share[static_cast<size_t>(i)];
-      gamma[static_cast<size_t>(i)] = lin[i] > 0.0 ? alpha / lin[i] : 0.0;
       gamma_sum += gamma[static_cast<size_t>(i)];
-      beta[static_cast<size_t>(hi[i])] += g * tail_share[static_cast<size_t>(i)];
+      if (hi[i] != current) {
+        beta[static_cast<size_t>(current)] = filling;
+        current = hi[i];
+        filling = beta[static_cast<size_t>(current)];
+      }
+      filling += d_log_f[static_cast<size_t>(i)] * tail_share[static_cast<size_t>(i)];
     }
+    if (H > 0) beta[static_cast<size_t>(current)] = filling;
     // Suffix sums of γ over the points: the saturated runs.
     Scratch suffix(H + 1);
     suffix[static_cast<size_t>(H)] = 0.0;
