@@ -103,6 +103,19 @@ NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients(const d
   }
 }
 
+// The shares of lin and tail in f from r = e^{-|log lin - log tail|} (held in lin_share on entry): the larger's
+// 1 / (1 + r), the smaller's r / (1 + r). Branch-free in an AVX2 clone (see linear_gradients): the same bits.
+NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void split_shares(const double* __restrict log_lin, const double* __restrict log_tail,
+                                                                     double* __restrict lin_share, double* __restrict tail_share,
+                                                                     int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double r = lin_share[i], larger = 1.0 / (1.0 + r), smaller = r * larger;
+    const bool lin_larger = log_lin[i] >= log_tail[i];
+    lin_share[i] = lin_larger ? larger : smaller;
+    tail_share[i] = lin_larger ? smaller : larger;
+  }
+}
+
 // The permutation sorting the centres f ascending (ties in index order). The hint is the previous call's order:
 // training moves centres a little, so it is usually still sorted, or a few insertions away; a budget of moves
 // bounds the insertion sort, beyond which a full sort runs.
@@ -398,12 +411,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     std::vector<double> beta(static_cast<size_t>(K) + 1, 0.0);
     for (int64_t i = 0; i < H; ++i) lin_share[static_cast<size_t>(i)] = -std::fabs(log_lin[i] - log_tail[i]);
     exp_in_place(lin_share.data(), H);
-    for (int64_t i = 0; i < H; ++i) {
-      const double r = lin_share[static_cast<size_t>(i)], larger = 1.0 / (1.0 + r), smaller = r * larger;
-      const bool lin_larger = log_lin[i] >= log_tail[i];
-      lin_share[static_cast<size_t>(i)] = lin_larger ? larger : smaller;
-      tail_share[static_cast<size_t>(i)] = lin_larger ? smaller : larger;
-    }
+    split_shares(log_lin, log_tail, lin_share.data(), tail_share.data(), H);
     // γ in a branch-free pass (its divisions vectorise); then Σ γ and β' in one scalar pass, Σ γ in a register and
     // the β' being filled held in one while neighbouring points share it (they mostly do) instead of a store and a
     // reload per point. The same operations in the same order as one loop: the same bits.
