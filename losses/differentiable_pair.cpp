@@ -73,9 +73,23 @@ DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells
     torch::NoGradGuard no_grad;
     if (p.sizes() != log_p.sizes()) throw std::invalid_argument("the masses p must have the shape of log p");
     const torch::Tensor masses = p.detach();
-    const torch::Tensor zeros = torch::zeros({shift_cells}, masses.options());
-    pair.a = torch::cat({masses, zeros});
-    pair.b = torch::cat({zeros, masses});
+    if (is_cpu_float64_vector(masses)) {
+      // (p, 0 x k) and (0 x k, p) written directly.
+      const int64_t E = masses.size(0), N = E + shift_cells;
+      pair.a = torch::empty({N}, masses.options());
+      pair.b = torch::empty({N}, masses.options());
+      const double* m = masses.data_ptr<double>();
+      double* a = pair.a.data_ptr<double>();
+      double* b = pair.b.data_ptr<double>();
+      std::copy(m, m + E, a);
+      std::fill(a + E, a + N, 0.0);
+      std::fill(b, b + shift_cells, 0.0);
+      std::copy(m, m + E, b + shift_cells);
+    } else {
+      const torch::Tensor zeros = torch::zeros({shift_cells}, masses.options());
+      pair.a = torch::cat({masses, zeros});
+      pair.b = torch::cat({zeros, masses});
+    }
   }
   return pair;
 }

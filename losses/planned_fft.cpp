@@ -45,4 +45,23 @@ torch::Tensor planned_irfft(const torch::Tensor& spectrum, int64_t size) {
   return x;
 }
 
+torch::Tensor spectral_product(const torch::Tensor& x, const torch::Tensor& y, bool conjugate_y) {
+  if (!(x.device().is_cpu() && y.device().is_cpu() && x.scalar_type() == torch::kComplexDouble &&
+        y.scalar_type() == torch::kComplexDouble && x.is_contiguous() && y.is_contiguous() && x.sizes() == y.sizes() &&
+        !x.is_conj() && !y.is_conj() && !((x.requires_grad() || y.requires_grad()) && torch::GradMode::is_enabled())))
+    return conjugate_y ? x * y.conj() : x * y;
+  torch::Tensor out = torch::empty_like(x);
+  const double* u = reinterpret_cast<const double*>(x.data_ptr<c10::complex<double>>());
+  const double* v = reinterpret_cast<const double*>(y.data_ptr<c10::complex<double>>());
+  double* w = reinterpret_cast<double*>(out.data_ptr<c10::complex<double>>());
+  const int64_t n = x.numel();
+  const double sign = conjugate_y ? -1.0 : 1.0;  // conj(c + di) = c - di: an exact change of sign
+  for (int64_t k = 0; k < n; ++k) {
+    const double a = u[2 * k], b = u[2 * k + 1], c = v[2 * k], d = sign * v[2 * k + 1];
+    w[2 * k] = a * c - b * d;
+    w[2 * k + 1] = a * d + b * c;
+  }
+  return out;
+}
+
 }  // namespace noiselearn

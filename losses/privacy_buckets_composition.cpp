@@ -55,28 +55,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-// x y, or x conj(y), pointwise on two spectra: on contiguous complex128 CPU tensors one loop in the textbook
-// formula (ac - bd, ad + bc), without the dispatch and the conjugate's materialisation of the tensor operations
-// (microseconds each at 1,025 points, fourteen an epoch); elsewhere the tensor operations.
-torch::Tensor spectral_product(const torch::Tensor& x, const torch::Tensor& y, bool conjugate_y) {
-  if (!(x.device().is_cpu() && y.device().is_cpu() && x.scalar_type() == torch::kComplexDouble &&
-        y.scalar_type() == torch::kComplexDouble && x.is_contiguous() && y.is_contiguous() && x.sizes() == y.sizes() &&
-        !x.is_conj() && !y.is_conj()))
-    return conjugate_y ? x * y.conj() : x * y;
-  torch::Tensor out = torch::empty_like(x);
-  const double* u = reinterpret_cast<const double*>(x.data_ptr<c10::complex<double>>());
-  const double* v = reinterpret_cast<const double*>(y.data_ptr<c10::complex<double>>());
-  double* w = reinterpret_cast<double*>(out.data_ptr<c10::complex<double>>());
-  const int64_t n = x.numel();
-  const double sign = conjugate_y ? -1.0 : 1.0;  // conj(c + di) = c - di: an exact change of sign
-  for (int64_t k = 0; k < n; ++k) {
-    const double a = u[2 * k], b = u[2 * k + 1], c = v[2 * k], d = sign * v[2 * k + 1];
-    w[2 * k] = a * c - b * d;
-    w[2 * k + 1] = a * d + b * c;
-  }
-  return out;
-}
-
 // The value of a one-element float64 CPU tensor without a dispatch (item() costs a tensor operation); else item().
 double scalar_of(const torch::Tensor& t) {
   return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.numel() == 1 ? *t.data_ptr<double>() : t.item<double>();

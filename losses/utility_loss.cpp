@@ -39,7 +39,17 @@ class LinearCost : public torch::autograd::Function<LinearCost> {
     return torch::full({}, total, p.options());
   }
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
-    return {ctx->saved_data["terms"].toTensor() * grad_outputs[0], torch::Tensor(), torch::Tensor()};
+    const torch::Tensor terms_t = ctx->saved_data["terms"].toTensor();
+    if (!grad_outputs[0].defined()) return {torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    if (grad_outputs[0].numel() != 1 || !grad_outputs[0].device().is_cpu())
+      return {terms_t * grad_outputs[0], torch::Tensor(), torch::Tensor()};
+    // c_i p_i times the scalar gradient, in one loop (the same products as the tensor operation).
+    const double g = grad_outputs[0].to(torch::kDouble).item<double>();
+    torch::Tensor out = torch::empty_like(terms_t);
+    const double* terms = terms_t.data_ptr<double>();
+    double* o = out.data_ptr<double>();
+    for (int64_t i = 0; i < terms_t.numel(); ++i) o[i] = terms[i] * g;
+    return {out, torch::Tensor(), torch::Tensor()};
   }
 };
 
