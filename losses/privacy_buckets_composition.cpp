@@ -1,5 +1,6 @@
 #include "losses/privacy_buckets_composition.hpp"
 
+#include "core/partial_sums.hpp"
 #include "losses/planned_fft.hpp"
 
 #include <algorithm>
@@ -60,15 +61,6 @@ double scalar_of(const torch::Tensor& t) {
   return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.numel() == 1 ? *t.data_ptr<double>() : t.item<double>();
 }
 
-// Σ x_i, i in [begin, end), in four interleaved partial sums.
-double sum_range(const double* x, int64_t begin, int64_t end) {
-  double s[4] = {0.0, 0.0, 0.0, 0.0};
-  int64_t i = begin;
-  for (; i + 4 <= end; i += 4)
-    for (int lane = 0; lane < 4; ++lane) s[lane] += x[i + lane];
-  for (; i < end; ++i) s[0] += x[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
 
 // The n-fold composition as one autograd function: the forward runs the same compositions as self_compose, recording
 // each on a tape (the FFTs are the planned ones of planned_fft.hpp on the CPU: the same values up to rounding); the backward walks the tape in reverse. For one
@@ -107,8 +99,8 @@ struct Tape {
       // sums in four partial sums, the copy and the scalar arithmetic in place, in the same IEEE operations as the
       // tensor expression below (whose sums torch orders its own way: the same to rounding).
       const double* x = full.data_ptr<double>();
-      const double below = sum_range(x, 0, half + 1);
-      const double beyond = sum_range(x, 3 * half + 1, 4 * half + 1);
+      const double below = sum_in_four_lanes(x, half + 1);
+      const double beyond = sum_in_four_lanes(x + 3 * half + 1, half);
       torch::Tensor out = torch::empty({2 * half + 1}, full.options());
       double* o = out.data_ptr<double>();
       o[0] = below;

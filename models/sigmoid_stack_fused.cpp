@@ -9,6 +9,7 @@
 #include "accounting/vectorised_math.hpp"
 #include "core/avx2_clones.hpp"
 #include "core/log_math.hpp"
+#include "core/partial_sums.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
 
 namespace noiselearn {
@@ -73,15 +74,6 @@ const std::vector<double>& grid_step_ratios(double x0, double h, int64_t n, doub
   return cached.rho;
 }
 
-// Σ v_i in four interleaved partial sums (independent additions, and no less accurate than one running sum).
-double sum_of(const double* v, int64_t n) {
-  double s[4] = {0.0, 0.0, 0.0, 0.0};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (int lane = 0; lane < 4; ++lane) s[lane] += v[i + lane];
-  for (; i < n; ++i) s[0] += v[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
-}
 
 
 // γ_i = (g_i lin_share_i) / lin_i where lin_i > 0, else 0 (the backward's dL/d lin), branch-free in an AVX2 clone
@@ -324,7 +316,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     double* shifted = shifted_t.data_ptr<double>();
     for (int64_t i = 0; i < H; ++i) shifted[i] = running[static_cast<size_t>(i)] - top;
     shifted_t.exp_();
-    double total = sum_of(shifted, H);
+    double total = sum_in_four_lanes(shifted, H);
     total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
     const double normaliser = std::log(total) + top;
     torch::Tensor log_p_t = doubles(E);
@@ -390,7 +382,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
 
     // Normalisation: d log f_k = g_k - p_k Σ g; the mirror folds the right half onto the left; the running
     // maximum passes each point's gradient to its argmax.
-    const double grad_sum = sum_of(grad, E);
+    const double grad_sum = sum_in_four_lanes(grad, E);
     std::vector<double> d_log_f(static_cast<size_t>(H), 0.0);
     // p on the half (p is symmetric: the half's values serve the whole grid) from the forward pass's normalisation:
     // p_i = e^{running_i - top} / total (within two roundings of e^{log p_i}, without an exponential).
