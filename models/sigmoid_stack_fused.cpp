@@ -108,6 +108,18 @@ NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void split_shares(const doubl
   }
 }
 
+// Each centre's window [start_j, end_j) of the grid points within reach of c_j (see evaluate), in an AVX2 clone where
+// the machine has it: there ceil and floor are instructions instead of calls into libm (the same bits).
+NOISELEARN_AVX2_CLONES void window_ends(const double* __restrict c, int64_t K, double reach, double x0, double h, double size,
+                                        int64_t* __restrict start, int64_t* __restrict end) {
+  for (int64_t j = 0; j < K; ++j) {
+    const double v = std::clamp((c[j] + (-reach) - x0) / h, -1.0, size);
+    const double u = std::clamp((c[j] + reach - x0) / h, -1.0, size);
+    start[j] = static_cast<int64_t>(std::clamp(std::ceil(v), 0.0, size));
+    end[j] = static_cast<int64_t>(std::clamp(std::floor(u) + 1.0, 0.0, size));
+  }
+}
+
 // The permutation sorting the centres f ascending (ties in index order). The hint is the previous call's order:
 // training moves centres a little, so it is usually still sorted, or a few insertions away; a budget of moves
 // bounds the insertion sort, beyond which a full sort runs.
@@ -179,12 +191,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     torch::Tensor start_t = longs(K), end_t = longs(K);
     int64_t* start = start_t.data_ptr<int64_t>();
     int64_t* end = end_t.data_ptr<int64_t>();
-    for (int64_t j = 0; j < K; ++j) {
-      const double v = std::clamp((c[j] + (-reach) - x0) / h, -1.0, size);
-      const double u = std::clamp((c[j] + reach - x0) / h, -1.0, size);
-      start[j] = static_cast<int64_t>(std::clamp(std::ceil(v), 0.0, size));
-      end[j] = static_cast<int64_t>(std::clamp(std::floor(u) + 1.0, 0.0, size));
-    }
+    window_ends(c, K, reach, x0, h, size, start, end);
     // lo_i = #{j : end_j <= i} (saturated prefix), hi_i = #{j : start_j <= i} (first tail centre).
     torch::Tensor lo_t = longs(H), hi_t = longs(H);
     int64_t* lo = lo_t.data_ptr<int64_t>();
