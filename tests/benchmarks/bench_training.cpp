@@ -4,8 +4,9 @@
 //      the same with torch's FFTs (the previous version: losses/planned_fft.hpp) and against the autograd reference;
 //   2. with --full-run: a full 15,000-epoch PrivacyBuckets-ADP run, against the paper's 1 h 21 min on an A100
 //      GPU and our target of 5 min on 2 CPU cores.
-// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only] [--epochs N] [--torch-fft]
-//   (--torch-fft: the full run with torch's FFTs, the previous version)
+// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only | --phases-only] [--epochs N]
+//   [--torch-fft] (--torch-fft: the full run with torch's FFTs, the previous version; --phases-only: only where a
+//   PrivacyBuckets-ADP epoch goes, step by step)
 #include <ATen/Parallel.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "losses/planned_fft.hpp"
 #include "models/sigmoid_stack.hpp"
 #include "train/factories.hpp"
+#include "train/fused_adam.hpp"
 #include "train/trainer.hpp"
 
 using namespace noiselearn;
@@ -54,6 +56,48 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// Part 1b: where a PrivacyBuckets-ADP epoch goes. The trainer's epoch (Trainer::run) step by step, each step timed:
+// the model's log p and p, the pair, the loss (both directions, the symmetric shortcut), the utility, the backward
+// pass through all of them, Adam's step. Median milliseconds of 40 epochs after 3 warm-up.
+void print_epoch_phases() {
+  torch::manual_seed(1);
+  auto model = std::make_shared<SigmoidStack>(kPaperGrid, SigmoidStackOptions{});
+  const TrainingOptions options = paper_options(43);
+  const std::shared_ptr<PrivacyLoss> loss = make_privacy_loss(loss_of("privacy-buckets-adp"));
+  FusedAdam adam(model->parameters(), torch::optim::AdamOptions(options.learning_rate.initial));
+  const char* names[] = {"model (log p, p)", "pair", "loss forward", "utility forward", "backward", "Adam step"};
+  constexpr int kPhases = 6;
+  std::vector<double> times[kPhases];
+  for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {
+    double t[kPhases + 1];
+    const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    t[0] = now();
+    adam.clear_gradients();
+    const NoiseModel::Table table = model->log_probabilities_and_masses();
+    t[1] = now();
+    const DifferentiablePair pair = options.pair.build(table.log_p, table.p);
+    t[2] = now();
+    const torch::Tensor privacy = loss->delta(pair, options.directions);
+    t[3] = now();
+    const torch::Tensor utility = utility_loss(table.log_p, model->grid(), options.utility, table.p);
+    t[4] = now();
+    (privacy + options.utility_weight.at(epoch) * utility).backward();
+    t[5] = now();
+    adam.step();
+    t[6] = now();
+    if (epoch >= 3)
+      for (int k = 0; k < kPhases; ++k) times[k].push_back(1e3 * (t[k + 1] - t[k]));
+  }
+  std::printf("\n   where a privacy-buckets-adp epoch goes (the trainer's steps, median ms of 40 epochs):\n  ");
+  double total = 0.0;
+  for (int k = 0; k < kPhases; ++k) {
+    const double m = median(times[k]);
+    total += m;
+    std::printf(" %s %.2f;", names[k], m);
+  }
+  std::printf(" sum %.2f ms\n", total);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +105,7 @@ int main(int argc, char** argv) {
   int threads = 2;
   bool full_run = false, full_run_only = false;  // --full-run-only: skip part 1 (for profiling the full run)
   bool torch_fft = false;
+  bool phases_only = false;  // --phases-only: only where an epoch goes (part 1b)
   int64_t epochs = 15000;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) threads = std::atoi(argv[++i]);
@@ -68,11 +113,16 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--full-run-only") == 0) full_run = full_run_only = true;
     if (std::strcmp(argv[i], "--epochs") == 0 && i + 1 < argc) epochs = std::atoll(argv[++i]);
     if (std::strcmp(argv[i], "--torch-fft") == 0) torch_fft = true;
+    if (std::strcmp(argv[i], "--phases-only") == 0) phases_only = true;
   }
   at::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
   std::printf("bench_training (%d threads): E = %lld, K = 10,000, s = 1 (60 cells), n = 128, epsilon = 0.3\n\n", threads,
               static_cast<long long>(kPaperGrid.size));
+  if (phases_only) {
+    print_epoch_phases();
+    return 0;
+  }
   std::printf("1. milliseconds per epoch (forward + both directions + backward + Adam), median (and fastest) of 40 epochs\n"
               "   (the reference: 20) after 3 warm-up: fused (the default: fused model and losses, planned FFTs, a symmetric\n"
               "   table's pair evaluated once); the same with torch's FFTs (the previous version; two runs each, interleaved,\n"
@@ -104,6 +154,7 @@ int main(int argc, char** argv) {
                 kind.c_str(), 1e3 * per_epoch[0], 1e3 * fastest[0], 1e3 * per_epoch[1], 1e3 * fastest[1], 1e3 * per_epoch[2],
                 1e3 * fastest[2], per_epoch[2] / per_epoch[0], per_epoch[0] * 15000 / 60, per_epoch[1] * 15000 / 60);
   }
+  if (!full_run_only) print_epoch_phases();
   if (full_run) {
     std::printf("\n2. full PrivacyBuckets-ADP run, %lld epochs%s (paper: 1 h 21 min on an A100 GPU; target < 5 min on 2 cores)\n",
                 static_cast<long long>(epochs), torch_fft ? ", torch's FFTs (the previous version)" : "");
