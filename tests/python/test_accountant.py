@@ -76,6 +76,43 @@ def test_an_asymmetric_table_is_bracketed_around_the_exact_adaptive_worst_case()
     assert lower - 1e-9 <= fixed <= upper + 1e-9
 
 
+def test_random_small_tables_are_bracketed_around_brute_force():
+    """Random tables of 3 to 7 points (a zero in some), sensitivity of 1 or 2 cells, 1 to 3 releases, both neighbour
+    relations: the certified bracket of delta(eps) contains the exact worst case (the adversary's adaptive choice among
+    every shift the relation allows), and epsilon(delta)'s upper end has exact delta at most the target. A fixed seed:
+    24 of the 800 cases of the campaign that found no failure (2026-11-26)."""
+    rng = np.random.default_rng(20261126)
+    for _ in range(24):
+        size = int(rng.integers(3, 8))
+        p = rng.random(size) ** 3
+        if rng.random() < 0.3:
+            p[rng.integers(size)] = 0.0
+        p = p / p.sum()
+        cells = int(rng.choice([1, 1, 2]))
+        n = int(rng.integers(1, 4 if size <= 5 and cells == 1 else 3))
+        neighbours = str(rng.choice(["any", "any", "same-direction"]))
+        eps = float(rng.choice([0.0, rng.uniform(0, 1), rng.uniform(0, 4)]))
+        step = float(rng.choice([1.0, 0.5]))
+        table = nl.NoiseTable(x=np.arange(size) * step, p=p)
+        bounds = nl.account(table, n, sensitivity=cells * step, neighbours=neighbours, loss_step=1e-5)
+        lower, upper = bounds.delta(eps)
+        shifts = [d for d in range(-cells, cells + 1) if d != 0]
+        if neighbours == "any":
+            exact = adaptive_delta(p, n, eps, shifts=shifts)
+        else:
+            exact = max(adaptive_delta(p, n, eps, shifts=[d for d in shifts if d > 0]),
+                        adaptive_delta(p, n, eps, shifts=[d for d in shifts if d < 0]))
+        case = (list(p), cells, n, neighbours, eps)
+        assert lower - 1e-9 <= exact <= upper + 1e-9, (case, lower, exact, upper)
+        if neighbours == "any":
+            target = float(rng.choice([1e-3, 1e-2, 0.1]))
+            eps_lower, eps_upper = bounds.epsilon(target)
+            if np.isfinite(eps_upper):
+                assert adaptive_delta(p, n, eps_upper, shifts=shifts) <= target * (1 + 1e-6) + 1e-12, (case, target)
+            if eps_lower > 0:
+                assert adaptive_delta(p, n, eps_lower * (1 - 1e-9), shifts=shifts) >= target * (1 - 1e-6) - 1e-12, (case, target)
+
+
 def test_epsilon_for_delta_inverts_delta_for_epsilon():
     table = nl.baselines.discrete_gaussian(nl.Grid.symmetric(40, 1), 4.0)
     bounds = nl.account(table, 20)
