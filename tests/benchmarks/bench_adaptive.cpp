@@ -6,8 +6,12 @@
 //      n = 500: the same;
 //   3. the issue's 401-point table: the HRDP optimum of configs/onesided-hrdp.yaml (T = 500, HRDP (4, 1e-5), alpha
 //      6.51277, second moment), s = 1, n = 500;
-//   4. the Vuvuzela table (30,001 points, T = 250,000) at loss step 1e-4, in blocks (adaptive_blocks.hpp).
-// Run: bench_adaptive [--threads N] (default 1, like the CLI; the programme splits its window over the threads).
+//   4. the Vuvuzela table (30,001 points, T = 250,000) at loss step 1e-4, in blocks (adaptive_blocks.hpp);
+//   5. the programme's kernel alone (accounting/shift_add.hpp) at the shape of the Vuvuzela candidates (789 atoms over
+//      3,375 grid offsets, 10,240 outputs: the largest window), multiply-adds per second against the naive loop (one
+//      pass over the outputs per atom), which gives the same sums without fused multiply-adds.
+// Run: bench_adaptive [--threads N] [--kernel-only] (default 1 thread, like the CLI; the programme splits its window
+// over the threads; --kernel-only: part 5 alone).
 // Yardsticks: the envelope's time beside each, and the previous version's times (README, benchmark table).
 // Goals (issue): a 401-point one-sided table at T = 500 in <= 1 s; the Vuvuzela table at T = 250,000 in <= 60 s.
 #include <ATen/Parallel.h>
@@ -15,8 +19,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/shift_add.hpp"
 #include "bench_timing.hpp"
 #include "core/dominating_pair.hpp"
 #include "solvers/hybrid_renyi_optimum.hpp"
@@ -47,12 +55,50 @@ void compare(const std::string& name, const NoiseTable& table, int64_t n, double
              with_adaptive.adaptive.empty() ? "not run" : with_adaptive.adaptive.front().describe());
 }
 
+// Part 5: shift_add at the shape of the Vuvuzela candidates against the naive loop (atom by atom over the outputs).
+void kernel_rate() {
+  constexpr int64_t kAtoms = 789, kSpan = 3375, kLowest = -1240, kWidth = 10240;
+  std::mt19937_64 random(1);
+  std::vector<int64_t> offsets(kSpan);
+  std::iota(offsets.begin(), offsets.end(), kLowest);
+  std::shuffle(offsets.begin(), offsets.end(), random);
+  offsets.resize(kAtoms);
+  std::sort(offsets.begin(), offsets.end());
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<double> masses(kAtoms), values(static_cast<size_t>(kWidth + kSpan));
+  for (double& m : masses) m = uniform(random) / kAtoms;
+  for (double& v : values) v = uniform(random);
+  const double* source = values.data() - kLowest;  // source[o] for o >= kLowest
+  std::vector<double> fast(kWidth), naive(kWidth);
+  const Timing tf = time_of(2, 15, [&] {
+    std::fill(fast.begin(), fast.end(), 0.0);
+    shift_add(masses.data(), offsets.data(), kAtoms, source, kWidth, fast.data());
+  });
+  const Timing tn = time_of(1, 5, [&] {
+    std::fill(naive.begin(), naive.end(), 0.0);
+    for (int64_t j = 0; j < kAtoms; ++j)
+      for (int64_t p = 0; p < kWidth; ++p) naive[static_cast<size_t>(p)] += masses[static_cast<size_t>(j)] * source[p + offsets[static_cast<size_t>(j)]];
+  });
+  double largest_gap = 0.0;
+  for (int64_t p = 0; p < kWidth; ++p)
+    largest_gap = std::max(largest_gap, std::fabs(fast[static_cast<size_t>(p)] - naive[static_cast<size_t>(p)]) / naive[static_cast<size_t>(p)]);
+  const double work = static_cast<double>(kAtoms) * static_cast<double>(kWidth);
+  fmt::print("kernel (shift_add), {} atoms over {} offsets, {} outputs: {:.3f} ms, {:.3g} multiply-adds/s (median {:.3g}); "
+             "the naive loop {:.3f} ms, {:.3g}/s: {:.1f}x; largest relative difference {:.2g} (each within (m + 2) u of the exact sum: at most 2 (m + 2) u = {:.2g} apart)\n",
+             kAtoms, kSpan, kWidth, 1e3 * tf.best, work / tf.best, work / tf.median, 1e3 * tn.best, work / tn.best,
+             tn.best / tf.best, largest_gap, 2.0 * (kAtoms + 2) * 0x1p-53);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int threads = threads_argument(argc, argv, 1);  // the CLI's default
   at::set_num_threads(threads);
   fmt::print("{} thread{}\n", threads, threads == 1 ? "" : "s");
+  if (argc > 1 && std::string(argv[argc - 1]) == "--kernel-only") {
+    kernel_rate();
+    return 0;
+  }
   {
     std::vector<double> p;
     double total = 0.0;
@@ -96,5 +142,6 @@ int main(int argc, char** argv) {
     compare("Vuvuzela HRDP optimum, 30,001 points (auto: blocks within the default budget)", solved.table(), 250000,
             1e-4, SeveralPairsMethod::kAuto);
   }
+  kernel_rate();
   return 0;
 }
