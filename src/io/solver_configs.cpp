@@ -9,13 +9,13 @@
 namespace noiselearn {
 
 using config_schema::require;
+using config_schema::positive;
 using config_schema::require_one_of;
 
 namespace {
 
-bool positive(double v) { return v > 0.0 && std::isfinite(v); }
-
-std::filesystem::path directory_of(const std::filesystem::path& path) {
+// Relative paths in a solver config are relative to the config file's directory, made absolute.
+std::filesystem::path absolute_directory_of(const std::filesystem::path& path) {
   return std::filesystem::absolute(path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path());
 }
 
@@ -65,7 +65,7 @@ MaximalLeakageConfig L::parse(const std::string& yaml_text, const std::string& s
 }
 
 MaximalLeakageConfig L::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
-  return parse(read_file(path), path.string(), overrides, directory_of(path));
+  return parse(read_file(path), path.string(), overrides, absolute_directory_of(path));
 }
 
 void L::validate() const {
@@ -125,7 +125,7 @@ PacPrivacyConfig P::parse(const std::string& yaml_text, const std::string& sourc
 }
 
 PacPrivacyConfig P::load(const std::filesystem::path& path, const std::vector<std::string>& overrides) {
-  return parse(read_file(path), path.string(), overrides, directory_of(path));
+  return parse(read_file(path), path.string(), overrides, absolute_directory_of(path));
 }
 
 void P::validate() const {

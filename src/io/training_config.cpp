@@ -179,9 +179,8 @@ WholeRange TrainingConfig::whole_range(const std::string& name) {
 namespace {
 
 using config_schema::require;
+using config_schema::positive;
 using config_schema::require_one_of;
-
-bool positive(double v) { return v > 0.0 && std::isfinite(v); }
 
 }  // namespace
 

@@ -6,7 +6,10 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +48,25 @@ inline Run run_noiselearn(const std::string& arguments, const std::filesystem::p
   std::ifstream err(err_file);
   run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
   return run;
+}
+
+// The files and shells the command-line tests share.
+inline void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream file(path);
+  return nlohmann::json::parse(file);
+}
+
+// The exit code of `command` run by /bin/sh, or -1 if it did not exit.
+inline int shell(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 // The error line of stderr (not the log lines before it), or "".

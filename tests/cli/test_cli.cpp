@@ -21,10 +21,6 @@ using namespace noiselearn::testing;
 
 namespace {
 
-void write(const fs::path& path, const std::string& text) {
-  std::ofstream(path) << text;
-}
-
 }  // namespace
 
 TEST_CASE("help exits 0 and lists the commands", "[cli]") {
@@ -224,11 +220,6 @@ TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], T
 // ---- maxl and pac (Xiao et al. sections 5 and 6) ----
 
 namespace {
-
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream file(path);
-  return nlohmann::json::parse(file);
-}
 
 }  // namespace
 

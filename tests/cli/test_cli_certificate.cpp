@@ -13,8 +13,6 @@ using namespace noiselearn::testing;
 
 namespace {
 
-void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path) << text; }
-
 // The two numbers of the first "<what> in [a, b]" after `key` in the output, as printed.
 std::pair<std::string, std::string> bracket_after(const std::string& out, const std::string& key, const std::string& what) {
   const auto at = out.find(key);

@@ -62,11 +62,6 @@ output:
   plots: false
 )";
 
-nlohmann::json read_json(const fs::path& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
 // comparison.csv rows by noise name: {epsilon_lower, epsilon_upper}.
 std::map<std::string, std::pair<double, double>> comparison_of(const fs::path& path) {
   std::ifstream in(path);

@@ -32,11 +32,6 @@ namespace {
 
 const fs::path kPins = fs::path(NOISELEARN_TEST_SCRIPTS) / "pins";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 bool binary_file(const fs::path& path) {
   const std::string ext = path.extension().string();
   return ext == ".png" || ext == ".pt";

@@ -15,15 +15,6 @@ namespace fs = std::filesystem;
 using namespace noiselearn::testing;
 using Catch::Matchers::Contains;
 
-namespace {
-
-int shell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-}  // namespace
-
 TEST_CASE("plots.gp redraws the plots from the run directory, and noiselearn plot from anywhere", "[cli][plots]") {
   if (shell("command -v gnuplot > /dev/null 2>&1") != 0) {
     WARN("gnuplot is not installed (apt-get install gnuplot-nox): plots.gp not run");

@@ -39,11 +39,6 @@ output:
   checkpoint_every: 10
 )";
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Entries of a directory, recursively (a stray temporary shows up).
 std::vector<std::string> entries_of(const fs::path& directory) {
   std::vector<std::string> names;

@@ -15,17 +15,6 @@ namespace fs = std::filesystem;
 using namespace noiselearn::testing;
 using Catch::Matchers::Contains;
 
-namespace {
-
-void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
-
-int shell(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-}  // namespace
-
 TEST_CASE("a mistyped command or option is named with the nearest valid word, exit 2", "[cli]") {
   const fs::path dir = scratch("typos");
   write(dir / "t.csv", "x,p\n-1,0.25\n0,0.5\n1,0.25\n");
