@@ -68,7 +68,7 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     return account(make_pair_family(table, pair), 1, accountant_at(epsilon)).delta_upper(epsilon);
   };
 
-  LpOptimumRun run{NoiseTable(o.grid, std::vector<double>(static_cast<size_t>(o.grid.size), 1.0 / static_cast<double>(o.grid.size)))};
+  LpOptimumRun run{NoiseTable(o.grid, std::vector<double>(static_cast<size_t>(o.grid.size), 1.0 / static_cast<double>(o.grid.size))), {}, 0.0, 0, {}};
   if (least_epsilon) {
     // The least cost at (eps, delta) is non-increasing in eps: bisect for the least eps whose optimum is within the
     // budget, judging feasibility by the exact delta (fast); the final solve is judged by the certificate.

@@ -451,7 +451,7 @@ TEST_CASE("make_baseline builds every family by name and checks its parameters",
       CHECK(table.is_symmetric_monotone());
   }
   // The factory gives the same table as the named function.
-  CHECK(make_baseline("gaussian", grid, BaselineParameters{2.0, {}, {}, {}, {}, {}}).probabilities() ==
+  CHECK(make_baseline("gaussian", grid, BaselineParameters{2.0, {}, {}, {}, {}, {}, {}, {}}).probabilities() ==
         gaussian_table(grid, 2.0).probabilities());
   // Staircase gamma defaults to the L1-optimal one.
   BaselineParameters staircase;
