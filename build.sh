@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(g++ cmake make libtorch-dev libfmt-dev libspdlog-dev catch2 libyaml-cpp-dev libcli11-dev
+PACKAGES=(g++ cmake make libtorch-dev libsleef-dev libfmt-dev libspdlog-dev catch2 libyaml-cpp-dev libcli11-dev
           nlohmann-json3-dev gnuplot-nox parallel pkg-config libglpk-dev pybind11-dev python3-dev python3-numpy python3-pytest)
 BUILD_DIR=${NOISELEARN_BUILD_DIR:-build}
 JOBS=${NOISELEARN_JOBS:-2}

@@ -1,6 +1,5 @@
 #include "accounting/adaptive_composition.hpp"
 
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
-
 #include "accounting/loss_discretisation.hpp"
+#include "accounting/accountant_threads.hpp"
 #include "accounting/shift_add.hpp"
 #include "core/errors.hpp"
 
@@ -80,11 +79,10 @@ struct Run {
   double below = 0.0;          // upper run: V(lo); lower run: the distinguishing-event asymptote
 };
 
-// f(first, last) over [0, chunks), split among at::get_num_threads() threads (the calling one included). Plain
-// std::thread: ATen's parallel_for is a header template that is serial unless this file is built with OpenMP.
+// f(first, last) over [0, chunks), split among accountant_threads() threads (the calling one included).
 template <class F>
 void in_chunks(int64_t chunks, F&& f) {
-  const int64_t workers = std::min<int64_t>(std::max(1, at::get_num_threads()), chunks / 2);  // >= 2 chunks each
+  const int64_t workers = std::min<int64_t>(std::max(1, accountant_threads()), chunks / 2);  // >= 2 chunks each
   if (workers <= 1) {
     f(0, chunks);
     return;
@@ -255,7 +253,7 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
           worst_gamma = std::max(worst_gamma, 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit);
         // Per candidate, out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache
         // while every atom is added, then the largest rounded expectation over the candidates. Chunks of the window go
-        // to as many threads as LibTorch's (--threads), each doing every candidate on its chunks (one start of the
+        // to accountant_threads() threads (--threads), each doing every candidate on its chunks (one start of the
         // threads per release). Each value is summed by one thread in one order, and the candidates are taken in
         // order, so the result does not depend on the number of threads.
         const double* source = extended.data() + (new_lo - ext_lo);

@@ -36,33 +36,54 @@ Scratch& scratch() {
 
 }  // namespace
 
-RealFft::RealFft(int64_t size) : n_(size), m_(size / 2) {
+RealFft::RealFft(int64_t size, Twiddles twiddles) : n_(size), m_(size / 2) {
   if (!supports(size)) throw std::invalid_argument("RealFft: the size must be a power of two, at least 4 (got " + std::to_string(size) + ")");
   int bits = 0;
   while ((int64_t{1} << bits) < m_) ++bits;
-  bit_reversed_.resize(static_cast<size_t>(m_));
-  for (int64_t i = 0; i < m_; ++i) {
-    int64_t r = 0;
-    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1) << (bits - 1 - b);
-    bit_reversed_[static_cast<size_t>(i)] = static_cast<int32_t>(r);
+  // rev(i) = rev(i / 2) / 2 with i's lowest bit as the top bit: one step an entry.
+  bit_reversed_.assign(static_cast<size_t>(m_), 0);
+  for (int64_t i = 1; i < m_; ++i)
+    bit_reversed_[static_cast<size_t>(i)] =
+        (bit_reversed_[static_cast<size_t>(i >> 1)] >> 1) | static_cast<int32_t>((i & 1) << (bits - 1));
+  // The split's w^k = e^{-2 pi i k / N} = e^{-i pi k / M}, k = 0 .. M.
+  split_re_.resize(static_cast<size_t>(m_ + 1));
+  split_im_.resize(static_cast<size_t>(m_ + 1));
+  if (twiddles == Twiddles::direct) {
+    for (int64_t k = 0; k <= m_; ++k) {
+      const long double angle = -2.0L * kPi * static_cast<long double>(k) / static_cast<long double>(n_);
+      split_re_[static_cast<size_t>(k)] = static_cast<double>(cosl(angle));
+      split_im_[static_cast<size_t>(k)] = static_cast<double>(sinl(angle));
+    }
+  } else {
+    // cos and sin of theta = pi k / M for k <= M / 4 (theta <= pi / 4), the rest by the exact symmetries
+    // cos(pi / 2 - t) = sin t, sin(pi / 2 - t) = cos t (k <= M / 2) and cos(pi - t) = -cos t, sin(pi - t) = sin t.
+    const int64_t quarter = m_ / 4;
+    std::vector<double> c(static_cast<size_t>(quarter + 1)), s(static_cast<size_t>(quarter + 1));
+    for (int64_t k = 0; k <= quarter; ++k) {
+      const long double angle = kPi * static_cast<long double>(k) / static_cast<long double>(m_);
+      c[static_cast<size_t>(k)] = static_cast<double>(cosl(angle));
+      s[static_cast<size_t>(k)] = static_cast<double>(sinl(angle));
+    }
+    const int64_t half = m_ / 2;
+    for (int64_t k = 0; k <= m_; ++k) {
+      const int64_t folded = k > half ? m_ - k : k;  // theta or pi - theta, in [0, pi / 2]
+      const double cosine = folded <= quarter ? c[static_cast<size_t>(folded)] : s[static_cast<size_t>(half - folded)];
+      const double sine = folded <= quarter ? s[static_cast<size_t>(folded)] : c[static_cast<size_t>(half - folded)];
+      split_re_[static_cast<size_t>(k)] = k > half ? -cosine : cosine;
+      split_im_[static_cast<size_t>(k)] = -sine;
+    }
   }
-  // Stage with half-length h (h = 1, 2, 4, .., M / 2): e^{-2 pi i j / (2h)} = e^{-i pi j / h}, j < h, at offset h - 1.
+  // Stage with half-length h (h = 1, 2, 4, .., M / 2): e^{-2 pi i j / (2h)} = e^{-i pi j / h} = w^{j M / h}, j < h,
+  // at offset h - 1: entries of the split's table. (For the direct twiddles this is the same long double angle, bit
+  // for bit, as computing -pi j / h: M / h is a power of two, so the products' roundings scale exactly.)
   twiddle_re_.assign(static_cast<size_t>(std::max<int64_t>(m_ - 1, 1)), 0.0);
   twiddle_im_.assign(twiddle_re_.size(), 0.0);
   for (int64_t h = 1; h < m_; h *= 2)
     for (int64_t j = 0; j < h; ++j) {
-      const long double angle = -kPi * static_cast<long double>(j) / static_cast<long double>(h);
-      twiddle_re_[static_cast<size_t>(h - 1 + j)] = static_cast<double>(cosl(angle));
-      twiddle_im_[static_cast<size_t>(h - 1 + j)] = static_cast<double>(sinl(angle));
+      const size_t k = static_cast<size_t>(j * (m_ / h));
+      twiddle_re_[static_cast<size_t>(h - 1 + j)] = split_re_[k];
+      twiddle_im_[static_cast<size_t>(h - 1 + j)] = split_im_[k];
     }
-  // The split's e^{-2 pi i k / N}, k = 0 .. M.
-  split_re_.resize(static_cast<size_t>(m_ + 1));
-  split_im_.resize(static_cast<size_t>(m_ + 1));
-  for (int64_t k = 0; k <= m_; ++k) {
-    const long double angle = -2.0L * kPi * static_cast<long double>(k) / static_cast<long double>(n_);
-    split_re_[static_cast<size_t>(k)] = static_cast<double>(cosl(angle));
-    split_im_[static_cast<size_t>(k)] = static_cast<double>(sinl(angle));
-  }
 }
 
 const RealFft& RealFft::planned(int64_t size) {
@@ -70,6 +91,24 @@ const RealFft& RealFft::planned(int64_t size) {
   auto& plan = plans[size];
   if (!plan) plan = std::make_unique<RealFft>(size);
   return *plan;
+}
+
+std::shared_ptr<const RealFft> RealFft::recent_octant(int64_t size) {
+  // Most recently used first; the plans kept hold at most kKeptPoints points in all (about 18 bytes a point).
+  constexpr int64_t kKeptPoints = int64_t{1} << 22;
+  thread_local std::vector<std::shared_ptr<const RealFft>> recent;
+  for (size_t i = 0; i < recent.size(); ++i)
+    if (recent[i]->size() == size) {
+      std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i), recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return recent.front();
+    }
+  auto plan = std::make_shared<const RealFft>(size, Twiddles::octant);
+  recent.insert(recent.begin(), plan);
+  int64_t kept = 0;
+  size_t keep = 0;
+  while (keep < recent.size() && (keep == 0 || kept + recent[keep]->size() <= kKeptPoints)) kept += recent[keep++]->size();
+  recent.resize(keep);
+  return plan;
 }
 
 namespace {

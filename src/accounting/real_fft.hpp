@@ -1,6 +1,8 @@
 #pragma once
 // A planned real FFT of a power-of-two size N, for the hot loops that transform many short arrays of the same size
-// (the losses' compositions: about 60 transforms of 2,048 points an epoch at the paper's scale).
+// (the losses' compositions: about 60 transforms of 2,048 points an epoch at the paper's scale), and for the
+// accountant's convolutions (convolution.cpp: plans of up to a few million points, made once per convolution with
+// octant twiddles; faster than torch's pocketfft at every size measured, planning included, up to 2^21).
 //
 // Why our own: torch's CPU FFT (pocketfft) computes its twiddle factors on every call. At 2,048 points that is most
 // of its 14-20 us; with the plan kept, a transform takes a few microseconds (bench_losses prints both). The plan is
@@ -21,16 +23,29 @@
 // 10 u per level that the accountant's FFT convolution assumes (convolution.cpp).
 #include <complex>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace noiselearn {
 
 class RealFft {
  public:
-  explicit RealFft(int64_t size);  // a power of two, at least 4
+  // How the twiddle factors are computed, both from long double sines and cosines rounded once:
+  //   direct: every e^{-2 pi i k / N} from its own angle (what the losses' transforms have always used: their
+  //           results stay the same bits);
+  //   octant: only the angles up to pi / 4, the rest by exact symmetries: 8 times fewer long double calls (a plan
+  //           of 2^20 points: about 210 -> 25 ms), and the small components near pi / 2 are more accurate. For
+  //           large transforms made once (the accountant's convolutions).
+  enum class Twiddles { direct, octant };
+
+  explicit RealFft(int64_t size, Twiddles twiddles = Twiddles::direct);  // a power of two, at least 4
 
   // The plan for `size`, made on first use and kept for the thread.
   static const RealFft& planned(int64_t size);
+  // An octant-twiddle plan for `size`, from the calling thread's most recently used ones (kept while they total at
+  // most 2^22 points, about 75 MB; a larger one is made, used and dropped): for the accountant's convolutions, whose
+  // sizes recur within a certificate (both bounds, every squaring level).
+  static std::shared_ptr<const RealFft> recent_octant(int64_t size);
   static bool supports(int64_t size) { return size >= 4 && (size & (size - 1)) == 0; }
 
   int64_t size() const { return n_; }

@@ -1,5 +1,5 @@
 #pragma once
-// ln x, e^x and e^x - 1 of every element of an array, in place, by ATen's vectorised CPU kernels (Sleef: within an
+// ln x, e^x and e^x - 1 of every element of an array, in place, by Sleef's vectorised functions (within an
 // ulp of libm's, four doubles per instruction with AVX2). For per-point transcendentals called one value at a time
 // in hot loops: they were half of a convex HRDP solve, of a discrete TBL table and a third of the fused sigmoid
 // stack's evaluation.

@@ -18,6 +18,7 @@
 #include "cli/command.hpp"
 #include "cli/passive_openmp_waiting.hpp"
 #include "cli/unknown_word.hpp"
+#include "accounting/accountant_threads.hpp"
 #include "core/errors.hpp"
 #include "core/heap_reuse.hpp"
 
@@ -50,8 +51,8 @@ int main(int argc, char** argv) {
   int threads = 1;
   bool quiet = false, verbose = false;
   app.add_option("--threads", threads,
-                 fmt::format("LibTorch threads (this machine has {} cores); more than 1 waits passively for OpenMP "
-                             "threads",
+                 fmt::format("Threads for training (LibTorch) and for the exact adaptive accountant (this machine has "
+                             "{} cores); more than 1 waits passively for OpenMP threads",
                              std::max(1u, std::thread::hardware_concurrency())))
       ->capture_default_str();
   app.add_flag("--quiet,-q", quiet, "Only warnings and errors on stderr");
@@ -95,7 +96,8 @@ int main(int argc, char** argv) {
     if (threads < 1) throw noiselearn::InputError(fmt::format("--threads {} must be at least 1", threads));
     if (!(table_reading.sum_tolerance > 0.0 && table_reading.sum_tolerance < 1.0))
       throw noiselearn::InputError(fmt::format("--sum-tolerance {} must be in (0, 1)", table_reading.sum_tolerance));
-    at::set_num_threads(threads);
+    at::set_num_threads(threads);  // the learners
+    noiselearn::set_accountant_threads(threads);
     for (const auto& command : commands)
       if (command.app->parsed()) {
         running_command = command.app->get_name();

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "accounting/accountant_threads.hpp"
 #include "accounting/certificate.hpp"
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/pair_accountant.hpp"
@@ -173,6 +174,10 @@ void bind_accountant(py::module_& m) {
         py::arg("epsilon"),
         "The exact delta(epsilon) of the n-fold Gaussian mechanism (Balle and Wang 2018, closed form: the composition is "
         "the Gaussian mechanism with sigma / sqrt(n)).");
+  m.def("set_threads", &set_accountant_threads, py::arg("threads"),
+        "Threads for the accountant's exact adaptive programme (default: OMP_NUM_THREADS, else the processors this "
+        "process may run on). Results do not depend on it.");
+  m.def("threads", &accountant_threads, "The accountant's thread count (set_threads).");
 }
 
 }  // namespace noiselearn::python

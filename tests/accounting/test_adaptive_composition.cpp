@@ -7,10 +7,10 @@
 // nothing from adaptivity (the programme equals the single pair's composition).
 #include <catch2/catch.hpp>
 
-#include <ATen/Parallel.h>
 
 #include <random>
 
+#include "accounting/accountant_threads.hpp"
 #include "accounting/adaptive_composition.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/pair_accountant.hpp"
@@ -179,15 +179,22 @@ TEST_CASE("adaptive: the result does not depend on the number of threads (each v
   const std::vector<double> p = skewed_table(rng, 41);
   AccountantOptions options;
   options.loss_step = 1e-4;
-  const int before = at::get_num_threads();
-  at::set_num_threads(1);
+  const int before = accountant_threads();
+  set_accountant_threads(1);
   const PairBounds one = account_any(p, 1, 40, options);
-  at::set_num_threads(2);
+  set_accountant_threads(2);
   const PairBounds two = account_any(p, 1, 40, options);
-  at::set_num_threads(before);
+  set_accountant_threads(before);
   REQUIRE(one.adaptive.size() == 1);
   REQUIRE(two.adaptive.size() == 1);
   CHECK(one.adaptive.front().largest_window > 2 * 16384);  // split into chunks when there are threads
   CHECK(one.adaptive.front().upper == two.adaptive.front().upper);
   CHECK(one.adaptive.front().lower == two.adaptive.front().lower);
+}
+
+TEST_CASE("adaptive: the accountant's thread count is at least 1, and 0 is refused by name", "[adaptive]") {
+  CHECK(accountant_threads() >= 1);
+  const int before = accountant_threads();
+  CHECK_THROWS_WITH(set_accountant_threads(0), Catch::Contains("thread count 0 must be at least 1"));
+  CHECK(accountant_threads() == before);
 }

@@ -8,7 +8,6 @@
 //      analytic Gaussian, the exact binomial of randomized response) and its time;
 //   5. the every-shift policy on the 60,001-point table (target <= 1 s).
 // Run: ./build/tests/benchmarks/bench_accountant [--threads N]   (default 1, like the CLI)
-#include <ATen/Parallel.h>
 
 #include <chrono>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "accounting/accountant_threads.hpp"
 #include "accounting/certificate.hpp"
 #include "accounting/convolution.hpp"
 #include "accounting/hybrid_renyi.hpp"
@@ -220,7 +220,7 @@ void benchmark_hybrid_renyi() {
 
 int main(int argc, char** argv) {
   const int threads = bench::threads_argument(argc, argv, 1);  // the CLI's default (README, "--threads and speed")
-  at::set_num_threads(threads);
+  set_accountant_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
   std::printf("bench_accountant (%d threads)\n\n", threads);
   benchmark_convolution();

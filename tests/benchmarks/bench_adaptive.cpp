@@ -14,7 +14,6 @@
 // over the threads; --kernel-only: part 5 alone).
 // Yardsticks: the envelope's time beside each, and the previous version's times (README, benchmark table).
 // Goals (issue): a 401-point one-sided table at T = 500 in <= 1 s; the Vuvuzela table at T = 250,000 in <= 60 s.
-#include <ATen/Parallel.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +22,7 @@
 #include <random>
 #include <vector>
 
+#include "accounting/accountant_threads.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "accounting/shift_add.hpp"
 #include "bench_timing.hpp"
@@ -93,7 +93,7 @@ void kernel_rate() {
 
 int main(int argc, char** argv) {
   const int threads = threads_argument(argc, argv, 1);  // the CLI's default
-  at::set_num_threads(threads);
+  set_accountant_threads(threads);
   fmt::print("{} thread{}\n", threads, threads == 1 ? "" : "s");
   if (argc > 1 && std::string(argv[argc - 1]) == "--kernel-only") {
     kernel_rate();

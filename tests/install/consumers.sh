@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the build tree into a fresh prefix and builds two consumer projects against it, as a user of the installed
 # package would: the sampler alone (CMake, COMPONENTS sampler; and by pkg-config, no CMake) and the accountant
-# (CMake, with LibTorch), a training through the run layer (CMake), and the Python module from the prefix when it was
+# (CMake, without LibTorch), a training through the run layer (CMake), and the Python module from the prefix when it was
 # built. Each program checks its own results (exit 0). Usage: consumers.sh BUILD_DIR WORK_DIR [PYTHON]
 set -euo pipefail
 build=$1
@@ -17,6 +17,7 @@ for project in sampler_consumer accountant_consumer run_consumer; do
 done
 "$work/sampler_consumer/sampler_consumer" "$work/table.csv"
 "$work/accountant_consumer/accountant_consumer"
+if ldd "$work/accountant_consumer/accountant_consumer" | grep -q torch; then echo "the accountant linked LibTorch" >&2; exit 1; fi
 "$work/run_consumer/run_consumer" "$work" > "$work/run_consumer.log" 2>&1 || { cat "$work/run_consumer.log" >&2; exit 1; }
 tail -1 "$work/run_consumer.log"
 # The sampler by pkg-config alone.
@@ -26,6 +27,7 @@ if ldd "$work/sampler_by_pkg_config" | grep -q torch; then echo "the sampler lin
 "$work/sampler_by_pkg_config" "$work/table2.csv"
 # The Python module as installed (lib/python3.X/dist-packages under the prefix), when the build made one.
 if [ -n "$python" ] && ls "$work"/prefix/lib/python3*/dist-packages/noiselearn*.so > /dev/null 2>&1; then
+  if ldd "$work"/prefix/lib/python3*/dist-packages/noiselearn*.so | grep -q torch; then echo "the Python module linked LibTorch" >&2; exit 1; fi
   PYTHONPATH=$(ls -d "$work"/prefix/lib/python3*/dist-packages) "$python" - <<'PY'
 import math
 import noiselearn as nl

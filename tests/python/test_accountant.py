@@ -158,3 +158,24 @@ def test_bad_accounting_input_raises_value_error_naming_it(kwargs, words):
         nl.account(table, 2, **kwargs)
     with pytest.raises(ValueError, match="compositions"):
         nl.account(table, 0)
+
+
+def test_the_accountant_threads_change_no_result_and_zero_is_refused():
+    # A skewed table over many releases: the exact adaptive programme's window is wide enough to be split.
+    rng = np.random.default_rng(5)
+    p = rng.random(41) ** 3
+    p /= p.sum()
+    table = nl.NoiseTable(x=np.arange(-20.0, 21.0), p=p)
+    before = nl.threads()
+    assert before >= 1
+    try:
+        nl.set_threads(1)
+        one = nl.account(table, 40).delta(1.0)
+        nl.set_threads(2)
+        assert nl.threads() == 2
+        two = nl.account(table, 40).delta(1.0)
+    finally:
+        nl.set_threads(before)
+    assert one == two
+    with pytest.raises(ValueError, match="thread count 0 must be at least 1"):
+        nl.set_threads(0)
