@@ -8,6 +8,7 @@
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
 #include "core/errors.hpp"
+#include "cli/training_executable.hpp"
 #include "run/run.hpp"
 
 namespace noiselearn::cli {
@@ -31,12 +32,17 @@ Command make_train_command(CLI::App& parent) {
   return Command{app, [o, out, seed, seed_option] {
                    if (seed_option->count() > 0) o->seed = *seed;
                    o->directory = *out;
+#if !defined(NOISELEARN_WITH_LEARNERS)
+                   // This executable has no LibTorch: the training executable runs the same command line.
+                   execute_training_executable();
+#else
                    o->read_table = [](const std::filesystem::path& path) { return load_table(path).table; };
                    const RunSummary summary = run(*o);
                    std::cout << summary.report();
                    if (summary.stopped_early)
                      throw InputError(fmt::format("{}; the last good table and its certificate are in {}", summary.stop_reason,
                                                   summary.directory.string()));
+#endif
                  }};
 }
 

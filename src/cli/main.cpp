@@ -1,8 +1,10 @@
 // noiselearn: learn differential-privacy noise distributions and certify them.
 // Exit codes: 0 success, 1 runtime failure, 2 bad input (one-line message naming the culprit).
+#if defined(NOISELEARN_WITH_LEARNERS)
 #include <ATen/Parallel.h>
-#include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
+#endif
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -17,10 +19,14 @@
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
 #include "cli/passive_openmp_waiting.hpp"
+#include "cli/training_executable.hpp"
 #include "cli/unknown_word.hpp"
 #include "accounting/accountant_threads.hpp"
 #include "core/errors.hpp"
 #include "core/heap_reuse.hpp"
+#if defined(NOISELEARN_WITH_LEARNERS)
+#include "run/link_learners.hpp"
+#endif
 
 namespace {
 
@@ -31,8 +37,10 @@ std::string one_line(std::string text) {
   return text;
 }
 
+#if defined(NOISELEARN_WITH_LEARNERS)
 // The first line of a message (LibTorch appends a stack trace of many lines to what()).
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+#endif
 
 constexpr const char* kOutOfMemoryAdvice = "use a coarser grid, a smaller model or fewer points";
 
@@ -85,7 +93,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "noiselearn: error: %s\n", unknown ? unknown->c_str() : (one_line(e.what()) + " (see --help)").c_str());
     return 2;
   }
+#if defined(NOISELEARN_WITH_LEARNERS)
+  // Only the training executable loads OpenMP (with LibTorch); noiselearn hands it the variable (training_executable.hpp).
   if (threads > 1) noiselearn::cli::reexecute_with_passive_openmp_waiting(argv);
+#endif
 
   auto logger = spdlog::stderr_color_mt("noiselearn");
   logger->set_pattern("[%H:%M:%S] %^%l%$ %v");
@@ -96,8 +107,12 @@ int main(int argc, char** argv) {
     if (threads < 1) throw noiselearn::InputError(fmt::format("--threads {} must be at least 1", threads));
     if (!(table_reading.sum_tolerance > 0.0 && table_reading.sum_tolerance < 1.0))
       throw noiselearn::InputError(fmt::format("--sum-tolerance {} must be in (0, 1)", table_reading.sum_tolerance));
+#if defined(NOISELEARN_WITH_LEARNERS)
     at::set_num_threads(threads);  // the learners
+    noiselearn::link_learners();
+#endif
     noiselearn::set_accountant_threads(threads);
+    noiselearn::cli::remember_arguments(argv, threads);
     for (const auto& command : commands)
       if (command.app->parsed()) {
         running_command = command.app->get_name();
@@ -110,6 +125,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "noiselearn: failure: out of memory: %s needed more memory than is available (%s); %s\n",
                  running_command.c_str(), e.what(), kOutOfMemoryAdvice);
     return 1;
+#if defined(NOISELEARN_WITH_LEARNERS)
   } catch (const c10::Error& e) {
     // LibTorch's what() carries a stack trace; its first line says what failed.
     const std::string message = first_line(e.what_without_backtrace());
@@ -119,6 +135,7 @@ int main(int argc, char** argv) {
     else
       std::fprintf(stderr, "noiselearn: failure: %s\n", one_line(message).c_str());
     return 1;
+#endif
   } catch (const std::exception& e) {
     std::fprintf(stderr, "noiselearn: failure: %s\n", one_line(e.what()).c_str());
     return 1;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
@@ -13,10 +14,9 @@
 #include "io/run_directory_lock.hpp"
 #include "io/run_status.hpp"
 #include "io/table_files.hpp"
-#include "run/adam_optimiser.hpp"
 #include "run/config_options.hpp"
 #include "run/hybrid_renyi_optimiser.hpp"
-#include "run/preconditioned_gradient_optimiser.hpp"
+#include "run/learner_factories.hpp"
 
 namespace noiselearn {
 
@@ -67,16 +67,26 @@ std::string resumable_length_key(OptimiserKind kind, const TrainingConfig& c) {
   return "";
 }
 
+// The LibTorch optimisers come from noiselearn::learners (run/learner_factories.hpp); a program that did not link them
+// is told so (a programming error, not bad input).
 std::unique_ptr<RunOptimiser> make_optimiser(OptimiserKind kind, const RunOptions& options, const TrainingConfig& config) {
+  const LearnerFactories& learners = learner_factories();
+  auto missing = [](const char* what) {
+    return std::logic_error(fmt::format("{} needs the learners: link noiselearn::learners and call noiselearn::link_learners() "
+                                        "before run() (run/link_learners.hpp)",
+                                        what));
+  };
   switch (kind) {
     case OptimiserKind::kPreconditionedGradient:
-      return make_preconditioned_gradient_optimiser(options, config);
+      if (learners.preconditioned_gradient == nullptr) throw missing("training a geometric-tail family");
+      return learners.preconditioned_gradient(options, config);
     case OptimiserKind::kHybridRenyi:
       return make_hybrid_renyi_optimiser(options, config);
     case OptimiserKind::kAdam:
       break;
   }
-  return make_adam_optimiser(options, config);
+  if (learners.adam == nullptr) throw missing("training a neural model with Adam");
+  return learners.adam(options, config);
 }
 
 }  // namespace
