@@ -2,7 +2,8 @@
 # Installs the build tree into a fresh prefix and builds two consumer projects against it, as a user of the installed
 # package would: the sampler alone (CMake, COMPONENTS sampler; and by pkg-config, no CMake) and the accountant
 # (CMake, without LibTorch), a training through the run layer (CMake), and the Python module from the prefix when it was
-# built. Each program checks its own results (exit 0). Usage: consumers.sh BUILD_DIR WORK_DIR [PYTHON]
+# built, and the installed `noiselearn train` (through noiselearn-train). Each program checks its own results
+# (exit 0). Usage: consumers.sh BUILD_DIR WORK_DIR [PYTHON]
 set -euo pipefail
 build=$1
 work=$2
@@ -20,6 +21,11 @@ done
 if ldd "$work/accountant_consumer/accountant_consumer" | grep -q torch; then echo "the accountant linked LibTorch" >&2; exit 1; fi
 "$work/run_consumer/run_consumer" "$work" > "$work/run_consumer.log" 2>&1 || { cat "$work/run_consumer.log" >&2; exit 1; }
 tail -1 "$work/run_consumer.log"
+# The installed command line: noiselearn links no LibTorch, and its train runs noiselearn-train installed beside it.
+if ldd "$work/prefix/bin/noiselearn" | grep -q torch; then echo "bin/noiselearn linked LibTorch" >&2; exit 1; fi
+printf 'grid: {range: 2, step: 1}\nmodel: {sigmoids: 2}\noptimiser: {epochs: 1}\noutput: {plots: false}\n' > "$work/tiny.yaml"
+"$work/prefix/bin/noiselearn" train "$work/tiny.yaml" --out "$work/tiny-run" > "$work/tiny.log" 2>&1 || { cat "$work/tiny.log" >&2; exit 1; }
+test -f "$work/tiny-run/summary.txt" || { echo "bin/noiselearn train wrote no summary.txt" >&2; exit 1; }
 # The sampler by pkg-config alone.
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 g++ -std=c++17 -O1 "$here/sampler_consumer/main.cpp" -o "$work/sampler_by_pkg_config" $(pkg-config --cflags --libs noiselearn-sampler)
