@@ -24,6 +24,7 @@
 #include "accounting/accountant_threads.hpp"
 #include "core/errors.hpp"
 #include "core/heap_reuse.hpp"
+#include "io/table_files.hpp"
 #if defined(NOISELEARN_WITH_LEARNERS)
 #include "run/link_learners.hpp"
 #endif
@@ -63,6 +64,9 @@ int main(int argc, char** argv) {
                              "{} cores); more than 1 waits passively for OpenMP threads",
                              std::max(1u, std::thread::hardware_concurrency())))
       ->capture_default_str();
+  app.set_version_flag("--version", fmt::format("noiselearn {} (noise table format {})", noiselearn::noiselearn_version(),
+                                                noiselearn::kNoiseTableFormatVersion),
+                       "Print the version and exit");
   app.add_flag("--quiet,-q", quiet, "Only warnings and errors on stderr");
   app.add_flag("--verbose,-v", verbose, "Debug messages on stderr");
   noiselearn::TableReadOptions& table_reading = noiselearn::cli::table_read_options();

@@ -18,6 +18,8 @@
 
 namespace noiselearn {
 
+const char* noiselearn_version() { return NOISELEARN_VERSION_STRING; }
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 

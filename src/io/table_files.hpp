@@ -21,6 +21,9 @@ namespace noiselearn {
 inline constexpr const char* kNoiseTableFormat = "noiselearn-noise-table";
 inline constexpr int kNoiseTableFormatVersion = 1;
 
+// This build's version (the project's, CMakeLists.txt), as noise.json's "noiselearn_version" records it.
+const char* noiselearn_version();
+
 // The metadata path of a table: the CSV path with its extension replaced by ".json"
 // (noise.csv -> noise.json, foo.csv -> foo.json).
 std::filesystem::path metadata_path_for(const std::filesystem::path& csv_path);

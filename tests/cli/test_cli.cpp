@@ -33,6 +33,19 @@ TEST_CASE("help exits 0 and lists the commands", "[cli]") {
   CHECK_THAT(evaluate.out, Catch::Contains("--sensitivity") && Catch::Contains("--loss-step"));
 }
 
+TEST_CASE("version: --version prints the project's version and the noise table format, exit 0, from both executables", "[cli]") {
+  const fs::path dir = scratch("version");
+  const Run version = run_noiselearn("--version", dir);
+  CHECK(version.exit_code == 0);
+  CHECK(version.out == "noiselearn 0.1.0 (noise table format 1)\n");
+  // noise.json records the same version.
+  REQUIRE(run_noiselearn("baseline laplace --scale 1 --grid-step 1 --range 5 --out t.csv", dir).exit_code == 0);
+  CHECK(read_json(dir / "t.json")["noiselearn_version"] == "0.1.0");
+  const std::string training = (fs::path(NOISELEARN_BINARY).parent_path() / "noiselearn-train").string();
+  CHECK(shell("'" + training + "' --version > '" + (dir / "train.txt").string() + "'") == 0);
+  CHECK(read_text(dir / "train.txt") == version.out);
+}
+
 TEST_CASE("baseline then evaluate reproduces Gilani et al.'s Gaussian epsilon, as text and JSON", "[cli]") {
   const fs::path dir = scratch("gaussian");
   const Run baseline = run_noiselearn("baseline gaussian --sigma 5 --grid-step 0.01 --range 200 --out g.csv", dir);
