@@ -119,6 +119,12 @@ LoadedTable load_table(const std::filesystem::path& path) {
   }
 }
 
+std::filesystem::path this_executable() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path("noiselearn") : self;
+}
+
 std::filesystem::path table_output_path(const std::filesystem::path& out) {
   if (out.extension() == ".csv") return out;
   return out / "noise.csv";

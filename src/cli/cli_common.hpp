@@ -57,6 +57,10 @@ LoadedTable load_table(const std::filesystem::path& path);
 // "out.csv" stays; anything else is a directory that receives noise.csv (and noise.json beside it).
 std::filesystem::path table_output_path(const std::filesystem::path& out);
 
+// The running executable (/proc/self/exe), or "noiselearn" (looked up on PATH) when that cannot be read: what a
+// sweep's jobs run by default, and where noiselearn-train is found (training_executable.hpp).
+std::filesystem::path this_executable();
+
 // A finite, positive number; throws InputError naming the option.
 void require_positive(double value, const std::string& option);
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/cli_common.hpp"
 #include "cli/command.hpp"
 #include "core/counted_noun.hpp"
 #include "io/sweep_directory.hpp"
@@ -14,16 +15,6 @@
 namespace noiselearn::cli {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-fs::path this_executable() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path("noiselearn") : self;
-}
-
-}  // namespace
 
 Command make_sweep_command(CLI::App& parent) {
   auto o = std::make_shared<SweepDirectoryOptions>();

@@ -9,7 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
-#include <system_error>
+
+#include "cli/cli_common.hpp"
 
 namespace noiselearn::cli {
 
@@ -27,10 +28,7 @@ void remember_arguments(char** argv, int threads) {
 
 void execute_training_executable() {
   if (remembered == nullptr) throw std::logic_error("execute_training_executable: remember_arguments was not called");
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) throw std::runtime_error(fmt::format("cannot find this executable to start noiselearn-train next to it: {}", error.message()));
-  const std::filesystem::path training = self.parent_path() / "noiselearn-train";
+  const std::filesystem::path training = this_executable().parent_path() / "noiselearn-train";
   const char* policy = std::getenv("OMP_WAIT_POLICY");
   if (remembered_threads > 1 && (policy == nullptr || *policy == '\0')) ::setenv("OMP_WAIT_POLICY", "passive", 1);
   std::fflush(stdout);
