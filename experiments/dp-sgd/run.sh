@@ -4,7 +4,7 @@
 # delta is START_DELTAS), soft PLD on monotone logits from that Gaussian at its tangent weight (dp-sgd.yaml); then the
 # learned table against the truncated Gaussian with the same L1 (delta compared) and with the same certified delta
 # (L1 compared), both from train's comparison.csv; and the truncated-Gaussian curve for the plot.
-# Usage: ./run.sh                      (all; 8 min on one core, 2026-11-26; it was ~25 min at load 5-7)
+# Usage: ./run.sh                      (all; 2.9 min on one core, 2026-11-27; 8 min on 2026-11-26, ~25 min at load 5-7)
 #        NS="8 128" START_DELTAS=1e-3 ./run.sh   (a subset; finished runs are skipped)
 # Env: NL_BIN (default ../../build/src/cli/noiselearn), THREADS (default 1).
 set -euo pipefail
