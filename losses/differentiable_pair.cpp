@@ -15,28 +15,33 @@ torch::Tensor pad_with_zeros(const torch::Tensor& log_p, int64_t before, int64_t
   return torch::cat({torch::full({before}, minus_infinity, options), log_p, torch::full({after}, minus_infinity, options)});
 }
 
+// (fill x k, v, fill x k) for a 1-D contiguous float64 vector v on the CPU, written in one pass.
+torch::Tensor padded_copy(const torch::Tensor& v, int64_t k, double fill) {
+  const int64_t E = v.size(0);
+  torch::Tensor out = torch::empty({E + 2 * k}, v.options());
+  const double* from = v.data_ptr<double>();
+  double* to = out.data_ptr<double>();
+  std::fill(to, to + k, fill);
+  std::copy(from, from + E, to + k);
+  std::fill(to + k + E, to + E + 2 * k, fill);
+  return out;
+}
+
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // The additive pair in one autograd function (1-D contiguous float64 on the CPU): the forward writes
-// A = (log p, -inf x k) and B = (-inf x k, log p); the backward is d log p_i = dA_i + dB_{i+k}, one pass. The same
-// values and gradients as the two concatenations (whose backward is two slices and an addition), bit for bit:
-// each gradient component is the same single addition.
+// W = (-inf x k, log p, -inf x k) once and returns A = (log p, -inf x k) = W[k, k + N) and B = (-inf x k, log p) =
+// W[0, N), two contiguous views of it (one copy of log p instead of two); the backward is d log p_i = dA_i + dB_{i+k},
+// one pass. The same values and gradients as the two concatenations (whose backward is two slices and an addition),
+// bit for bit: each gradient component is the same single addition.
 class AdditivePair : public torch::autograd::Function<AdditivePair> {
  public:
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_p, int64_t shift_cells) {
     ctx->saved_data["k"] = shift_cells;
     const int64_t E = log_p.size(0), N = E + shift_cells;
-    const double minus_infinity = -std::numeric_limits<double>::infinity();
-    torch::Tensor a = torch::empty({N}, log_p.options()), b = torch::empty({N}, log_p.options());
-    const double* p = log_p.data_ptr<double>();
-    double* x = a.data_ptr<double>();
-    double* y = b.data_ptr<double>();
-    std::copy(p, p + E, x);
-    std::fill(x + E, x + N, minus_infinity);
-    std::fill(y, y + shift_cells, minus_infinity);
-    std::copy(p, p + E, y + shift_cells);
-    return {a, b};
+    torch::Tensor padded = padded_copy(log_p, shift_cells, -std::numeric_limits<double>::infinity());
+    return {padded.narrow(0, shift_cells, N), padded.narrow(0, 0, N)};
   }
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const int64_t k = ctx->saved_data["k"].toInt();
@@ -74,17 +79,11 @@ DifferentiablePair additive_pair(const torch::Tensor& log_p, int64_t shift_cells
     if (p.sizes() != log_p.sizes()) throw std::invalid_argument("the masses p must have the shape of log p");
     const torch::Tensor masses = p.detach();
     if (is_cpu_float64_vector(masses)) {
-      // (p, 0 x k) and (0 x k, p) written directly.
-      const int64_t E = masses.size(0), N = E + shift_cells;
-      pair.a = torch::empty({N}, masses.options());
-      pair.b = torch::empty({N}, masses.options());
-      const double* m = masses.data_ptr<double>();
-      double* a = pair.a.data_ptr<double>();
-      double* b = pair.b.data_ptr<double>();
-      std::copy(m, m + E, a);
-      std::fill(a + E, a + N, 0.0);
-      std::fill(b, b + shift_cells, 0.0);
-      std::copy(m, m + E, b + shift_cells);
+      // (p, 0 x k) and (0 x k, p) as two views of one padded copy, as the log tables above.
+      const int64_t N = masses.size(0) + shift_cells;
+      const torch::Tensor padded = padded_copy(masses, shift_cells, 0.0);
+      pair.a = padded.narrow(0, shift_cells, N);
+      pair.b = padded.narrow(0, 0, N);
     } else {
       const torch::Tensor zeros = torch::zeros({shift_cells}, masses.options());
       pair.a = torch::cat({masses, zeros});

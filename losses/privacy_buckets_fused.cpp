@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "core/avx2_clones.hpp"
@@ -55,9 +56,8 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     const double* ls = log_second.data_ptr<double>();
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
     const double* exp_first = first.data_ptr<double>();
-    torch::Tensor mass_t = torch::empty({N}, float64), index_t = torch::empty({N}, float64);
+    torch::Tensor index_t = torch::empty({N}, float64);
     torch::Tensor kind_t = torch::empty({N}, torch::TensorOptions().dtype(torch::kChar));
-    double* mass = mass_t.data_ptr<double>();
     double* index = index_t.data_ptr<double>();
     int8_t* kind = kind_t.data_ptr<int8_t>();
     torch::Tensor finite_t = torch::zeros({2 * half + 1}, float64);
@@ -76,12 +76,10 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     for (int64_t i = 0; i < N; ++i) {
       if (!std::isfinite(lf[i])) {
         kind[i] = kNone;
-        mass[i] = 0.0;
         index[i] = 0.0;
         continue;
       }
       const double m = exp_first[i];
-      mass[i] = m;
       if (!std::isfinite(ls[i])) {
         kind[i] = kDistinguishing;
         index[i] = 0.0;
@@ -111,7 +109,10 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     }
     if (current >= 0) finite[current] = acc;
     finite[0] = below;
-    ctx->saved_data["mass"] = mass_t;
+    // The masses are the caller's e^{log first}, kept without a copy (the backward reads them only where log first
+    // is finite); its version is checked there, so that an in-place change in between is an error, not a wrong gradient.
+    ctx->saved_data["mass"] = first;
+    ctx->saved_data["mass_version"] = static_cast<int64_t>(first._version());
     ctx->saved_data["index"] = index_t;
     ctx->saved_data["kind"] = kind_t;
     ctx->saved_data["log_factor"] = log_factor;
@@ -127,6 +128,8 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     const torch::Tensor kind_t = ctx->saved_data["kind"].toTensor();
     const double log_factor = ctx->saved_data["log_factor"].toDouble();
     const int64_t half = ctx->saved_data["half"].toInt();
+    if (static_cast<int64_t>(mass_t._version()) != ctx->saved_data["mass_version"].toInt())
+      throw std::logic_error("PrivacyBuckets backward: the masses e^{log first} were modified in place after the forward pass");
     const int64_t N = mass_t.size(0);
     const double h = static_cast<double>(half);
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);

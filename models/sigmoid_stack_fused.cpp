@@ -19,6 +19,11 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
+// The window pairs' e^{C (c_j - x_i)} restart from an exact exponential every kAnchorEvery pairs (see evaluate); even,
+// so that the backward pass's two lanes split every anchored run as they split the window.
+constexpr int64_t kAnchorEvery = 32;
+static_assert(kAnchorEvery % 2 == 0);
+
 // log 0 inside the evaluation, as in sigmoid_stack_evaluation.cpp: logaddexp(kLogZero, a) == a exactly.
 constexpr double kLogZero = -1e300;
 // A suffix sum below e^kSmallestLogSum is left to the reference (its reciprocal enters the backward recursion).
@@ -158,7 +163,7 @@ torch::Tensor doubles(int64_t n) { return torch::empty({n}, torch::TensorOptions
 
 // What the backward pass reads, from the forward evaluation.
 struct Evaluation {
-  torch::Tensor order, c, w, start, end, hi, G, lin, e, sigma, log_lin, log_tail, log_f, argmax, log_p;
+  torch::Tensor order, c, w, start, end, hi, G, lin, anchors, log_lin, log_tail, log_f, argmax, log_p;
   torch::Tensor shifted;    // e^{running_i - top} on the half: p_i = shifted_i / total
   double normaliser = 0.0;  // log p_i = log f_{argmax_i} - normaliser on the half
   double total = 0.0;
@@ -249,12 +254,11 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       for (int64_t j = 0; j < K; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + w[j];
       for (int64_t i = 0; i < H; ++i) lin[i] = a * a + prefix[static_cast<size_t>(lo[i])];
     }
-    int64_t pairs = 0;
-    for (int64_t j = 0; j < K; ++j) pairs += std::max<int64_t>(end[j] - start[j], 0);
-    torch::Tensor e_t = doubles(pairs);      // e^{C (c_j - x_i)} of every window pair, centre by centre
-    torch::Tensor sigma_t = doubles(pairs);  // σ = 1 / (1 + e) of the same pairs, for the backward pass
-    double* e = e_t.data_ptr<double>();
-    double* sigma = sigma_t.data_ptr<double>();
+    // The window pairs' e^{C (c_j - x_i)} and σ = 1 / (1 + e) are not kept: the backward pass walks the windows
+    // again from the same anchors by the same recurrence and divides again (the same operations on the same values,
+    // so the same bits). That costs less than storing and reloading 108,000 values of each an epoch at the paper's
+    // scale: the window loop is bound by its stores.
+    torch::Tensor anchor_t;
     {
       // e^{C (c_j - x_i)} along each centre's window (a contiguous run of points and of pairs) by the recurrence
       // e_{i+1} = e_i ρ_i, ρ_i = e^{-C (x_{i+1} - x_i)} (the grid's, computed once per grid and slope), restarted by an
@@ -263,27 +267,24 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       // never acts. Against the reference's exp per pair: at most kAnchorEvery multiplications, each one rounding,
       // plus the rounding of C (x_{i+1} - x_i) (about 1e-16 of C h): a few 1e-15 relative, where the exponent's
       // own rounding (C times the rounding of x_i ~ 500) moves e by up to 5e-11 either way in both versions.
-      constexpr int64_t kAnchorEvery = 32;
       const std::vector<double>& rho = grid_step_ratios(x0, h, H, C);
       const Scratch xs = grid_points(x0, h, H);
       int64_t anchors = 0;
       for (int64_t j = 0; j < K; ++j) anchors += (std::max<int64_t>(end[j] - start[j], 0) + kAnchorEvery - 1) / kAnchorEvery;
-      Scratch anchor(anchors);
+      anchor_t = doubles(anchors);
+      double* anchor = anchor_t.data_ptr<double>();
       int64_t a_count = 0;
       for (int64_t j = 0; j < K; ++j)
         for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery) anchor[static_cast<size_t>(a_count++)] = C * (c[j] - xs[static_cast<size_t>(i)]);
-      exp_in_place(anchor.data(), anchors);
-      int64_t q = 0;
+      exp_in_place(anchor, anchors);
       a_count = 0;
       for (int64_t j = 0; j < K; ++j) {
         const double weight = w[j];
         for (int64_t i0 = start[j]; i0 < end[j]; i0 += kAnchorEvery) {
           const int64_t i1 = std::min(end[j], i0 + kAnchorEvery);
           double v = anchor[static_cast<size_t>(a_count++)];
-          for (int64_t i = i0; i < i1; ++i, ++q) {
-            e[q] = v;
+          for (int64_t i = i0; i < i1; ++i) {
             const double s = 1.0 / (v + 1.0);
-            sigma[q] = s;
             lin[i] += weight * s;
             v *= rho[static_cast<size_t>(i)];
           }
@@ -331,7 +332,7 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     for (int64_t i = 0; i < H; ++i) log_p[i] = running[static_cast<size_t>(i)] - normaliser;
     for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
-    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, e_t, sigma_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, shifted_t,
+    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, anchor_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, shifted_t,
            normaliser, total};
     return true;
 }
@@ -345,11 +346,13 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const Evaluation& v = evaluation;
     for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
                                   {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
-                                  {"e", &v.e}, {"sigma", &v.sigma}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail},
+                                  {"anchors", &v.anchors}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail},
                                   {"argmax", &v.argmax}, {"shifted", &v.shifted}})
       ctx->saved_data[name] = *t;
     ctx->saved_data["C"] = slope;
     ctx->saved_data["E"] = grid.size;
+    ctx->saved_data["x0"] = grid.origin;
+    ctx->saved_data["h"] = grid.step;
     (void)F;
     ctx->saved_data["normaliser"] = v.normaliser;
     ctx->saved_data["total"] = v.total;
@@ -364,7 +367,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const double C = ctx->saved_data["C"].toDouble();
     const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
     const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
-    const torch::Tensor e_t = saved("e"), sigma_t = saved("sigma"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail");
+    const torch::Tensor anchor_t = saved("anchors"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail");
     const torch::Tensor argmax_t = saved("argmax"), shifted_t = saved("shifted");
     const double total = ctx->saved_data["total"].toDouble();
     const int64_t K = c_t.size(0);
@@ -378,8 +381,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const int64_t* hi = hi_t.data_ptr<int64_t>();
     const double* G = g_t.data_ptr<double>();
     const double* lin = lin_t.data_ptr<double>();
-    const double* e = e_t.data_ptr<double>();
-    const double* sigma_of = sigma_t.data_ptr<double>();
+    const double* anchor = anchor_t.data_ptr<double>();
     const double* log_lin = log_lin_t.data_ptr<double>();
     const double* log_tail = log_tail_t.data_ptr<double>();
     const int64_t* argmax = argmax_t.data_ptr<int64_t>();
@@ -443,25 +445,33 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     for (int64_t j = 0; j < K; ++j) inverse_sum[static_cast<size_t>(j)] = -G[j];
     exp_in_place(step.data(), K);
     exp_in_place(inverse_sum.data(), K);
+    // The window pairs' e and σ, as the forward pass made them: from the same anchors by the same recurrence.
+    const std::vector<double>& rho = grid_step_ratios(ctx->saved_data["x0"].toDouble(), ctx->saved_data["h"].toDouble(), H, C);
     double tail_recursion = 0.0;  // T_j
-    int64_t q = 0;
+    int64_t a_count = 0;
     for (int64_t j = 0; j < K; ++j) {
       // Two partial sums each (even and odd points of the window), so that consecutive additions do not wait for
-      // each other.
+      // each other. The anchored runs have an even length (kAnchorEvery), so a point's lane is its parity in the window.
       double d_w_sums[2] = {suffix[static_cast<size_t>(end[j])], 0.0}, d_c_sums[2] = {0.0, 0.0};
       // (The reference drops the slope term where C (c_j - x_i) > T + 1: never inside a window, where it is <= T.)
-      const auto add_pair = [&](int lane, int64_t i, int64_t pair) {
-        const double sigma = sigma_of[pair];
+      double v = 0.0;
+      const auto add_pair = [&](int lane, int64_t i) {
+        const double sigma = 1.0 / (v + 1.0);
         const double g = gamma[static_cast<size_t>(i)];
         d_w_sums[lane] += g * sigma;
-        d_c_sums[lane] -= g * sigma * sigma * e[pair];
+        d_c_sums[lane] -= g * sigma * sigma * v;
+        v *= rho[static_cast<size_t>(i)];
       };
-      int64_t i = start[j];
-      for (; i + 1 < end[j]; i += 2, q += 2) {
-        add_pair(0, i, q);
-        add_pair(1, i + 1, q + 1);
+      for (int64_t i0 = start[j]; i0 < end[j]; i0 += kAnchorEvery) {
+        const int64_t i1 = std::min(end[j], i0 + kAnchorEvery);
+        v = anchor[static_cast<size_t>(a_count++)];
+        int64_t i = i0;
+        for (; i + 1 < i1; i += 2) {
+          add_pair(0, i);
+          add_pair(1, i + 1);
+        }
+        if (i < i1) add_pair(0, i);
       }
-      if (i < end[j]) add_pair(0, i++, q++);
       double d_w = d_w_sums[0] + d_w_sums[1], d_c = d_c_sums[0] + d_c_sums[1];
       tail_recursion = j == 0 ? 0.0 : tail_recursion * step[static_cast<size_t>(j)];
       if (beta[static_cast<size_t>(j)] != 0.0) tail_recursion += beta[static_cast<size_t>(j)] * inverse_sum[static_cast<size_t>(j)];

@@ -112,6 +112,27 @@ TEST_CASE("fused single-release buckets: the same buckets and, for the same buck
   CHECK(error <= 1e-12 * scale);
 }
 
+TEST_CASE("fused single-release buckets keep the caller's masses without a copy: changing them in place before backward is an error",
+          "[fused][privacy-buckets]") {
+  PrivacyBucketsOptions options;
+  options.buckets = 200;
+  PrivacyBucketsLoss loss(options);
+  const torch::Tensor leaf = random_log_table(201, 31, true).requires_grad_();
+  const LogPair direction = additive_pair(leaf, 3).forward();
+  const torch::Tensor masses = direction.log_first.detach().exp();
+  const bool change = GENERATE(false, true);
+  CAPTURE(change);
+  const PrivacyBuckets buckets = loss.single_release_buckets(direction, masses, loss.log_factor(direction, masses));
+  const torch::Tensor objective = buckets.finite.sum() + buckets.infinity;
+  if (change) {
+    masses.mul_(2.0);
+    REQUIRE_THROWS_WITH(objective.backward(), Catch::Contains("modified in place"));
+  } else {
+    objective.backward();
+    CHECK(torch::isfinite(leaf.grad()).all().item<bool>());
+  }
+}
+
 TEST_CASE("fused single-release buckets: a non-finite gradient of an end bucket reaches the same outcomes as in the reference",
           "[fused][privacy-buckets]") {
   // The backward's short path (outcomes far from both ends, where smallerThan and its slope are 0) must not drop
@@ -176,8 +197,10 @@ TEST_CASE("the additive pair's one function: the concatenations' values and grad
     const torch::Tensor leaf = log_p.clone().requires_grad_();
     const DifferentiablePair pair = fused ? additive_pair(leaf, shift) : additive_pair_by_concatenation(leaf, shift);
     const auto finite = [](const torch::Tensor& t) { return torch::where(torch::isfinite(t), t, torch::zeros_like(t)); };
-    // The pair's tables themselves, -inf where padded, bit for bit.
+    // The pair's tables themselves, -inf where padded, bit for bit (the fused ones are two views of one padded copy).
     REQUIRE(pair.log_a.size(0) == E + shift);
+    REQUIRE(pair.log_a.is_contiguous());
+    REQUIRE(pair.log_b.is_contiguous());
     (finite(pair.log_a) * weights_a + finite(pair.log_b) * weights_b).sum().backward();
     return std::make_tuple(pair.log_a.detach(), pair.log_b.detach(), leaf.grad().clone());
   };
