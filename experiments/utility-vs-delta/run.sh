@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Utility vs certified delta under composition (Sommer et al., section 4.3, Figs 3 and 9), reduced for 2 cores, on
 # `noiselearn sweep` + GNU parallel + `noiselearn collect`.
-# Usage: ./run.sh                          everything: 144 paper-style + 48 monotone-logits trainings (36 min on 2 cores, 2026-11-26)
+# Usage: ./run.sh                          everything: 144 paper-style + 48 monotone-logits trainings (13 min on 2 cores, 2026-11-27; 36 min on 2026-11-26)
 #        LINES=1,2 RES=/tmp/uvd ./run.sh   a subset: only those lines of each sweep's jobs.txt (sed addresses: 1,2 or 5p;9)
 #        NS="1 128" UTILITIES=l2 ./run.sh  the monotone-logits sweep for these n and utilities only
 # The full paper size is sweep-full.yaml, one command on a cluster (README.md):
