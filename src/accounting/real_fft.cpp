@@ -86,6 +86,30 @@ RealFft::RealFft(int64_t size, Twiddles twiddles) : n_(size), m_(size / 2) {
     }
 }
 
+namespace {
+
+std::vector<std::shared_ptr<const RealFft>>& recent_octant_plans() {
+  thread_local std::vector<std::shared_ptr<const RealFft>> recent;
+  return recent;
+}
+
+}  // namespace
+
+int64_t RealFft::thread_cache_doubles() {
+  const Scratch& s = scratch();
+  int64_t doubles = static_cast<int64_t>(s.re.capacity() + s.im.capacity() + s.pad.capacity());
+  for (const auto& plan : recent_octant_plans()) doubles += plan->size();
+  return doubles;
+}
+
+void RealFft::release_thread_caches() {
+  Scratch& s = scratch();
+  std::vector<double>().swap(s.re);
+  std::vector<double>().swap(s.im);
+  std::vector<double>().swap(s.pad);
+  std::vector<std::shared_ptr<const RealFft>>().swap(recent_octant_plans());
+}
+
 const RealFft& RealFft::planned(int64_t size) {
   thread_local std::map<int64_t, std::unique_ptr<RealFft>> plans;
   auto& plan = plans[size];
@@ -96,7 +120,7 @@ const RealFft& RealFft::planned(int64_t size) {
 std::shared_ptr<const RealFft> RealFft::recent_octant(int64_t size) {
   // Most recently used first; the plans kept hold at most kKeptPoints points in all (about 18 bytes a point).
   constexpr int64_t kKeptPoints = int64_t{1} << 22;
-  thread_local std::vector<std::shared_ptr<const RealFft>> recent;
+  std::vector<std::shared_ptr<const RealFft>>& recent = recent_octant_plans();
   for (size_t i = 0; i < recent.size(); ++i)
     if (recent[i]->size() == size) {
       std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i), recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);

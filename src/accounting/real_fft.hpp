@@ -47,6 +47,12 @@ class RealFft {
   // sizes recur within a certificate (both bounds, every squaring level).
   static std::shared_ptr<const RealFft> recent_octant(int64_t size);
   static bool supports(int64_t size) { return size >= 4 && (size & (size - 1)) == 0; }
+  // What the calling thread keeps between transforms for speed, in doubles: its scratch (that of the largest transform
+  // it ran) and its recent octant plans (up to 2^22 points, about 18 bytes a point). Up to about 140 MB after a
+  // 2^22-point certificate; release_thread_caches() frees both (for a long-lived process: Python's release_memory()).
+  // The direct plans of planned() stay (the losses hold references to them; their sizes are at most 16,384).
+  static int64_t thread_cache_doubles();
+  static void release_thread_caches();
 
   int64_t size() const { return n_; }
 

@@ -163,3 +163,21 @@ TEST_CASE("planned real FFT: sizes and lengths it cannot take are refused, and p
   CHECK_THROWS_AS(RealFft::planned(8).forward(x.data(), 9, X.data()), std::invalid_argument);
   CHECK(&RealFft::planned(64) == &RealFft::planned(64));
 }
+
+TEST_CASE("planned real FFT: a thread's kept scratch and recent plans, and their release", "[real-fft]") {
+  RealFft::release_thread_caches();
+  CHECK(RealFft::thread_cache_doubles() == 0);
+  const int64_t n = int64_t{1} << 20;
+  const std::vector<double> x(1000, 1.0);
+  std::vector<std::complex<double>> X(static_cast<size_t>(n / 2 + 1));
+  RealFft::recent_octant(n)->forward(x.data(), 1000, X.data());
+  CHECK(X[0].real() == 1000.0);
+  // The scratch (n / 2 + n / 2 + the padded copy n) and the plan (n points).
+  CHECK(RealFft::thread_cache_doubles() >= 3 * n);
+  RealFft::release_thread_caches();
+  CHECK(RealFft::thread_cache_doubles() == 0);
+  // Transforms work as before after the release.
+  std::vector<std::complex<double>> Y(static_cast<size_t>(n / 2 + 1));
+  RealFft::recent_octant(n)->forward(x.data(), 1000, Y.data());
+  CHECK(Y == X);
+}

@@ -179,3 +179,12 @@ def test_the_accountant_threads_change_no_result_and_zero_is_refused():
     assert one == two
     with pytest.raises(ValueError, match="thread count 0 must be at least 1"):
         nl.set_threads(0)
+
+
+def test_release_memory_changes_no_result():
+    # A table wide enough for FFT convolutions; the certificate after the release is the same, bit for bit.
+    table = nl.baselines.gaussian(nl.Grid.symmetric(200.0, 0.5), 20.0)
+    first = nl.account(table, 64).delta(0.5)
+    nl.release_memory()
+    second = nl.account(table, 64).delta(0.5)
+    assert first == second
