@@ -391,3 +391,30 @@ TEST_CASE("the README and quickstart.yaml state the same run time for the quicks
   CHECK_THAT(in_readme, Catch::Contains(" s of training, "));
   CHECK(run_time(config, "(L1). About ") == in_readme);
 }
+
+TEST_CASE("every Markdown file in the source tree closes its code blocks", "[cli][docs]") {
+  // An unclosed ``` turns the rest of a page inside out (the README's quickstart summary was one, and everything after
+  // it rendered as code and the examples as text).
+  const fs::path root = fs::path(NOISELEARN_README).parent_path();
+  int files = 0;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const std::string name = it->path().filename().string();
+    if (it->is_directory() && (name == ".git" || name == "runs" || name.rfind("build", 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || it->path().extension() != ".md") continue;
+    ++files;
+    std::istringstream lines(read_text(it->path()));
+    std::string line;
+    int fences = 0, number = 0, opened_at = 0;
+    while (std::getline(lines, line)) {
+      ++number;
+      const size_t first = line.find_first_not_of(" \t");
+      if (first != std::string::npos && line.compare(first, 3, "```") == 0 && ++fences % 2 == 1) opened_at = number;
+    }
+    INFO(it->path().string() << ": the code block opened at line " << opened_at << " is never closed");
+    CHECK(fences % 2 == 0);
+  }
+  CHECK(files >= 10);
+}
