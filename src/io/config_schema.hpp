@@ -261,13 +261,24 @@ std::string to_yaml(const Config& config, const std::string& title) {
   return out;
 }
 
+// A table cell's text with its pipes escaped: an unescaped | (E|x|, A||B) would split the cell in Markdown.
+inline std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 // The README table: key, default, unit, description (Markdown).
 template <class Config>
 std::string markdown_reference() {
   const Config defaults;
   std::string out = "| key | default | unit | meaning |\n|---|---|---|---|\n";
   for (const auto& key : Config::schema())
-    out += fmt::format("| `{}` | `{}` | {} | {} |\n", key.name, value_of(defaults, key), key.unit, key.description);
+    out += fmt::format("| `{}` | `{}` | {} | {} |\n", markdown_cell(key.name), markdown_cell(value_of(defaults, key)),
+                       markdown_cell(key.unit), markdown_cell(key.description));
   return out;
 }
 

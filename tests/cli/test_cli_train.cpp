@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -392,11 +393,22 @@ TEST_CASE("the README and quickstart.yaml state the same run time for the quicks
   CHECK(run_time(config, "(L1). About ") == in_readme);
 }
 
-TEST_CASE("every Markdown file in the source tree closes its code blocks", "[cli][docs]") {
+TEST_CASE("every Markdown file in the source tree closes its code blocks, and its tables' rows have the header's cells",
+          "[cli][docs]") {
   // An unclosed ``` turns the rest of a page inside out (the README's quickstart summary was one, and everything after
-  // it rendered as code and the examples as text).
+  // it rendered as code and the examples as text); an unescaped | inside a cell (E|x|, A||B) splits it, shifting the
+  // rest of its row (four rows of the config-key table did).
   const fs::path root = fs::path(NOISELEARN_README).parent_path();
-  int files = 0;
+  // The | that separate cells: not those escaped as \|.
+  const auto separators = [](const std::string& row) {
+    int count = 0;
+    for (size_t i = 0; i < row.size(); ++i) count += row[i] == '|' && (i == 0 || row[i - 1] != '\\');
+    return count;
+  };
+  const auto is_delimiter_row = [](const std::string& row) {
+    return row.size() > 4 && row[0] == '|' && row.find_first_not_of("|-: ") == std::string::npos && row.find("---") != std::string::npos;
+  };
+  int files = 0, tables = 0;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     const std::string name = it->path().filename().string();
     if (it->is_directory() && (name == ".git" || name == "runs" || name.rfind("build", 0) == 0)) {
@@ -405,16 +417,31 @@ TEST_CASE("every Markdown file in the source tree closes its code blocks", "[cli
     }
     if (!it->is_regular_file() || it->path().extension() != ".md") continue;
     ++files;
-    std::istringstream lines(read_text(it->path()));
-    std::string line;
-    int fences = 0, number = 0, opened_at = 0;
-    while (std::getline(lines, line)) {
-      ++number;
+    std::vector<std::string> lines;
+    {
+      std::istringstream text(read_text(it->path()));
+      for (std::string line; std::getline(text, line);) lines.push_back(line);
+    }
+    int fences = 0, opened_at = 0;
+    for (size_t n = 0; n < lines.size(); ++n) {
+      const std::string& line = lines[n];
       const size_t first = line.find_first_not_of(" \t");
-      if (first != std::string::npos && line.compare(first, 3, "```") == 0 && ++fences % 2 == 1) opened_at = number;
+      if (first != std::string::npos && line.compare(first, 3, "```") == 0) {
+        if (++fences % 2 == 1) opened_at = static_cast<int>(n) + 1;
+        continue;
+      }
+      if (fences % 2 == 1 || line.empty() || line[0] != '|' || n + 1 >= lines.size() || !is_delimiter_row(lines[n + 1])) continue;
+      ++tables;
+      const int header = separators(line);
+      for (size_t row = n + 1; row < lines.size() && !lines[row].empty() && lines[row][0] == '|'; ++row) {
+        INFO(it->path().string() << ":" << row + 1 << ": a table row with " << separators(lines[row]) - 1
+                                 << " cells under a header of " << header - 1 << " (an unescaped | in a cell?)");
+        CHECK(separators(lines[row]) == header);
+      }
     }
     INFO(it->path().string() << ": the code block opened at line " << opened_at << " is never closed");
     CHECK(fences % 2 == 0);
   }
   CHECK(files >= 10);
+  CHECK(tables >= 20);
 }
