@@ -25,10 +25,14 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 // u_i = (x_i + y_{n-1-i}) / 2 and v = flip u, which is v_i = (y_i + x_{n-1-i}) / 2 bit for bit (the same two numbers
-// added), in an AVX2 clone where the machine has it.
-NOISELEARN_AVX2_CLONES void mirrored_means(const double* x, const double* y, int64_t n, double* u, double* v) {
-  for (int64_t i = 0; i < n; ++i) u[i] = 0.5 * (x[i] + y[n - 1 - i]);
-  for (int64_t i = 0; i < n; ++i) v[i] = u[n - 1 - i];
+// added), both stored in one pass (u_i also to v_{n-1-i}), in an AVX2 clone where the machine has it.
+NOISELEARN_AVX2_CLONES void mirrored_means(const double* __restrict x, const double* __restrict y, int64_t n, double* __restrict u,
+                                           double* __restrict v) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double mean = 0.5 * (x[i] + y[n - 1 - i]);
+    u[i] = mean;
+    v[n - 1 - i] = mean;
+  }
 }
 
 // (a', b') = ((a + flip b) / 2, (b + flip a) / 2) for a mirror-symmetric pair, where they equal (a, b) bit for bit:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -81,35 +83,37 @@ const std::vector<double>& grid_step_ratios(double x0, double h, int64_t n, doub
 
 
 
-// γ_i = (g_i lin_share_i) / lin_i where lin_i > 0, else 0 (the backward's dL/d lin), branch-free in an AVX2 clone
-// where the machine has it: the same IEEE operations on the same values (where lin_i <= 0 the quotient is of 0 by 1).
+// log tail_i = C (x_i - c_k) + G_k, k = hi_i the first tail centre (C x_i + log 0 where none is): the forward pass's
+// expression, which the backward pass evaluates again rather than keeping an array of it.
+inline double log_tail_at(int64_t i, double x0, double h, double C, int64_t k, int64_t K, const double* c, const double* G) {
+  const double x = x0 + h * static_cast<double>(i);
+  return C * (x - (k < K ? c[k] : 0.0)) + G[k];
+}
+
+// From r_i = e^{-|log lin_i - log tail_i|} (held in share on entry) and which term is the larger (lin_larger_i, that is
+// log lin_i >= log tail_i), the shares of lin and tail in f: the larger's 1 / (1 + r), the smaller's r / (1 + r). Writes γ_i = (g_i lin_share_i) / lin_i where lin_i > 0, else 0 (the
+// backward's dL/d lin), and leaves the tail's share in place of r: one pass, branch-free in an AVX2 clone where the
+// machine has it (the divisions go four at a time), the same IEEE operations on the same values as a pass for the
+// shares and one for γ (where lin_i <= 0 the quotient is of 0 by 1).
 // GCC if-converts the selects only when floating-point operations are taken not to trap (no-trapping-math: no value
-// changes, only the assumption that no exception handler observes them), so that the divisions go four at a time.
+// changes, only the assumption that no exception handler observes them).
 #if defined(__GNUC__) && !defined(__clang__)
 #define NOISELEARN_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
 #else
 #define NOISELEARN_NO_TRAPPING_MATH
 #endif
-NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients(const double* __restrict g, const double* __restrict lin_share,
-                                                                         const double* __restrict lin, double* __restrict gamma, int64_t n) {
+NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tail_shares(
+    const double* __restrict g, const uint8_t* __restrict lin_larger_flags, const double* __restrict lin, double* __restrict share,
+    double* __restrict gamma, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    const double alpha = g[i] * lin_share[i];
+    const double r = share[i], larger = 1.0 / (1.0 + r), smaller = r * larger;
+    const bool lin_larger = lin_larger_flags[i] != 0;
+    const double lin_share = lin_larger ? larger : smaller;
+    share[i] = lin_larger ? smaller : larger;
+    const double alpha = g[i] * lin_share;
     const bool positive = lin[i] > 0.0;
     const double quotient = (positive ? alpha : 0.0) / (positive ? lin[i] : 1.0);
     gamma[i] = positive ? quotient : 0.0;
-  }
-}
-
-// The shares of lin and tail in f from r = e^{-|log lin - log tail|} (held in lin_share on entry): the larger's
-// 1 / (1 + r), the smaller's r / (1 + r). Branch-free in an AVX2 clone (see linear_gradients): the same bits.
-NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void split_shares(const double* __restrict log_lin, const double* __restrict log_tail,
-                                                                     double* __restrict lin_share, double* __restrict tail_share,
-                                                                     int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const double r = lin_share[i], larger = 1.0 / (1.0 + r), smaller = r * larger;
-    const bool lin_larger = log_lin[i] >= log_tail[i];
-    lin_share[i] = lin_larger ? larger : smaller;
-    tail_share[i] = lin_larger ? smaller : larger;
   }
 }
 
@@ -159,11 +163,12 @@ void sort_centres(const double* f, int64_t K, int64_t* order, std::vector<int64_
 }
 
 torch::Tensor longs(int64_t n) { return torch::empty({n}, torch::TensorOptions().dtype(torch::kLong)); }
+torch::Tensor ints(int64_t n) { return torch::empty({n}, torch::TensorOptions().dtype(torch::kInt)); }
 torch::Tensor doubles(int64_t n) { return torch::empty({n}, torch::TensorOptions().dtype(torch::kDouble)); }
 
 // What the backward pass reads, from the forward evaluation.
 struct Evaluation {
-  torch::Tensor order, c, w, start, end, hi, G, lin, anchors, log_lin, log_tail, log_f, argmax, log_p;
+  torch::Tensor order, c, w, start, end, hi, G, lin, anchors, log_lin, argmax, log_p;
   torch::Tensor shifted;    // e^{running_i - top} on the half: p_i = shifted_i / total
   double normaliser = 0.0;  // log p_i = log f_{argmax_i} - normaliser on the half
   double total = 0.0;
@@ -197,23 +202,15 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     int64_t* start = start_t.data_ptr<int64_t>();
     int64_t* end = end_t.data_ptr<int64_t>();
     window_ends(c, K, reach, x0, h, size, start, end);
-    // lo_i = #{j : end_j <= i} (saturated prefix), hi_i = #{j : start_j <= i} (first tail centre).
-    torch::Tensor lo_t = longs(H), hi_t = longs(H);
-    int64_t* lo = lo_t.data_ptr<int64_t>();
-    int64_t* hi = hi_t.data_ptr<int64_t>();
-    {
-      std::vector<int64_t> ends(static_cast<size_t>(H) + 1, 0), starts(static_cast<size_t>(H) + 1, 0);
-      for (int64_t j = 0; j < K; ++j) {
-        ++ends[static_cast<size_t>(end[j])];
-        ++starts[static_cast<size_t>(start[j])];
-      }
-      int64_t saturated = 0, not_tail = 0;
-      for (int64_t i = 0; i < H; ++i) {
-        saturated += ends[static_cast<size_t>(i)];
-        not_tail += starts[static_cast<size_t>(i)];
-        lo[i] = saturated;
-        hi[i] = not_tail;
-      }
+    // hi_i = #{j : start_j <= i} (the first tail centre), in 32 bits (K < 2^31, checked by the caller): the backward
+    // pass reads it again, and half the bytes are half the memory traffic. lo_i = #{j : end_j <= i} (the saturated
+    // prefix) is used once, by the linear part below, where it is counted.
+    torch::Tensor hi_t = ints(H);
+    int32_t* hi = hi_t.data_ptr<int32_t>();
+    std::vector<int32_t> ends(static_cast<size_t>(H) + 1, 0), starts(static_cast<size_t>(H) + 1, 0);
+    for (int64_t j = 0; j < K; ++j) {
+      ++ends[static_cast<size_t>(end[j])];
+      ++starts[static_cast<size_t>(start[j])];
     }
 
     // Suffix log sums G_k = ln S_k, S_k = Σ_{j >= k} w_j e^{-C (c_j - c_k)} = w_k + r_k S_{k+1} with r_k = e^{-C (c_{k+1} - c_k)}
@@ -252,7 +249,13 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       Scratch prefix(K + 1);
       prefix[0] = 0.0;
       for (int64_t j = 0; j < K; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + w[j];
-      for (int64_t i = 0; i < H; ++i) lin[i] = a * a + prefix[static_cast<size_t>(lo[i])];
+      int32_t saturated = 0, not_tail = 0;  // lo_i and hi_i
+      for (int64_t i = 0; i < H; ++i) {
+        saturated += ends[static_cast<size_t>(i)];
+        not_tail += starts[static_cast<size_t>(i)];
+        hi[i] = not_tail;
+        lin[i] = a * a + prefix[static_cast<size_t>(saturated)];
+      }
     }
     // The window pairs' e^{C (c_j - x_i)} and σ = 1 / (1 + e) are not kept: the backward pass walks the windows
     // again from the same anchors by the same recurrence and divides again (the same operations on the same values,
@@ -268,14 +271,13 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       // plus the rounding of C (x_{i+1} - x_i) (about 1e-16 of C h): a few 1e-15 relative, where the exponent's
       // own rounding (C times the rounding of x_i ~ 500) moves e by up to 5e-11 either way in both versions.
       const std::vector<double>& rho = grid_step_ratios(x0, h, H, C);
-      const Scratch xs = grid_points(x0, h, H);
       int64_t anchors = 0;
       for (int64_t j = 0; j < K; ++j) anchors += (std::max<int64_t>(end[j] - start[j], 0) + kAnchorEvery - 1) / kAnchorEvery;
       anchor_t = doubles(anchors);
       double* anchor = anchor_t.data_ptr<double>();
       int64_t a_count = 0;
       for (int64_t j = 0; j < K; ++j)
-        for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery) anchor[static_cast<size_t>(a_count++)] = C * (c[j] - xs[static_cast<size_t>(i)]);
+        for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery) anchor[static_cast<size_t>(a_count++)] = C * (c[j] - (x0 + h * static_cast<double>(i)));
       exp_in_place(anchor, anchors);
       a_count = 0;
       for (int64_t j = 0; j < K; ++j) {
@@ -293,46 +295,43 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
     }
 
     // log f = logaddexp(log lin, log tail), its running maximum (ties take the later index, as torch's cummax),
-    // mirrored and normalised.
-    torch::Tensor log_lin_t = doubles(H), log_tail_t = doubles(H), log_f_t = doubles(H), argmax_t = longs(H);
+    // mirrored and normalised. log f lives in a register; the running maximum is written into log p's first half and
+    // normalised there in place (the same subtraction as from a separate array: the same bits, one array less).
+    torch::Tensor log_lin_t = doubles(H), argmax_t = ints(H);
     double* log_lin = log_lin_t.data_ptr<double>();
-    double* log_tail = log_tail_t.data_ptr<double>();
-    double* log_f = log_f_t.data_ptr<double>();
-    int64_t* argmax = argmax_t.data_ptr<int64_t>();
-    Scratch running(H);  // every element written below
+    int32_t* argmax = argmax_t.data_ptr<int32_t>();
+    torch::Tensor log_p_t = doubles(E);
+    double* log_p = log_p_t.data_ptr<double>();
+    double* running = log_p;  // the half, before normalisation
     std::copy(lin, lin + H, log_lin);
     log_in_place(log_lin, H);
     for (int64_t i = 0; i < H; ++i) {
-      const double x = x0 + h * static_cast<double>(i);
       const int64_t k = hi[i];
       if (k < K && G[k] > 0.5 * kLogZero && G[k] < kSmallestLogSum) return false;
       if (!(lin[i] > 0.0)) log_lin[i] = kLogZero;
-      log_tail[i] = C * (x - (k < K ? c[k] : 0.0)) + G[k];
-      log_f[i] = log_add_exp_dropping(log_lin[i], log_tail[i]);
-      if (i == 0 || log_f[i] >= running[static_cast<size_t>(i) - 1]) {
-        running[static_cast<size_t>(i)] = log_f[i];
-        argmax[i] = i;
+      const double log_f = log_add_exp_dropping(log_lin[i], log_tail_at(i, x0, h, C, k, K, c, G));
+      if (i == 0 || log_f >= running[i - 1]) {
+        running[i] = log_f;
+        argmax[i] = static_cast<int32_t>(i);
       } else {
-        running[static_cast<size_t>(i)] = running[static_cast<size_t>(i) - 1];
+        running[i] = running[i - 1];
         argmax[i] = argmax[i - 1];
       }
     }
     // The running maximum's last value is the largest of the half, hence of the whole (mirrored) grid.
-    const double top = running[static_cast<size_t>(H) - 1];
+    const double top = running[H - 1];
     // Σ over the whole grid from the half: every point of the half twice, the repeated centre (E odd) once.
     torch::Tensor shifted_t = doubles(H);
     double* shifted = shifted_t.data_ptr<double>();
-    for (int64_t i = 0; i < H; ++i) shifted[i] = running[static_cast<size_t>(i)] - top;
+    for (int64_t i = 0; i < H; ++i) shifted[i] = running[i] - top;
     shifted_t.exp_();
     double total = sum_in_four_lanes(shifted, H);
     total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
     const double normaliser = std::log(total) + top;
-    torch::Tensor log_p_t = doubles(E);
-    double* log_p = log_p_t.data_ptr<double>();
-    for (int64_t i = 0; i < H; ++i) log_p[i] = running[static_cast<size_t>(i)] - normaliser;
+    for (int64_t i = 0; i < H; ++i) log_p[i] = running[i] - normaliser;
     for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
-    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, anchor_t, log_lin_t, log_tail_t, log_f_t, argmax_t, log_p_t, shifted_t,
+    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, anchor_t, log_lin_t, argmax_t, log_p_t, shifted_t,
            normaliser, total};
     return true;
 }
@@ -346,7 +345,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const Evaluation& v = evaluation;
     for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
                                   {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
-                                  {"anchors", &v.anchors}, {"log_lin", &v.log_lin}, {"log_tail", &v.log_tail},
+                                  {"anchors", &v.anchors}, {"log_lin", &v.log_lin},
                                   {"argmax", &v.argmax}, {"shifted", &v.shifted}})
       ctx->saved_data[name] = *t;
     ctx->saved_data["C"] = slope;
@@ -367,7 +366,7 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const double C = ctx->saved_data["C"].toDouble();
     const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
     const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
-    const torch::Tensor anchor_t = saved("anchors"), log_lin_t = saved("log_lin"), log_tail_t = saved("log_tail");
+    const torch::Tensor anchor_t = saved("anchors"), log_lin_t = saved("log_lin");
     const torch::Tensor argmax_t = saved("argmax"), shifted_t = saved("shifted");
     const double total = ctx->saved_data["total"].toDouble();
     const int64_t K = c_t.size(0);
@@ -378,13 +377,12 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const double* w = w_t.data_ptr<double>();
     const int64_t* start = start_t.data_ptr<int64_t>();
     const int64_t* end = end_t.data_ptr<int64_t>();
-    const int64_t* hi = hi_t.data_ptr<int64_t>();
+    const int32_t* hi = hi_t.data_ptr<int32_t>();
     const double* G = g_t.data_ptr<double>();
     const double* lin = lin_t.data_ptr<double>();
     const double* anchor = anchor_t.data_ptr<double>();
     const double* log_lin = log_lin_t.data_ptr<double>();
-    const double* log_tail = log_tail_t.data_ptr<double>();
-    const int64_t* argmax = argmax_t.data_ptr<int64_t>();
+    const int32_t* argmax = argmax_t.data_ptr<int32_t>();
     const double* shifted = shifted_t.data_ptr<double>();
     const torch::Tensor grad_t = grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous();
     const double* grad = grad_t.data_ptr<double>();
@@ -408,15 +406,22 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     // (the smaller term over the larger), the larger's share is 1 / (1 + r) and the smaller's r / (1 + r), each to a
     // few roundings relative (no cancellation). Where the forward pass dropped the smaller term (r < e^-40), these
     // are 1 and r to rounding, as e^{log lin - log f} and e^{log tail - log f} were.
-    Scratch gamma(H), lin_share(H), tail_share(H);  // every element written below
+    Scratch gamma(H), tail_share(H);  // every element written below
     std::vector<double> beta(static_cast<size_t>(K) + 1, 0.0);
-    for (int64_t i = 0; i < H; ++i) lin_share[static_cast<size_t>(i)] = -std::fabs(log_lin[i] - log_tail[i]);
-    exp_in_place(lin_share.data(), H);
-    split_shares(log_lin, log_tail, lin_share.data(), tail_share.data(), H);
-    // γ in a branch-free pass (its divisions vectorise); then Σ γ and β' in one scalar pass, Σ γ in a register and
-    // the β' being filled held in one while neighbouring points share it (they mostly do) instead of a store and a
-    // reload per point. The same operations in the same order as one loop: the same bits.
-    linear_gradients(d_log_f.data(), lin_share.data(), lin, gamma.data(), H);
+    std::vector<uint8_t> lin_larger(static_cast<size_t>(H));
+    {
+      const double x0 = ctx->saved_data["x0"].toDouble(), h = ctx->saved_data["h"].toDouble();
+      for (int64_t i = 0; i < H; ++i) {
+        const double log_tail = log_tail_at(i, x0, h, C, hi[i], K, c, G);
+        tail_share[static_cast<size_t>(i)] = -std::fabs(log_lin[i] - log_tail);
+        lin_larger[static_cast<size_t>(i)] = log_lin[i] >= log_tail ? 1 : 0;
+      }
+    }
+    exp_in_place(tail_share.data(), H);
+    // γ and the tail's share in a branch-free pass (its divisions vectorise); then Σ γ and β' in one scalar pass, Σ γ
+    // in a register and the β' being filled held in one while neighbouring points share it (they mostly do) instead of
+    // a store and a reload per point. The same operations in the same order as one loop: the same bits.
+    linear_gradients_and_tail_shares(d_log_f.data(), lin_larger.data(), lin, tail_share.data(), gamma.data(), H);
     double gamma_sum = 0.0;
     int64_t current = H > 0 ? hi[0] : 0;
     double filling = beta[static_cast<size_t>(current)];
@@ -493,6 +498,9 @@ torch::Tensor sigmoid_stack_log_probabilities_fused(const Grid& grid, const torc
                                                     const torch::Tensor& F, double slope, std::vector<int64_t>* order_hint,
                                                     torch::Tensor* probabilities) {
   if (!fusable(A) || !fusable(B) || !fusable(F) || B.dim() != 1 || F.sizes() != B.sizes()) return torch::Tensor();
+  // The evaluation counts centres and indexes points in 32 bits (hi, argmax): larger stacks or grids go to the reference.
+  constexpr int64_t kLargest32 = std::numeric_limits<int32_t>::max() - 1;
+  if (F.size(0) > kLargest32 || grid.size > kLargest32) return torch::Tensor();
   {
     torch::NoGradGuard guard;
     // Non-finite parameters (a diverged step) go to the reference, which propagates them for the NaN guard.
