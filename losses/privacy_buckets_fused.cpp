@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/avx2_clones.hpp"
 #include "losses/privacy_buckets_surrogates.hpp"
@@ -47,6 +52,87 @@ NOISELEARN_AVX2_CLONES void bucket_indices(const double* lf, const double* ls, d
   for (int64_t i = 0; i < n; ++i) out[i] = std::ceil((lf[i] - ls[i]) / log_factor);
 }
 
+// x == x_last ? kept : otherwise, without a branch: a compare and a blend in SSE2 registers (every x86-64 has them),
+// one cycle each on the chain through kept; elsewhere the plain select.
+inline double equal_keeps(double x, double x_last, double kept, double otherwise) {
+#if defined(__SSE2__)
+  const __m128d equal = _mm_cmpeq_sd(_mm_set_sd(x), _mm_set_sd(x_last));
+  return _mm_cvtsd_f64(_mm_or_pd(_mm_and_pd(equal, _mm_set_sd(kept)), _mm_andnot_pd(equal, _mm_set_sd(otherwise))));
+#else
+  return x == x_last ? kept : otherwise;
+#endif
+}
+
+// The single release's sums over the outcomes (see SingleReleaseBuckets::forward): the kinds, the regular buckets
+// (finite, whose slot 0 receives the bucket -h), the bucket -h, infinity's two parts and the range of the indices. A
+// function of its own, so that its running sums stay in registers (inside the forward GCC spilled the one on the
+// chain of additions, a store and a reload per outcome).
+struct BucketSums {
+  double below = 0.0, beyond = 0.0, distinguishing = 0.0, lowest = 0.0, highest = 0.0;
+  int64_t finite_outcomes = 0;
+};
+[[gnu::noinline]] BucketSums fill_buckets(const double* __restrict lf, const double* __restrict ls, const double* __restrict exp_first,
+                                          double* __restrict index, int8_t* __restrict kind, double* __restrict finite, int64_t N,
+                                          int64_t half) {
+  BucketSums out;
+  double below = 0.0, beyond = 0.0, distinguishing = 0.0;
+  const SmallerThanTable& table = smaller_than_table();
+  const double h = static_cast<double>(half);
+  // The regular bucket being filled is held in a register (acc = finite[current]): neighbouring outcomes mostly
+  // share a bucket, and each addition then waits for the previous one in a register, not for a store and a reload.
+  // Without a branch on whether the bucket changed (it changes every few outcomes, unpredictably): acc is stored to
+  // its bucket every time, the next bucket's sum loaded every time, and the register kept where the bucket is the
+  // same (where the load would give the value just stored). The same additions in the same order: the same sums.
+  // The bucket is the same where x is the previous regular outcome's x (x_last, NaN before the first: unequal).
+  // current starts at slot 0, the bucket -h, which is written last (below).
+  int64_t current = 0;
+  double acc = 0.0, x_last = std::numeric_limits<double>::quiet_NaN();
+  double lowest = 0.0, highest = 0.0;
+  int64_t finite_outcomes = 0;
+  for (int64_t i = 0; i < N; ++i) {
+    if (!std::isfinite(lf[i])) {
+      kind[i] = kNone;
+      index[i] = 0.0;
+      continue;
+    }
+    const double m = exp_first[i];
+    if (!std::isfinite(ls[i])) {
+      kind[i] = kDistinguishing;
+      index[i] = 0.0;
+      distinguishing += m;
+      continue;
+    }
+    kind[i] = kFinite;
+    const double x = index[i];  // f^{x-1} < e^L <= f^x
+    // The range of the indices that occur (the backward pass's Lorentzian correlation is evaluated over it).
+    lowest = finite_outcomes == 0 ? x : std::min(lowest, x);
+    highest = finite_outcomes == 0 ? x : std::max(highest, x);
+    ++finite_outcomes;
+    // smallerThan(x, -h + 1) (bucket -h) and smallerThan(h, x) (infinity): both 0 beyond the table's top, where
+    // the addition of m * 0 is skipped (it would add +0).
+    const double m_below = x - (-h + 1.0), m_beyond = h - x;
+    if (m_below <= static_cast<double>(kHighest)) below += m * table.sigma(m_below);
+    if (m_beyond <= static_cast<double>(kHighest)) beyond += m * table.sigma(m_beyond);
+    if (x >= -h + 1.0 && x <= h) {
+      const int64_t bucket = static_cast<int64_t>(x) + half;
+      finite[current] = acc;
+      const double loaded = finite[bucket];
+      acc = equal_keeps(x, x_last, acc, loaded) + m;
+      x_last = x;
+      current = bucket;
+    }
+  }
+  finite[current] = acc;
+  finite[0] = below;
+  out.below = below;
+  out.beyond = beyond;
+  out.distinguishing = distinguishing;
+  out.lowest = lowest;
+  out.highest = highest;
+  out.finite_outcomes = finite_outcomes;
+  return out;
+}
+
 class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBuckets> {
  public:
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_first, const torch::Tensor& log_second,
@@ -62,53 +148,8 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     int8_t* kind = kind_t.data_ptr<int8_t>();
     torch::Tensor finite_t = torch::zeros({2 * half + 1}, float64);
     double* finite = finite_t.data_ptr<double>();
-    const SmallerThanTable& table = smaller_than_table();
-    const double h = static_cast<double>(half);
     bucket_indices(lf, ls, log_factor, index, N);
-    double below = 0.0, beyond = 0.0, distinguishing = 0.0;
-    // The regular bucket being filled is held in a register (acc = finite[current]) and stored when the index moves
-    // on: neighbouring outcomes mostly share a bucket, and each addition then waits for the previous one in a
-    // register, not for a store and a reload. The same additions in the same order: the same sums.
-    int64_t current = -1;
-    double acc = 0.0;
-    double lowest = 0.0, highest = 0.0;
-    int64_t finite_outcomes = 0;
-    for (int64_t i = 0; i < N; ++i) {
-      if (!std::isfinite(lf[i])) {
-        kind[i] = kNone;
-        index[i] = 0.0;
-        continue;
-      }
-      const double m = exp_first[i];
-      if (!std::isfinite(ls[i])) {
-        kind[i] = kDistinguishing;
-        index[i] = 0.0;
-        distinguishing += m;
-        continue;
-      }
-      kind[i] = kFinite;
-      const double x = index[i];  // f^{x-1} < e^L <= f^x
-      // The range of the indices that occur (the backward pass's Lorentzian correlation is evaluated over it).
-      lowest = finite_outcomes == 0 ? x : std::min(lowest, x);
-      highest = finite_outcomes == 0 ? x : std::max(highest, x);
-      ++finite_outcomes;
-      // smallerThan(x, -h + 1) (bucket -h) and smallerThan(h, x) (infinity): both 0 beyond the table's top, where
-      // the addition of m * 0 is skipped (it would add +0).
-      const double m_below = x - (-h + 1.0), m_beyond = h - x;
-      if (m_below <= static_cast<double>(kHighest)) below += m * table.sigma(m_below);
-      if (m_beyond <= static_cast<double>(kHighest)) beyond += m * table.sigma(m_beyond);
-      if (x >= -h + 1.0 && x <= h) {
-        const int64_t bucket = static_cast<int64_t>(x) + half;
-        if (bucket != current) {
-          if (current >= 0) finite[current] = acc;
-          current = bucket;
-          acc = finite[bucket];
-        }
-        acc += m;
-      }
-    }
-    if (current >= 0) finite[current] = acc;
-    finite[0] = below;
+    const BucketSums sums = fill_buckets(lf, ls, exp_first, index, kind, finite, N, half);
     // The masses are the caller's e^{log first}, kept without a copy (the backward reads them only where log first
     // is finite); its version is checked there, so that an in-place change in between is an error, not a wrong gradient.
     ctx->saved_data["mass"] = first;
@@ -117,10 +158,10 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     ctx->saved_data["kind"] = kind_t;
     ctx->saved_data["log_factor"] = log_factor;
     ctx->saved_data["half"] = half;
-    ctx->saved_data["lowest"] = lowest;
-    ctx->saved_data["highest"] = highest;
-    ctx->saved_data["finite_outcomes"] = finite_outcomes;
-    return {finite_t, torch::full({}, distinguishing + beyond, float64)};
+    ctx->saved_data["lowest"] = sums.lowest;
+    ctx->saved_data["highest"] = sums.highest;
+    ctx->saved_data["finite_outcomes"] = sums.finite_outcomes;
+    return {finite_t, torch::full({}, sums.distinguishing + sums.beyond, float64)};
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {

@@ -95,13 +95,7 @@ inline double log_tail_at(int64_t i, double x0, double h, double C, int64_t k, i
 // backward's dL/d lin), and leaves the tail's share in place of r: one pass, branch-free in an AVX2 clone where the
 // machine has it (the divisions go four at a time), the same IEEE operations on the same values as a pass for the
 // shares and one for γ (where lin_i <= 0 the quotient is of 0 by 1).
-// GCC if-converts the selects only when floating-point operations are taken not to trap (no-trapping-math: no value
-// changes, only the assumption that no exception handler observes them).
-#if defined(__GNUC__) && !defined(__clang__)
-#define NOISELEARN_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
-#else
-#define NOISELEARN_NO_TRAPPING_MATH
-#endif
+// GCC if-converts the selects only when floating-point operations are taken not to trap (NOISELEARN_NO_TRAPPING_MATH).
 NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tail_shares(
     const double* __restrict g, const uint8_t* __restrict lin_larger_flags, const double* __restrict lin, double* __restrict share,
     double* __restrict gamma, int64_t n) {

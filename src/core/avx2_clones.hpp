@@ -8,3 +8,13 @@
 #else
 #define NOISELEARN_AVX2_CLONES
 #endif
+
+// NOISELEARN_NO_TRAPPING_MATH before a function lets GCC take its floating-point operations not to trap
+// (no-trapping-math): no value changes, only the assumption that no exception handler observes them. GCC then
+// if-converts selects between doubles (c ? a : b) into blends instead of branches, so that such loops vectorise, or
+// a chain of additions through a select does not wait for a branch.
+#if defined(__GNUC__) && !defined(__clang__)
+#define NOISELEARN_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define NOISELEARN_NO_TRAPPING_MATH
+#endif
