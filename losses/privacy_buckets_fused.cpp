@@ -133,6 +133,61 @@ struct BucketSums {
   return out;
 }
 
+// What the backward pass's loop over the outcomes reads.
+struct OutcomeGradientInputs {
+  const double* mass;
+  const double* index;
+  const int8_t* kind;
+  const double* gf;           // dL/d finite
+  const double* correlation;  // the Lorentzian correlation (by index range, or per outcome)
+  double grad_infinity, inverse_log_factor, lowest;
+  int64_t half;
+  bool by_range, finite_edge_gradients;
+};
+
+// dL/d log first and dL/d log second per outcome (see SingleReleaseBuckets::backward). A function of its own, so that
+// its loop's values stay in registers (inside the backward GCC reloaded them from the stack per outcome).
+[[gnu::noinline]] void outcome_gradients(const OutcomeGradientInputs& in, int64_t N, double* __restrict grad_first,
+                                         double* __restrict grad_second) {
+  const double* __restrict mass = in.mass;
+  const double* __restrict index = in.index;
+  const int8_t* __restrict kind = in.kind;
+  const double* __restrict gf = in.gf;
+  const double* __restrict correlation = in.correlation;
+  const double grad_infinity = in.grad_infinity, inverse_log_factor = in.inverse_log_factor, lowest = in.lowest;
+  const int64_t half = in.half;
+  const bool by_range = in.by_range, finite_edge_gradients = in.finite_edge_gradients;
+  const double h = static_cast<double>(half);
+  const SmallerThanTable& table = smaller_than_table();
+  for (int64_t i = 0; i < N; ++i) {
+    grad_first[i] = 0.0;
+    grad_second[i] = 0.0;
+    if (kind[i] == kDistinguishing) {
+      grad_first[i] = grad_infinity * mass[i];
+    } else if (kind[i] == kFinite) {
+      const double x = index[i];
+      const double m_below = x - (-h + 1.0), m_beyond = h - x;
+      const double lorentzian = correlation[by_range ? static_cast<int64_t>(x - lowest) : i];
+      double grad_mass, grad_index;
+      if (finite_edge_gradients && m_below > static_cast<double>(kHighest) && m_beyond > static_cast<double>(kHighest)) {
+        // Most outcomes: a regular bucket far from both ends, where smallerThan and its slope are 0 (the general
+        // expressions below add zeros to the same two terms; with a non-finite edge gradient they add NaN, which
+        // the general path keeps for the NaN guard).
+        grad_mass = gf[static_cast<int64_t>(x) + half];
+        grad_index = mass[i] * lorentzian;
+      } else {
+        grad_mass = gf[0] * table.sigma(m_below) + grad_infinity * table.sigma(m_beyond);
+        if (x >= -h + 1.0 && x <= h) grad_mass += gf[static_cast<int64_t>(x) + half];
+        grad_index = mass[i] * (gf[0] * -kSmallerThanSlope * table.derivative(m_below) +
+                                grad_infinity * kSmallerThanSlope * table.derivative(m_beyond) + lorentzian);
+      }
+      const double grad_loss = grad_index * inverse_log_factor;  // ceil: straight through
+      grad_first[i] = grad_mass * mass[i] + grad_loss;
+      grad_second[i] = -grad_loss;
+    }
+  }
+}
+
 class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBuckets> {
  public:
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_first, const torch::Tensor& log_second,
@@ -172,7 +227,6 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     if (static_cast<int64_t>(mass_t._version()) != ctx->saved_data["mass_version"].toInt())
       throw std::logic_error("PrivacyBuckets backward: the masses e^{log first} were modified in place after the forward pass");
     const int64_t N = mass_t.size(0);
-    const double h = static_cast<double>(half);
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
     const torch::Tensor grad_finite_t =
         grad_outputs[0].defined() ? grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous() : torch::zeros({2 * half + 1}, float64);
@@ -197,40 +251,15 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     }
     const double* correlation = finite_outcomes > 0 ? correlation_t.data_ptr<double>() : nullptr;
 
-    const SmallerThanTable& table = smaller_than_table();
     const double inverse_log_factor = 1.0 / log_factor;  // a multiplication per outcome, not a division
     const bool finite_edge_gradients = std::isfinite(gf[0]) && std::isfinite(grad_infinity);
     // Every element is written below (no zero fill first).
     torch::Tensor grad_first_t = torch::empty({N}, float64), grad_second_t = torch::empty({N}, float64);
     double* grad_first = grad_first_t.data_ptr<double>();
     double* grad_second = grad_second_t.data_ptr<double>();
-    for (int64_t i = 0; i < N; ++i) {
-      grad_first[i] = 0.0;
-      grad_second[i] = 0.0;
-      if (kind[i] == kDistinguishing) {
-        grad_first[i] = grad_infinity * mass[i];
-      } else if (kind[i] == kFinite) {
-        const double x = index[i];
-        const double m_below = x - (-h + 1.0), m_beyond = h - x;
-        const double lorentzian = correlation[by_range ? static_cast<int64_t>(x - lowest) : i];
-        double grad_mass, grad_index;
-        if (finite_edge_gradients && m_below > static_cast<double>(kHighest) && m_beyond > static_cast<double>(kHighest)) {
-          // Most outcomes: a regular bucket far from both ends, where smallerThan and its slope are 0 (the general
-          // expressions below add zeros to the same two terms; with a non-finite edge gradient they add NaN, which
-          // the general path keeps for the NaN guard).
-          grad_mass = gf[static_cast<int64_t>(x) + half];
-          grad_index = mass[i] * lorentzian;
-        } else {
-          grad_mass = gf[0] * table.sigma(m_below) + grad_infinity * table.sigma(m_beyond);
-          if (x >= -h + 1.0 && x <= h) grad_mass += gf[static_cast<int64_t>(x) + half];
-          grad_index = mass[i] * (gf[0] * -kSmallerThanSlope * table.derivative(m_below) +
-                                  grad_infinity * kSmallerThanSlope * table.derivative(m_beyond) + lorentzian);
-        }
-        const double grad_loss = grad_index * inverse_log_factor;  // ceil: straight through
-        grad_first[i] = grad_mass * mass[i] + grad_loss;
-        grad_second[i] = -grad_loss;
-      }
-    }
+    outcome_gradients({mass, index, kind, gf, correlation, grad_infinity, inverse_log_factor, lowest, half, by_range,
+                       finite_edge_gradients},
+                      N, grad_first, grad_second);
     return {grad_first_t, grad_second_t, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
