@@ -7,11 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/avx2_clones.hpp"
+#include "core/branch_free.hpp"
 #include "losses/privacy_buckets_surrogates.hpp"
 
 namespace noiselearn {
@@ -52,17 +49,6 @@ NOISELEARN_AVX2_CLONES void bucket_indices(const double* lf, const double* ls, d
   for (int64_t i = 0; i < n; ++i) out[i] = std::ceil((lf[i] - ls[i]) / log_factor);
 }
 
-// x == x_last ? kept : otherwise, without a branch: a compare and a blend in SSE2 registers (every x86-64 has them),
-// one cycle each on the chain through kept; elsewhere the plain select.
-inline double equal_keeps(double x, double x_last, double kept, double otherwise) {
-#if defined(__SSE2__)
-  const __m128d equal = _mm_cmpeq_sd(_mm_set_sd(x), _mm_set_sd(x_last));
-  return _mm_cvtsd_f64(_mm_or_pd(_mm_and_pd(equal, _mm_set_sd(kept)), _mm_andnot_pd(equal, _mm_set_sd(otherwise))));
-#else
-  return x == x_last ? kept : otherwise;
-#endif
-}
-
 // The single release's sums over the outcomes (see SingleReleaseBuckets::forward): the kinds, the regular buckets
 // (finite, whose slot 0 receives the bucket -h), the bucket -h, infinity's two parts and the range of the indices. A
 // function of its own, so that its running sums stay in registers (inside the forward GCC spilled the one on the
@@ -83,10 +69,9 @@ struct BucketSums {
   // Without a branch on whether the bucket changed (it changes every few outcomes, unpredictably): acc is stored to
   // its bucket every time, the next bucket's sum loaded every time, and the register kept where the bucket is the
   // same (where the load would give the value just stored). The same additions in the same order: the same sums.
-  // The bucket is the same where x is the previous regular outcome's x (x_last, NaN before the first: unequal).
   // current starts at slot 0, the bucket -h, which is written last (below).
   int64_t current = 0;
-  double acc = 0.0, x_last = std::numeric_limits<double>::quiet_NaN();
+  double acc = 0.0;
   double lowest = 0.0, highest = 0.0;
   int64_t finite_outcomes = 0;
   for (int64_t i = 0; i < N; ++i) {
@@ -117,8 +102,7 @@ struct BucketSums {
       const int64_t bucket = static_cast<int64_t>(x) + half;
       finite[current] = acc;
       const double loaded = finite[bucket];
-      acc = equal_keeps(x, x_last, acc, loaded) + m;
-      x_last = x;
+      acc = select_kept(bucket == current, acc, loaded) + m;
       current = bucket;
     }
   }

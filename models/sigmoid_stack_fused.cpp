@@ -10,6 +10,7 @@
 
 #include "accounting/vectorised_math.hpp"
 #include "core/avx2_clones.hpp"
+#include "core/branch_free.hpp"
 #include "core/log_math.hpp"
 #include "core/partial_sums.hpp"
 #include "models/sigmoid_stack_evaluation.hpp"
@@ -112,24 +113,26 @@ NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tai
 }
 
 // Σ γ_i, and β'_k += Σ_{i: hi_i = k} δ_i t_i (δ = dL/d log f, t the tail's share), in one pass in index order: Σ γ in a
-// register and the β' being filled held in one while neighbouring points share it (they mostly do) instead of a store
-// and a reload per point. A function of its own, so that both sums stay in registers (inside the backward pass GCC kept
+// register and the β' being filled held in one while neighbouring points share it, instead of a store and a reload
+// per point. A function of its own, so that both sums stay in registers (inside the backward pass GCC kept
 // Σ γ on the stack: a store and a reload per point). The same additions in the same order: the same bits.
 [[gnu::noinline]] double gamma_sum_and_tail_gradients(const double* __restrict gamma, const double* __restrict d_log_f,
                                                     const double* __restrict tail_share,
                                                     const int32_t* __restrict hi, int64_t H, double* __restrict beta) {
   double gamma_sum = 0.0;
   if (H <= 0) return gamma_sum;
+  // The β' being filled is stored every point and the next point's loaded, the register kept where the centre is
+  // the same (where the load would give the value just stored): no branch on a change of centre, which comes every
+  // few points, unpredictably.
   int64_t current = hi[0];
   double filling = beta[current];
   for (int64_t i = 0; i < H; ++i) {
     gamma_sum += gamma[i];
-    if (hi[i] != current) {
-      beta[current] = filling;
-      current = hi[i];
-      filling = beta[current];
-    }
-    filling += d_log_f[i] * tail_share[i];
+    const int64_t k = hi[i];
+    beta[current] = filling;
+    const double loaded = beta[k];
+    filling = select_kept(k == current, filling, loaded) + d_log_f[i] * tail_share[i];
+    current = k;
   }
   beta[current] = filling;
   return gamma_sum;
