@@ -92,10 +92,11 @@ inline double log_tail_at(int64_t i, double x0, double h, double C, int64_t k, i
 }
 
 // From r_i = e^{-|log lin_i - log tail_i|} (held in share on entry) and which term is the larger (lin_larger_i, that is
-// log lin_i >= log tail_i), the shares of lin and tail in f: the larger's 1 / (1 + r), the smaller's r / (1 + r). Writes γ_i = (g_i lin_share_i) / lin_i where lin_i > 0, else 0 (the
-// backward's dL/d lin), and leaves the tail's share in place of r: one pass, branch-free in an AVX2 clone where the
-// machine has it (the divisions go four at a time), the same IEEE operations on the same values as a pass for the
-// shares and one for γ (where lin_i <= 0 the quotient is of 0 by 1).
+// log lin_i >= log tail_i), the shares of lin and tail in f: the larger's 1 / (1 + r), the smaller's r / (1 + r).
+// Writes γ_i = (g_i lin_share_i) / lin_i where lin_i > 0, else 0 (the backward's dL/d lin), and leaves the tail's share
+// in place of r: one pass, branch-free in an AVX2 clone where the machine has it (the divisions go four at a time), the
+// same IEEE operations on the same values as a pass for the shares and one for γ (where lin_i <= 0 the quotient is of
+// 0 by 1).
 // GCC if-converts the selects only when floating-point operations are taken not to trap (NOISELEARN_NO_TRAPPING_MATH).
 NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tail_shares(
     const double* __restrict g, const uint8_t* __restrict lin_larger_flags, const double* __restrict lin, double* __restrict share,
@@ -298,7 +299,8 @@ bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, 
       double* anchor = anchor_t.data_ptr<double>();
       int64_t a_count = 0;
       for (int64_t j = 0; j < K; ++j)
-        for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery) anchor[static_cast<size_t>(a_count++)] = C * (c[j] - (x0 + h * static_cast<double>(i)));
+        for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery)
+          anchor[static_cast<size_t>(a_count++)] = C * (c[j] - (x0 + h * static_cast<double>(i)));  // x_i as grid_points
       exp_in_place(anchor, anchors);
       a_count = 0;
       for (int64_t j = 0; j < K; ++j) {
