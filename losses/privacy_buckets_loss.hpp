@@ -11,8 +11,8 @@
 //      rounded down to a bucket edge).
 //
 // Biased upwards: every loss is rounded up to a bucket edge, about n ln f / 2 nats after n releases, so delta
-// grows by about exp(n ln f / 2 |d ln delta / d eps|) - 1 (shared/papers/README.md quotes about +10% at
-// n = 16 and +25% at n = 128 with 2h = 1000; for the benchmark Gaussian, sigma = 30, s = 1, eps = 0.3, we
+// grows by about exp(n ln f / 2 |d ln delta / d eps|) - 1 (experiments/errata.md, E-Sommer-3, quotes about +10%
+// at n = 16 and +25% at n = 128 with 2h = 1000; for the benchmark Gaussian, sigma = 30, s = 1, eps = 0.3, we
 // measure +23% and +78% with the automatic factor, see log_factor). The surrogate gradients
 // (privacy_buckets_surrogates.hpp) are heuristics. A training surrogate only; the certified accountant gives
 // the guarantee.

@@ -5,7 +5,7 @@
 //   d/dx equal(x, y)  := 1 / (1 + (x - y)^2 / 0.01)   (a Lorentzian of half-width 0.1),
 // and smallerThan(x, y) := sigmoid(-5 (x - y + 0.5)) replaces the comparison in the forward pass too, with its
 // true derivative. For integers x, y it is about 0.92 when x = y - 1 and 0.08 when x = y, i.e. a soft x < y.
-// These are heuristics, not derivatives of delta (erratum in shared/papers/README.md).
+// These are heuristics, not derivatives of delta (experiments/errata.md, E-Sommer-4).
 #include <torch/torch.h>
 
 #include <cstdint>

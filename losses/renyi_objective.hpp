@@ -65,8 +65,9 @@ ConvertedEpsilon converted_epsilon(RdpConversion conversion, double alpha, int64
 // that would reach alpha <= 1 moves alpha halfway to 1 instead, so alpha stays > 1.
 double guarded_newton_alpha(double alpha, double first_derivative, double second_derivative);
 
-// Alg. 3 line 1 (as corrected in the errata): alpha0 = sqrt(2 log(1/delta) / n) sigma / s + 1, the optimal
-// order of the Gaussian mechanism under Mironov's conversion.
+// Alg. 3 line 1 (experiments/errata.md, E-Gilani-3: line 1 is right, the prose is not):
+// alpha0 = sqrt(2 log(1/delta) / n) sigma / s + 1, the optimal order of the Gaussian mechanism under Mironov's
+// conversion.
 double gaussian_optimal_alpha(double sigma_over_sensitivity, int64_t compositions, double delta);
 
 struct RenyiFamilyObjectiveOptions {

@@ -62,7 +62,8 @@ double geometric_square_series(int64_t window, double ratio);
 // p_i is the mass of N(0, C) on bin i (i < N) and p_N = (1 - r) times its mass beyond bin N - 1 (so the
 // family is normalised exactly); C is bisected on [0, 2 sigma^2] until the family's variance (eq. 21, with the
 // Delta^2 / 12 of the bins for the continuous family) equals sigma^2 to 1e-12 relative. The masses are
-// computed as log(Phi(b) - Phi(a)) in log space (erratum: naive CDF differences vanish beyond ~8.3 sigma,
+// computed as log(Phi(b) - Phi(a)) in log space (erratum E-Gilani-4 of experiments/errata.md: naive CDF
+// differences vanish beyond ~8.3 sigma,
 // and a zero makes the Renyi objective infinite).
 struct GaussianInitialisation {
   std::vector<double> log_probabilities;  // log p_0 .. log p_N

@@ -7,7 +7,8 @@
 // bound's direction) and, if the distribution still has more than max_points grid points, the loss grid is
 // coarsened by powers of two with the bound's own one-directional re-discretisation (connect-the-dots up,
 // merge-to-grid down). PrivacyBuckets' coarsening, which can move losses down inside an "upper bound", is
-// never used (Sommer et al. erratum). n-fold composition is square-and-multiply: about 2 log2(n) convolutions.
+// never used (Sommer et al. erratum E-Sommer-5 of experiments/errata.md). n-fold composition is
+// square-and-multiply: about 2 log2(n) convolutions.
 #include <cstdint>
 #include <utility>
 #include <vector>

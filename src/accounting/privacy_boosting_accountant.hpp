@@ -2,7 +2,8 @@
 // Exact certificates for the privacy-boosting mechanism of Jiang et al. (core/privacy_boosting.hpp).
 //
 // Why not the paper's Theorem 1 / Proposition 1: they treat the region constants as if they shifted the kernel's
-// PLD independently of where y falls; the errata record under-statements of delta by up to 10x, and the worst
+// PLD independently of where y falls; the errata (experiments/errata.md, E-Jiang-1) record under-statements of
+// delta by up to 10x, and the worst
 // neighbouring pair is not always where the paper puts it. Here the PLD is built from the densities.
 //
 // For one pair of answers (Q1, Q2) (the mechanism run on Q1 is A, on Q2 is B), the privacy loss of an output y is

@@ -310,7 +310,7 @@ NoiseTable staircase_table(const Grid& grid, double epsilon, double sensitivity,
   grid.validate();
   const StaircaseLaw law{epsilon, sensitivity, gamma};
   law.validate();
-  // DESIGN.md numerical rules: the sensitivity is a whole number (>= 1) of grid steps. Then a cell of width h
+  // src/README.md, numerical rules: the sensitivity is a whole number (>= 1) of grid steps. Then a cell of width h
   // meets at most two breakpoints, and cell masses one period apart have the exact ratio e^{-epsilon}.
   if (whole_steps(sensitivity, grid.step, fmt::format("baseline staircase: sensitivity {:g}", sensitivity)) < 1)
     throw InputError(

@@ -7,7 +7,8 @@
 // so a finite grid always truncates; the continuous families record the mass that fell outside the kept cells
 // in provenance.parameters["dropped_tail_mass"].
 //
-// Numerics (Gilani et al. erratum: naive differences of the normal CDF underflow to 0 beyond about 8 sigma):
+// Numerics (Gilani et al. erratum E-Gilani-4, experiments/errata.md: naive differences of the normal CDF
+// underflow to 0 beyond about 8 sigma):
 // every bin mass is computed as a logarithm, the table is normalised with a log-sum-exp, and only then
 // exponentiated. A mass therefore keeps its relative precision down to the smallest normal float64 (the cell
 // at 30 sigma holds its correct ~1e-198, not 0): the relative error is a few ulps of its log-mass (about
@@ -44,7 +45,7 @@ NoiseTable truncated_laplace_table(const Grid& grid, double scale, double range)
 // b = e^{-epsilon}: density a * b^k on |x| in [k D, (k + gamma) D) and a * b^{k+1} on [(k + gamma) D, (k+1) D),
 // a = (1 - b) / (2 D (gamma + (1 - gamma) b)). Bin masses are exact integrals of the piecewise-constant density;
 // it is truncated to [-range, range] like the truncated families above and renormalised.
-// The sensitivity must be a positive whole number of grid steps (DESIGN.md numerical rules): then cell masses
+// The sensitivity must be a positive whole number of grid steps (src/README.md, numerical rules): then cell masses
 // one sensitivity apart on the positive side have the ratio e^{-epsilon} exactly, as in the continuous law.
 // gamma must lie in [0, 1].
 NoiseTable staircase_table(const Grid& grid, double epsilon, double sensitivity, double gamma, double range);

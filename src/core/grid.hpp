@@ -7,8 +7,8 @@
 namespace noiselearn {
 
 // Relative tolerance used whenever a real number must be a whole number of grid steps
-// (DESIGN.md, numerical rules; Sommer et al. erratum: a step that does not divide the sensitivity
-// silently tests a smaller shift).
+// (src/README.md, numerical rules; Sommer et al. erratum E-Sommer-1 of experiments/errata.md: a step that
+// does not divide the sensitivity silently tests a smaller shift).
 inline constexpr double kGridRelativeTolerance = 1e-9;
 
 // The largest grid noiselearn builds: 10^8 + 1 points are 800 MB of probabilities, about 5 GB as CSV text,

@@ -1,6 +1,7 @@
 #pragma once
-// Log-space arithmetic for probabilities that span hundreds of orders of magnitude (DESIGN.md, numerical
-// rules; Gilani et al. erratum: naive differences of the normal CDF underflow to 0 beyond about 8 sigma).
+// Log-space arithmetic for probabilities that span hundreds of orders of magnitude (src/README.md, numerical
+// rules; Gilani et al. erratum E-Gilani-4 of experiments/errata.md: naive differences of the normal CDF underflow
+// to 0 beyond about 8 sigma).
 #include <cmath>
 #include <limits>
 #include <vector>

@@ -4,10 +4,10 @@
 // query by the sensitivity s moves mass out of [0, s) or into (R, R + s]: those outcomes distinguish the
 // neighbours, and their mass is the delta no one-sided noise can avoid (the paper's remark (1)).
 //
-// Errata followed (../shared/papers/README.md): the turning point of Thm 1 is omega = ceil(omega_real) (the printed
-// Tables 1-2 round down, which makes c > 1 and the noise not (epsilon, delta)-DP); the TBL rows of the tables use
-// the exact minimal shift mu* with E[e^2] approximated by mu^2 + lambda^2, while we give the exact moments; Lemma 1's
-// condition overshoots mu*.
+// Errata followed (experiments/errata.md, E-Xiao-1 and E-Xiao-2): the turning point of Thm 1 is
+// omega = ceil(omega_real) (the printed Tables 1-2 round down, which makes c > 1 and the noise not
+// (epsilon, delta)-DP); the TBL rows of the tables use the exact minimal shift mu* with E[e^2] approximated by
+// mu^2 + lambda^2, while we give the exact moments; Lemma 1's condition overshoots mu*.
 #include <cstdint>
 #include <vector>
 

@@ -19,7 +19,7 @@
 //
 // Everything here is the mechanism itself (densities, probabilities, sampling); its privacy is accounted
 // exactly in accounting/privacy_boosting_accountant.hpp. The paper's Theorem 1 is not used for the guarantee
-// (errata: it is a heuristic that can under-state delta).
+// (erratum E-Jiang-1 of experiments/errata.md: it is a heuristic that can under-state delta).
 #include <cmath>
 #include <random>
 #include <string>

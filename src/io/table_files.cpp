@@ -46,7 +46,7 @@ std::string format_table_csv(const NoiseTable& table) {
   return fmt::to_string(text);
 }
 
-// Allowed distance between a CSV x and its grid point: the grid tolerance of DESIGN.md (1e-9 of a step),
+// Allowed distance between a CSV x and its grid point: the grid tolerance of src/README.md (1e-9 of a step),
 // plus the rounding another tool makes when it computes x = origin + i * step far from 0.
 double grid_point_tolerance(const Grid& grid) {
   const double magnitude = std::max(std::abs(grid.origin), std::abs(grid.last()));

@@ -1,8 +1,8 @@
 #pragma once
 // The least-cost one-sided noise under a Hybrid Renyi DP budget, solved exactly as one convex program (Xiao et al.,
-// section 4.3, eq. 25-27, with the errata of ../shared/papers/README.md: the support is {0 .. R0}, p_0 is a variable,
-// E[e^2] is a second moment, and for fixed alpha the problem is convex in all of p_0 .. p_R0, so no alternating
-// scheme is needed).
+// section 4.3, eq. 25-27, with errata E-Xiao-4 and E-Xiao-5 of experiments/errata.md: the support is {0 .. R0},
+// p_0 is a variable, E[e^2] is a second moment, and for fixed alpha the problem is convex in all of p_0 .. p_R0, so
+// no alternating scheme is needed).
 //
 // The program. Noise e on the grid x_j = j h, j = 0 .. R0, sensitivity s grid steps, T releases, order alpha > 1,
 // target (epsilon, delta). Per direction d (up: the table against itself shifted up by s; down: the reverse) the

@@ -93,7 +93,8 @@ std::vector<DeterministicScheme> optimal_deterministic_schemes(const MaximalLeak
   // state below a (if any) chosen (appendix G: T(a, k) = min over the next chosen state a' >= a of
   // T(a' + 1, k - 1) + the cost of sending the inputs starting in [a, a'] to a'). Every input must land somewhere,
   // so T_0(a) is infinite while an input starts at or above a (a <= top), and T_k(a) = 0 beyond top.
-  // Row a = 0 starts with no state chosen: the lowest state is selectable (erratum: the authors' code cannot).
+  // Row a = 0 starts with no state chosen: the lowest state is selectable (experiments/errata.md, E-Xiao-7: the
+  // authors' code cannot).
   const size_t width = static_cast<size_t>(m + 1);
   std::vector<std::vector<double>> value(static_cast<size_t>(k_max + 1), std::vector<double>(width, 0.0));
   std::vector<std::vector<int64_t>> next(static_cast<size_t>(k_max + 1), std::vector<int64_t>(width, -1));

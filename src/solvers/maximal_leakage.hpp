@@ -1,6 +1,6 @@
 #pragma once
 // The least-cost one-sided perturbation under a Maximal Leakage budget (Xiao et al., CCS 2025, section 5: eq. 28,
-// Prop. 4, Thm 4, Alg. 2 with the appendix's consistent recurrence; errata in ../shared/papers/README.md).
+// Prop. 4, Thm 4, Alg. 2 with the appendix's consistent recurrence; erratum E-Xiao-7 of experiments/errata.md).
 //
 // A deterministic function F maps input X_i (prior q_i) to one of m ordered output states; its randomised version
 // may only move an input up: row i of the mechanism P (p_ij = Pr[output j | input i]) is zero below F(X_i). Moving

@@ -1,7 +1,8 @@
 #pragma once
-// The PAC-privacy optimal one-sided noise (Xiao et al., CCS 2025, section 6: eq. 29-31, Thm 5, Alg. 3; errata in
-// ../shared/papers/README.md: in eq. 31 the bracket is the variance of the truncated Gaussian and belongs inside the
-// log, with the constant 1/2 ln(2 pi e) that the print drops; the search over sigma is not capped at sqrt(B)).
+// The PAC-privacy optimal one-sided noise (Xiao et al., CCS 2025, section 6: eq. 29-31, Thm 5, Alg. 3; erratum
+// E-Xiao-8 of experiments/errata.md: in eq. 31 the bracket is the variance of the truncated Gaussian and belongs
+// inside the log, with the constant 1/2 ln(2 pi e) that the print drops; the search over sigma is not capped at
+// sqrt(B)).
 //
 // For a black-box release Y = F(X) whose variance is at most sigma_Y^2, independent noise e on [0, R] with
 // E[e^2] <= B bounds the mutual information MI(X; Y + e) by

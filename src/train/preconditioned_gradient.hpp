@@ -1,10 +1,10 @@
 #pragma once
-// The preconditioned projected gradient method of Gilani et al. (Alg. 3, as corrected in the errata) for a
+// The preconditioned projected gradient method of Gilani et al. (Alg. 3, as corrected in experiments/errata.md) for a
 // differentiable objective f(p) of a probability vector p > 0 under linear equality constraints A p = b (the
 // family's normalisation and expected cost, models/geometric_tail_family.hpp).
 //
 // Why log-space: the paper preconditions with M = diag(p)^-1, i.e. it steps in q = p / p_current. Its
-// preconditioned gradient diag(p) grad_p f equals grad_theta f for theta = log p (erratum), so the method
+// preconditioned gradient diag(p) grad_p f equals grad_theta f for theta = log p (erratum E-Gilani-2), so the method
 // works on theta, and the objective only ever sees log-probabilities (tail masses of 1e-80 and below keep
 // their relative precision). One iteration:
 //   g      = grad_theta f                                   (Alg. 3 line 6)
@@ -15,8 +15,8 @@
 // B g_proj = 0, so A p_new = A p = b in exact arithmetic; the rounding is removed after every step by a tiny
 // correction p <- p (1 + B^T lambda) with (B B^T) lambda = b - A p (A p with compensated sums), so the
 // constraints hold to ~1e-15 relative at every iterate.
-// Line search (erratum): mu_ub / 2^k for k = 0 .. line_search_halvings (Alg. 3 stops at k = 10 and stalls at
-// eps ~ 2.71 in the Fig. 1 setting), keeping the best step found (the pseudo-code never updates g_min).
+// Line search (erratum E-Gilani-1): mu_ub / 2^k for k = 0 .. line_search_halvings (Alg. 3 stops at k = 10 and stalls
+// at eps ~ 2.71 in the Fig. 1 setting), keeping the best step found (the pseudo-code never updates g_min).
 // Every `outer_update_every` iterations the objective's outer update runs (the Newton step of alpha,
 // Alg. 3 lines 20-22).
 //
@@ -124,7 +124,7 @@ struct PreconditionedCheckpoint {
 
 struct PreconditionedGradientOptions {
   int64_t max_iterations = 2000;
-  // Steps mu_ub / 2^k, k = 0 .. line_search_halvings (erratum: 40-60; the paper's 10 stalls).
+  // Steps mu_ub / 2^k, k = 0 .. line_search_halvings (erratum E-Gilani-1: 40-60; the paper's 10 stalls).
   int line_search_halvings = 50;
   // true: evaluate every halving, as Alg. 3 does. false (default): stop halving once a step has decreased the
   // objective and the next smaller one is worse. Exact for the paper's objective: along the line
