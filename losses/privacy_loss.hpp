@@ -1,5 +1,5 @@
 #pragma once
-// Differentiable privacy losses (DESIGN.md): maps a dominating pair to a scalar surrogate of delta(epsilon)
+// Differentiable privacy losses (src/README.md, "The layers"): maps a dominating pair to a scalar surrogate of delta(epsilon)
 // after n compositions, with gradients. Training only: none of them is trusted for the final guarantee,
 // which always comes from the certified accountant.
 #include <torch/torch.h>

@@ -1,6 +1,6 @@
 #pragma once
 // Free logits: one trainable logit per point of the support, log p = log_softmax over the support
-// (DESIGN.md, "a model produces a table": the most general table on a grid).
+// (a model produces a table: this is the most general table on a grid).
 //
 // General: a logit for every support point of the grid. Symmetric: logits on the non-positive half, mirrored
 // (requires a symmetric grid), so p is symmetric bit for bit. Points outside the support have no parameter

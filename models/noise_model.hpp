@@ -1,6 +1,6 @@
 #pragma once
 // A noise model: a LibTorch module whose parameters produce a noise table on a fixed grid
-// (DESIGN.md: "A model produces a table from trainable parameters").
+// (a model produces a table from trainable parameters).
 //
 // log_probabilities() returns log p on the model's grid: a float64 tensor of shape [grid.size], normalised
 // (logsumexp = 0), on the module's device, differentiable in the parameters. Entries outside the model's

@@ -2,7 +2,7 @@
 // Certified bounds for the continuous Gaussian and Laplace mechanisms (real-valued noise, any real query
 // difference |d| <= s): the references the Rényi-DP families are compared with (Gilani et al., Fig. 1: the
 // Gaussian and the Laplace of the same variance). They are not tables on a grid, so they enter the accountant
-// as privacy-loss distributions (DESIGN.md: "the accountant consumes privacy-loss distributions").
+// as privacy-loss distributions (the accountant consumes single-release PLD bounds, whatever made them).
 //
 // Both noises are symmetric and log-concave, so the worst difference is |d| = s (the loss of a smaller shift is
 // a post-processing: Sommer et al., Thm 15, holds for every symmetric log-concave density), and A||B has the same

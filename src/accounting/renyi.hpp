@@ -7,8 +7,8 @@
 //   D_alpha(P||Q) = 1/(alpha - 1) log sum_i P_i^alpha Q_i^(1 - alpha)          for alpha > 1,
 //   D_1(P||Q)     = sum_i P_i log(P_i / Q_i)  (Kullback-Leibler, the limit alpha -> 1),
 //   D_inf(P||Q)   = log max_i P_i / Q_i       (the limit alpha -> inf),
-// with terms where P_i = 0 contributing nothing and D = +inf as soon as some P_i > 0 has Q_i = 0 (DESIGN.md:
-// a zero against a positive probability is an infinite privacy loss, never clamped away).
+// with terms where P_i = 0 contributing nothing and D = +inf as soon as some P_i > 0 has Q_i = 0 (src/README.md,
+// numerical rules: a zero against a positive probability is an infinite privacy loss, never clamped away).
 //
 // Composition (Mironov 2017, Prop. 1): n releases that are each (alpha, rho(alpha))-RDP are
 // (alpha, n rho(alpha))-RDP. A mechanism's per-release curve rho(alpha) is the largest divergence over its

@@ -1,5 +1,5 @@
 #pragma once
-// Baselines: the textbook noise distributions as noise tables on a given grid (DESIGN.md, "Baselines").
+// Baselines: the textbook noise distributions as noise tables on a given grid.
 //
 // Continuous laws are discretised by bin masses: grid point x_i receives the mass the law puts on its cell
 // [x_i - h/2, x_i + h/2), h the grid step. Discrete laws (discrete Gaussian, discrete Laplace, uniform) put

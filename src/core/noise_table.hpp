@@ -1,5 +1,5 @@
 #pragma once
-// A noise table: a probability vector on a uniform grid (DESIGN.md, "the one idea that holds it together").
+// A noise table: a probability vector on a uniform grid (the one idea that holds noiselearn together).
 //
 // Everything in noiselearn produces, transforms, scores or consumes noise tables. A table is always valid:
 // the constructor checks that every probability is finite and non-negative, that they sum to 1 within

@@ -1,5 +1,5 @@
 #pragma once
-// Whole-file reads and atomic whole-file writes (DESIGN.md, "Certificates and files": writes are atomic).
+// Whole-file reads and atomic whole-file writes (src/README.md, numerical rules: outputs are written atomically).
 //
 // A reader of a file noiselearn writes sees either the previous contents or the new contents, never a
 // half-written file: the contents go to a temporary file in the same directory, are flushed to disk, and

@@ -1,5 +1,5 @@
 #pragma once
-// The run directory of `noiselearn train` (DESIGN.md, "Certificates and files"):
+// The run directory of `noiselearn train` (src/io/README.md, "Run directory"):
 //   config.yaml            the resolved configuration (every key), so the run can be repeated
 //   noise.csv, noise.json  the learned table; metadata with model, loss, utility, seed, versions, training
 //                          summary and the certificate

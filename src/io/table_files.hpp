@@ -1,5 +1,5 @@
 #pragma once
-// The noise-table file pair (DESIGN.md, "Certificates and files"):
+// The noise-table file pair (src/io/README.md, "File formats"):
 //   noise.csv   columns x,p, one row per grid point, every double with 17 significant digits so that
 //               reading it back gives the same bits;
 //   noise.json  the metadata next to it (same stem): grid, support kind, provenance, and whatever other
