@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Adds delta_upper_every_shift / delta_lower_every_shift to RESULTS/dp-sgd.csv: the learned table certified with
 `--shifts all`, the envelope over every shift 1..10 cells in both signs. The default certificate of a symmetric,
-monotone table checks the largest shift only, which for the subsampled pair rests on Sommer et al.'s argument
-(section 4.4), not a proof; the envelope needs no such argument.
+monotone table checks the largest shift only, which for the subsampled pair rests on Sommer et al.'s Thm 15 carried
+to the mixture pair (proved in src/accounting/README.md, "Why one shift suffices"); the envelope needs no such step.
 
   every_shift.py RESULTS
 """

@@ -179,8 +179,9 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
   if (mixture && specification.neighbours == NeighbourRelation::kSameDirection)
     throw InputError("neighbours 'same-direction' applies to additive pairs only (a subsampled pair already fixes "
                      "the direction: the same record is added or removed in every release)");
-  const std::string theorem = mixture ? "table is symmetric and monotone; Sommer et al. (section 4.4) carry Thm 15 "
-                                        "over to the mixture pair by argument, not proof"
+  // The proof for both pairs, and for adaptive composition: src/accounting/README.md, "Why one shift suffices".
+  const std::string theorem = mixture ? "table is symmetric and monotone: Sommer et al., Thm 15, carried to the "
+                                        "mixture pair by post-processing (src/accounting/README.md)"
                                       : "table is symmetric and monotone: Sommer et al., Thm 15";
   switch (specification.shifts) {
     case ShiftPolicy::kSingle:
