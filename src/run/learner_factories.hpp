@@ -3,8 +3,8 @@
 // on the geometric-tail families, preconditioned_gradient_optimiser.hpp) live in their own library,
 // noiselearn_learners, apart from the run layer. So whatever does not train them (the CLI's other commands, the
 // convex HRDP program, the solvers, a service that only certifies) starts without loading LibTorch (0.5-0.7 s a
-// process). run() finds them through these factories, which link_learners() (run/link_learners.hpp, in
-// noiselearn::learners) fills: a program that trains them links noiselearn::learners and calls it once.
+// process). run() finds them through these factories, which noiselearn::learners fills itself when a program links it
+// (link_learners.cpp: a static initialiser, kept by the target's link option; link_learners() does the same by hand).
 #include <memory>
 
 #include "io/training_config.hpp"

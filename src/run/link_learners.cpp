@@ -13,4 +13,21 @@ void link_learners() {
   set_learner_factories(factories);
 }
 
+namespace {
+
+// Registers the learners while the program starts, so that linking noiselearn::learners is all a program does to
+// train with run(). set_learner_factories() keeps its table in a function-local static, so the order in which
+// translation units are initialised does not matter.
+int register_learners() {
+  link_learners();
+  return 1;
+}
+
+}  // namespace
+
 }  // namespace noiselearn
+
+// Defined here, in the object that registers the learners, so that keeping it keeps the registration.
+extern "C" {
+int noiselearn_learners_registration = noiselearn::register_learners();
+}

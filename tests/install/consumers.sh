@@ -19,6 +19,8 @@ done
 "$work/sampler_consumer/sampler_consumer" "$work/table.csv"
 "$work/accountant_consumer/accountant_consumer"
 if ldd "$work/accountant_consumer/accountant_consumer" | grep -q torch; then echo "the accountant linked LibTorch" >&2; exit 1; fi
+# The run layer alone (the convex program) links no LibTorch: only noiselearn::learners brings it.
+if ldd "$work/run_consumer/run_consumer" | grep -q torch; then echo "noiselearn::run linked LibTorch" >&2; exit 1; fi
 "$work/run_consumer/run_consumer" "$work" > "$work/run_consumer.log" 2>&1 || { cat "$work/run_consumer.log" >&2; exit 1; }
 tail -1 "$work/run_consumer.log"
 # The installed command line: noiselearn links no LibTorch, and its train runs noiselearn-train installed beside it.
