@@ -10,7 +10,8 @@ void require_one_of(const std::string& value, const std::string& key, std::initi
   for (const char* v : valid)
     if (value == v) return;
   std::vector<std::string> names(valid.begin(), valid.end());
-  throw InputError(fmt::format("{} = '{}' is not valid (valid: {})", key, value, fmt::join(names, ", ")));
+  throw InputError(fmt::format("{} = '{}' is not valid{} (valid: {})", key, value, did_you_mean(value, names),
+                               fmt::join(names, ", ")));
 }
 
 std::string grouped(int64_t value) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/nearest_word.hpp"
 
 namespace noiselearn {
 
@@ -64,6 +65,34 @@ std::string valid_sections() {
   for (const auto& key : Config::schema())
     if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end()) sections.push_back(section_of(key.name));
   return fmt::format("{}", fmt::join(sections, ", "));
+}
+
+template <class Config>
+std::vector<std::string> key_names() {
+  std::vector<std::string> names;
+  for (const auto& key : Config::schema()) names.push_back(key.name);
+  return names;
+}
+
+template <class Config>
+std::vector<std::string> section_names() {
+  std::vector<std::string> sections;
+  for (const auto& key : Config::schema())
+    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end()) sections.push_back(section_of(key.name));
+  return sections;
+}
+
+// "; did you mean 'loss.epsilon'?" for a mistyped "section.key" (any section: a key put in the wrong section is a
+// common slip), or "".
+template <class Config>
+std::string did_you_mean_key(const std::string& name) {
+  const auto dot = name.find('.');
+  if (dot != std::string::npos) {
+    const std::string key = name.substr(dot + 1);
+    for (const auto& candidate : key_names<Config>())
+      if (candidate.substr(candidate.find('.') + 1) == key) return fmt::format("; did you mean '{}'?", candidate);
+  }
+  return did_you_mean(name, key_names<Config>());
 }
 
 template <class Config>
@@ -149,8 +178,10 @@ void apply_override(Config& config, const std::string& assignment) {
   if (!key) {
     const std::string section = section_of(name);
     throw InputError(valid_keys<Config>(section).empty()
-                         ? fmt::format("--set: unknown key '{}' (valid sections: {})", name, valid_sections<Config>())
-                         : fmt::format("--set: unknown key '{}' (valid: {})", name, valid_keys<Config>(section)));
+                         ? fmt::format("--set: unknown key '{}'{} (valid sections: {})", name, did_you_mean_key<Config>(name),
+                                       valid_sections<Config>())
+                         : fmt::format("--set: unknown key '{}'{} (valid: {})", name, did_you_mean_key<Config>(name),
+                                       valid_keys<Config>(section)));
   }
   YAML::Node node;
   try {
@@ -192,7 +223,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
       const std::string where = fmt::format("{}:{}", source, section.first.Mark().line + 1);
       refuse_repeat("section", section_name, section.first.Mark().line + 1);
       if (valid_keys<Config>(section_name).empty())
-        throw InputError(fmt::format("{}: unknown section '{}' (valid: {})", where, section_name, valid_sections<Config>()));
+        throw InputError(fmt::format("{}: unknown section '{}'{} (valid: {})", where, section_name,
+                                     did_you_mean(section_name, section_names<Config>()), valid_sections<Config>()));
       if (!section.second.IsMap())
         throw InputError(fmt::format("{}: section '{}' must be a map of keys (valid: {})", where, section_name,
                                      valid_keys<Config>(section_name)));
@@ -201,7 +233,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         const std::string entry_where = fmt::format("{}:{}", source, entry.first.Mark().line + 1);
         const ConfigKey<Config>* key = find_key<Config>(name);
         if (!key)
-          throw InputError(fmt::format("{}: unknown key '{}' (valid: {})", entry_where, name, valid_keys<Config>(section_name)));
+          throw InputError(fmt::format("{}: unknown key '{}'{} (valid: {})", entry_where, name, did_you_mean_key<Config>(name),
+                                       valid_keys<Config>(section_name)));
         refuse_repeat("key", name, entry.first.Mark().line + 1);
         assign(config, *key, entry.second, entry_where);
       }

@@ -50,9 +50,11 @@ class SweepReader {
     const std::string section = config_schema::section_of(name);
     const std::string valid = config_schema::valid_keys<TrainingConfig>(section);
     if (name.find('.') == std::string::npos || valid.empty())
-      fail(name_node, fmt::format("{}: unknown key '{}' (keys are written section.key, e.g. loss.epsilon; valid sections: {})",
-                                  entry, name, config_schema::valid_sections<TrainingConfig>()));
-    fail(name_node, fmt::format("{}: unknown key '{}' (valid: {})", entry, name, valid));
+      fail(name_node, fmt::format("{}: unknown key '{}'{} (keys are written section.key, e.g. loss.epsilon; valid sections: {})",
+                                  entry, name, config_schema::did_you_mean_key<TrainingConfig>(name),
+                                  config_schema::valid_sections<TrainingConfig>()));
+    fail(name_node, fmt::format("{}: unknown key '{}'{} (valid: {})", entry, name,
+                                config_schema::did_you_mean_key<TrainingConfig>(name), valid));
   }
 
   // The text of one value, checked against the key's type at its own line; a relative path is made relative to

@@ -159,7 +159,7 @@ TEST_CASE("bad configs: one-line error naming the key, exit code 2", "[cli][trai
   struct Case {
     std::string arguments, culprit;
   };
-  for (const Case& c : {Case{"train unknown.yaml", "unknown.yaml:2: unknown key 'loss.epsilom' (valid: loss.kind"},
+  for (const Case& c : {Case{"train unknown.yaml", "unknown.yaml:2: unknown key 'loss.epsilom'; did you mean 'loss.epsilon'? (valid: loss.kind"},
                         Case{"train type.yaml", "type.yaml:2: grid.step must be a number (got 'small')"},
                         Case{"train sensitivity.yaml", "not a whole number of grid steps"},
                         Case{"train broken.yaml", "broken.yaml:"},
