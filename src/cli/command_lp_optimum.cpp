@@ -51,7 +51,9 @@ Command make_lp_optimum_command(CLI::App& parent) {
                    if (!out->empty()) o->out = table_output_path(*out);
                    const LpOptimumRun run = run_lp_optimum(*o);
                    std::cout << run.report();
-                   if (!o->out.empty()) std::cout << "wrote " << o->out.string() << " and its certificate\n";
+                   std::cout << (o->out.empty() ? std::string("no --out: nothing written (give --out PATH to write the table "
+                                                                 "with its certificate)\n")
+                                                : "wrote " + o->out.string() + " and its certificate\n");
                  }};
 }
 

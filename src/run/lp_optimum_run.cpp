@@ -176,7 +176,7 @@ std::string LpOptimumRun::report() const {
   const DeltaAtEpsilon& d = certificate.deltas.front();
   return fmt::format(
              "LP optimum (GLPK, {} round(s), {} shift(s) in the final LP; {:.2f} s): LP value {:.10g}\n"
-             "written table: exact delta(eps = {}) = {:.10g} over every difference both ways, cost {:.10g}{}\n"
+             "optimal table: exact delta(eps = {}) = {:.10g} over every difference both ways, cost {:.10g}{}\n"
              "certified delta(eps = {}) in [{}, {}] (lower, upper): the guarantee\n",
              s.rounds, s.active_shifts.size(), s.seconds, s.lp_objective,
              format_exact(epsilon), s.delta, s.cost, s.margin > 0.0 ? fmt::format(" (target tightened by {:g} relative)", s.margin) : "",

@@ -274,7 +274,22 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
       // rounds, 4 per round 11 s, 16 per round 92 s; bench_lp_optimum --free).
       add_shift(std::max_element(violated.begin(), violated.end())->second);
     }
-    // The cleaned table: negatives (solver tolerance) to 0, renormalised.
+    // The cleaned table: negatives (solver tolerance) to 0; the requested shapes made exact (GLPK meets p_i = p_{n-1-i}
+    // and the order constraints to its tolerance only, 1e-19 apart, which would make the certificate see an
+    // asymmetric table and check every shift); renormalised (a division by one total keeps both shapes exactly).
+    if (o.symmetric)
+      for (int i = 0; i < n - 1 - i; ++i) {
+        const double mean = 0.5 * (p[static_cast<size_t>(i)] + p[static_cast<size_t>(n - 1 - i)]);
+        p[static_cast<size_t>(i)] = p[static_cast<size_t>(n - 1 - i)] = mean;
+      }
+    if (o.monotone) {
+      // Non-increasing away from the centre, by running minima outwards (as in the LP's rows above).
+      int centre = 0;
+      for (int i = 0; i < n; ++i)
+        if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
+      for (int i = centre - 1; i >= 0; --i) p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + 1)]);
+      for (int i = centre + 1; i < n; ++i) p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i - 1)]);
+    }
     long double total = 0.0L;
     for (double v : p) total += v;
     for (double& v : p) v = static_cast<double>(static_cast<long double>(v) / total);

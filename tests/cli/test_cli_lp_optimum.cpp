@@ -38,6 +38,31 @@ TEST_CASE("lp-optimum: the staircase setting's optimum, printed, written and cer
   CHECK(at["delta_lower"].get<double>() <= exact * (1 + 1e-12));
   CHECK(exact <= at["delta_upper"].get<double>() * (1 + 1e-12));
   CHECK_THAT(run.out, Catch::Contains("certified delta(eps = 0.3) in ["));
+  // The shapes asked for hold exactly in the written table (GLPK meets them to 1e-19 only), so the certificate
+  // needs the one shift that Thm 15 allows, not every shift.
+  std::ifstream csv(dir / "lp" / "noise.csv");
+  std::vector<double> p;
+  for (std::string line; std::getline(csv, line);)
+    if (!line.empty() && line[0] != 'x') p.push_back(std::stod(line.substr(line.find(',') + 1)));
+  REQUIRE(p.size() == 1001);
+  size_t asymmetric = 0, increasing = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] != p[p.size() - 1 - i]) ++asymmetric;
+    if (i < 500 && p[i] > p[i + 1]) ++increasing;  // non-decreasing up to the centre
+  }
+  CHECK(asymmetric == 0);
+  CHECK(increasing == 0);
+  CHECK_THAT(j["certificate"]["pairs_checked"].get<std::string>(), Catch::StartsWith("single shift (table is symmetric and monotone"));
+  CHECK_THAT(run.out, Catch::Contains("optimal table: exact delta(eps = 0.3)") && Catch::Contains("wrote "));
+}
+
+TEST_CASE("lp-optimum without --out prints the optimum and says nothing was written", "[cli][lp]") {
+  const fs::path dir = scratch("lp-no-out");
+  const Run run = run_noiselearn("--quiet lp-optimum --grid-step 0.1 --range 3 --epsilon 0.5 --cost-budget 1 --shape symmetric", dir);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(run.out, Catch::Contains("optimal table: exact delta(eps = 0.5)") && !Catch::Contains("wrote") && Catch::Contains("no --out: nothing written"));
+  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename() == "stderr.txt");  // the test's own
 }
 
 TEST_CASE("lp-optimum: least cost for one-sided noise is certified at or below its delta target and beats Thm 1", "[cli][lp]") {
