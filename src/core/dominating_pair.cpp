@@ -159,6 +159,19 @@ bool is_mirror_symmetric(const NoiseTable& table) {
   return true;
 }
 
+// p non-increasing away from the centre, exactly: the proof that one shift suffices (src/accounting/README.md, "Why one
+// shift suffices") needs the numbers as stored to be ordered; NoiseTable::is_symmetric_monotone forgives a rise of a few
+// ulps, which the proof does not cover.
+bool is_exactly_monotone_from_centre(const NoiseTable& table) {
+  const auto& p = table.probabilities();
+  const size_t n = p.size();
+  for (size_t i = n / 2 + 1; i < n; ++i)
+    if (p[i] > p[i - 1]) return false;
+  for (size_t i = (n - 1) / 2; i-- > 0;)
+    if (p[i] > p[i + 1]) return false;
+  return true;
+}
+
 }  // namespace
 
 PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& specification) {
@@ -174,7 +187,7 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
                                  specification.sensitivity, k, table.grid().size));
   family.sensitivity_cells = k;
   family.mirror_symmetric = is_mirror_symmetric(table);
-  const bool monotone = table.is_symmetric_monotone() && family.mirror_symmetric;
+  const bool monotone = family.mirror_symmetric && table.is_symmetric_monotone() && is_exactly_monotone_from_centre(table);
   const bool mixture = specification.kind == PairKind::kSubsampledMixture;
   if (mixture && specification.neighbours == NeighbourRelation::kSameDirection)
     throw InputError("neighbours 'same-direction' applies to additive pairs only (a subsampled pair already fixes "
