@@ -77,6 +77,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.shift_justification = bounds.shift_justification;
   certificate.neighbours = bounds.neighbours;
   certificate.several_pairs = bounds.several_pairs_note;
+  certificate.accountant = options;
   certificate.infinity_mass_single_release =
       std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
   const auto directions = upper_directions(bounds);
@@ -204,6 +205,17 @@ std::string Certificate::bound_methods(const std::string& upper, const std::stri
   return several_pairs.empty() ? std::string() : fmt::format("; upper by {}, lower by {}", upper, lower);
 }
 
+std::string Certificate::no_epsilon_reason(double delta) const {
+  if (infinity_mass_composed >= delta)
+    return fmt::format("no epsilon certifies delta = {}: the distinguishing events (outputs one input cannot produce) alone "
+                       "have probability {} after {} composition{}",
+                       format_exact(delta), format_general(infinity_mass_composed, 3, Rounding::kDown), compositions,
+                       compositions == 1 ? "" : "s");
+  return fmt::format("no epsilon certifies delta = {}: the upper bound's allowances (tail mass {:g} per truncation, "
+                     "floating-point error) exceed it; a smaller tail mass or loss step may certify it",
+                     format_exact(delta), discretisation.tail_mass);
+}
+
 std::string Certificate::report() const {
   std::string out;
   out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
@@ -218,6 +230,7 @@ std::string Certificate::report() const {
     out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(e.delta),
                        epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),
                        e.dominating_direction, bound_methods(e.upper_method, e.lower_method));
+    if (!std::isfinite(e.epsilon_upper)) out += "    " + no_epsilon_reason(e.delta) + "\n";
   }
   for (const auto& d : deltas) {
     out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(d.epsilon),

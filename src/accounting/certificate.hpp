@@ -83,7 +83,12 @@ struct Certificate {
   std::string bound_methods(const std::string& upper, const std::string& lower) const;
   std::vector<CurvePoint> curve;
   DiscretisationSummary discretisation;
+  // The accountant's options as given (noise.json "accountant"): what a later certificate of the same table uses
+  // unless told otherwise (io/recorded_certification.hpp).
+  AccountantOptions accountant;
 
+  // Why no epsilon certifies `delta` (its upper bound is infinite): the distinguishing events' mass, or the allowances.
+  std::string no_epsilon_reason(double delta) const;
   // A human-readable report, one fact per line.
   std::string report() const;
 };

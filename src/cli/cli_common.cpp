@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "core/errors.hpp"
 
@@ -18,15 +20,15 @@ void PairOptions::add_to(CLI::App& app, bool sensitivity_required) {
   sensitivity_option = app.add_option("--sensitivity", sensitivity,
                                       "Sensitivity s of the query, in units of x; a whole number of grid steps");
   if (sensitivity_required) sensitivity_option->required();
-  app.add_option("--pair", kind, "Dominating pair: additive (p vs p shifted by s) or subsampled (DP-SGD mixture, eq. 5)")
+  kind_option = app.add_option("--pair", kind, "Dominating pair: additive (p vs p shifted by s) or subsampled (DP-SGD mixture, eq. 5)")
       ->capture_default_str();
-  app.add_option("--sampling-rate", sampling_rate, "Sampling rate q of the subsampled mixture pair, in (0, 1]")
+  sampling_rate_option = app.add_option("--sampling-rate", sampling_rate, "Sampling rate q of the subsampled mixture pair, in (0, 1]")
       ->capture_default_str();
   app.add_option("--shifts", shifts,
                  "Query differences checked: auto (one shift if the table is symmetric and monotone, else every "
                  "shift), single, all")
       ->capture_default_str();
-  app.add_option("--neighbours", neighbours,
+  neighbours_option = app.add_option("--neighbours", neighbours,
                  "Neighbour sequences the certificate covers: any (every release its own query difference in "
                  "[-s, s]) or same-direction (all releases move the same way)")
       ->capture_default_str();
@@ -45,30 +47,64 @@ PairSpecification PairOptions::specification() const {
   return s;
 }
 
+PairSpecification PairOptions::specification(const RecordedCertification& recorded, const std::string& table) const {
+  PairOptions resolved = *this;
+  const auto given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
+  if (!given(sensitivity_option)) {
+    if (!recorded.sensitivity)
+      throw InputError(fmt::format("--sensitivity is required: {} records none (it has no noise.json with a pair)", table));
+    resolved.sensitivity = *recorded.sensitivity;
+  }
+  if (!given(kind_option) && recorded.pair_kind) resolved.kind = to_string(*recorded.pair_kind);
+  if (!given(sampling_rate_option) && recorded.sampling_rate) resolved.sampling_rate = *recorded.sampling_rate;
+  if (!given(neighbours_option) && recorded.neighbours) resolved.neighbours = to_string(*recorded.neighbours);
+  return resolved.specification();
+}
+
 void AccountantCliOptions::add_to(CLI::App& app) {
-  app.add_option("--loss-step", values.loss_step, "Privacy-loss grid step of one release (nats)")->capture_default_str();
-  app.add_option("--tail-mass", values.tail_mass,
+  const auto track = [this](const char* field, CLI::Option* option) { given.emplace_back(option, field); };
+  track("loss_step", app.add_option("--loss-step", values.loss_step, "Privacy-loss grid step of one release (nats)")->capture_default_str());
+  track("tail_mass", app.add_option("--tail-mass", values.tail_mass,
                  "Probability mass each tail may lose per truncation (paid for in the upper bound)")
-      ->capture_default_str();
-  app.add_option("--max-points", values.max_points, "Largest loss grid kept during composition (then coarsened by 2)")
-      ->capture_default_str();
-  app.add_option("--upper-method", upper_method, "Upper-bound discretisation: connect-the-dots or round-up")
-      ->capture_default_str();
-  app.add_option("--lower-method", lower_method, "Lower-bound discretisation: merge-to-grid or round-down")
-      ->capture_default_str();
-  app.add_option("--several-pairs", several_pairs,
+      ->capture_default_str());
+  track("max_points", app.add_option("--max-points", values.max_points, "Largest loss grid kept during composition (then coarsened by 2)")
+      ->capture_default_str());
+  track("upper_method", app.add_option("--upper-method", upper_method, "Upper-bound discretisation: connect-the-dots or round-up")
+      ->capture_default_str());
+  track("lower_method", app.add_option("--lower-method", lower_method, "Lower-bound discretisation: merge-to-grid or round-down")
+      ->capture_default_str());
+  track("several_pairs", app.add_option("--several-pairs", several_pairs,
                  "Releases with several candidate pairs (asymmetric tables under --neighbours any): auto (exact adaptive "
                  "programme where the envelope's bracket is wider than 1e-4 and the cost fits --adaptive-budget), "
                  "adaptive (always) or envelope (never)")
-      ->capture_default_str();
-  app.add_option("--adaptive-budget", values.adaptive_budget,
+      ->capture_default_str());
+  track("adaptive_budget", app.add_option("--adaptive-budget", values.adaptive_budget,
                  "Largest estimated cost of the whole adaptive programme under --several-pairs auto (multiply-adds, about "
                  "1e10 per second with AVX2); over it, the programme runs in blocks within --adaptive-block-budget")
-      ->capture_default_str();
-  app.add_option("--adaptive-block-budget", values.adaptive_block_budget,
+      ->capture_default_str());
+  track("adaptive_block_budget", app.add_option("--adaptive-block-budget", values.adaptive_block_budget,
                  "Largest estimated cost of the adaptive programme in blocks (multiply-adds), when the whole programme is "
                  "over --adaptive-budget: blocks of as many releases as this allows (longer blocks, tighter upper bound)")
-      ->capture_default_str();
+      ->capture_default_str());
+}
+
+AccountantOptions AccountantCliOptions::options(const std::optional<AccountantOptions>& recorded) const {
+  AccountantOptions o = options();
+  if (!recorded) return o;
+  AccountantOptions merged = *recorded;
+  for (const auto& [option, field] : given) {
+    if (option == nullptr || option->count() == 0) continue;
+    if (field == "loss_step") merged.loss_step = o.loss_step;
+    else if (field == "tail_mass") merged.tail_mass = o.tail_mass;
+    else if (field == "max_points") merged.max_points = o.max_points;
+    else if (field == "upper_method") merged.upper_method = o.upper_method;
+    else if (field == "lower_method") merged.lower_method = o.lower_method;
+    else if (field == "several_pairs") merged.several_pairs = o.several_pairs;
+    else if (field == "adaptive_budget") merged.adaptive_budget = o.adaptive_budget;
+    else if (field == "adaptive_block_budget") merged.adaptive_block_budget = o.adaptive_block_budget;
+  }
+  merged.validate();
+  return merged;
 }
 
 AccountantOptions AccountantCliOptions::options() const {
@@ -81,9 +117,10 @@ AccountantOptions AccountantCliOptions::options() const {
 }
 
 void CertificateCliOptions::add_to(CLI::App& app, bool with_epsilon_queries) {
-  app.add_option("--compositions,-n", request.compositions, "Number of compositions n (releases)")->capture_default_str();
-  if (with_epsilon_queries) app.add_option("--epsilon", request.epsilons, "Report delta at this epsilon (repeatable)");
-  app.add_option("--delta", request.deltas, "Report epsilon at this delta (repeatable; default 1e-3, 1e-6, 1e-9)");
+  compositions_option =
+      app.add_option("--compositions,-n", request.compositions, "Number of compositions n (releases)")->capture_default_str();
+  if (with_epsilon_queries) epsilon_option = app.add_option("--epsilon", request.epsilons, "Report delta at this epsilon (repeatable)");
+  delta_option = app.add_option("--delta", request.deltas, "Report epsilon at this delta (repeatable; default 1e-3, 1e-6, 1e-9)");
   app.add_option("--curve-points", request.curve_points, "Points of the delta(epsilon) curve")->capture_default_str();
   app.add_option("--curve-epsilon-max", request.curve_epsilon_max,
                  "Right end of the curve (0: where the upper bound reaches delta = 1e-12)")
@@ -97,9 +134,66 @@ CertificateRequest CertificateCliOptions::resolved() const {
   return r;
 }
 
+CertificateRequest CertificateCliOptions::resolved(const RecordedCertification& recorded) const {
+  CertificateRequest r = request;
+  const auto given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
+  if (!given(compositions_option) && recorded.compositions) r.compositions = *recorded.compositions;
+  // Each list the options do not give is the recorded certificate's (as `sample --quantised-out` does).
+  if (!given(epsilon_option)) r.epsilons = recorded.epsilons;
+  if (!given(delta_option)) r.deltas = recorded.deltas;
+  if (r.epsilons.empty() && r.deltas.empty()) r.deltas = default_deltas;
+  r.validate();
+  return r;
+}
+
 TableReadOptions& table_read_options() {
   static TableReadOptions options;
   return options;
+}
+
+namespace {
+
+// The sum a refusal names ("probabilities sum to 0.95..."), or nullopt when the message is about something else.
+std::optional<double> refused_sum(const std::string& message) {
+  const std::string marker = "probabilities sum to ";
+  const auto at = message.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const char* begin = message.c_str() + at + marker.size();
+  char* end = nullptr;
+  const double sum = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(sum)) return std::nullopt;
+  return sum;
+}
+
+}  // namespace
+
+double suggested_sum_tolerance(double off) {
+  // The least of 1, 2, 5 x 10^k that is at least |off| (with a margin for the printed digits of the sum).
+  const double needed = std::abs(off) * (1.0 + 1e-9);
+  for (double scale = 1e-12; scale < 1.0; scale *= 10.0)
+    for (double m : {1.0, 2.0, 5.0})
+      if (m * scale >= needed) return m * scale;
+  return 1.0;
+}
+
+std::string with_sum_hint(const std::string& message) {
+  const std::optional<double> sum = refused_sum(message);
+  if (!sum) return message;
+  const TableReadOptions& options = table_read_options();
+  const double off = *sum - 1.0;
+  if (!(std::abs(off) < 1.0))
+    return fmt::format("{}; the table is not a probability vector (--renormalise accepts sums within --sum-tolerance < 1 of 1)",
+                       message);
+  const double tolerance = suggested_sum_tolerance(off);
+  if (options.renormalise)  // the tolerance was too small: say which one accepts it
+    return fmt::format("{}; --sum-tolerance {:g} (now {:g}) accepts this sum, if dividing by it is what you mean", message,
+                       tolerance, options.sum_tolerance);
+  if (std::abs(off) <= options.sum_tolerance)
+    return fmt::format("{}; --renormalise divides by the sum when it is within --sum-tolerance (default {:g}) of 1", message,
+                       options.sum_tolerance);
+  return fmt::format("{}; --renormalise --sum-tolerance {:g} divides by the sum (off by {:.3g}, more than the default "
+                     "--sum-tolerance {:g}), if that is what you mean",
+                     message, tolerance, off, options.sum_tolerance);
 }
 
 LoadedTable load_table(const std::filesystem::path& path) {
@@ -109,13 +203,8 @@ LoadedTable load_table(const std::filesystem::path& path) {
     for (const auto& note : loaded.notes) spdlog::info("{}: {}", path.string(), note);
     return loaded;
   } catch (const InputError& e) {
-    // A sum slightly off 1 is what tables written by other tools look like: say how to read them.
-    const std::string message = e.what();
-    if (!options.renormalise && message.find("probabilities sum to") != std::string::npos)
-      throw InputError(fmt::format("{}; --renormalise divides by the sum when it is within --sum-tolerance "
-                                   "(default {:g}) of 1",
-                                   message, options.sum_tolerance));
-    throw;
+    // A sum off 1 is what tables written by other tools look like: say how to read them.
+    throw InputError(with_sum_hint(e.what()));
   }
 }
 

@@ -54,9 +54,11 @@ std::pair<std::string, int64_t> parse_part(const std::string& text) {
 void run_evaluate(const EvaluateOptions& o) {
   const LoadedTable loaded = load_table(o.table);
   const NoiseTable& table = loaded.table;
-  const PairSpecification specification = o.pair.specification();
-  const AccountantOptions accountant = o.accountant.options();
-  const CertificateRequest request = o.certificate.resolved();
+  // A table noiselearn wrote records how it was certified (noise.json): the same certificate again unless told otherwise.
+  const RecordedCertification recorded = recorded_certification(loaded.metadata);
+  const PairSpecification specification = o.pair.specification(recorded, o.table);
+  const AccountantOptions accountant = o.accountant.options(recorded.accountant);
+  const CertificateRequest request = o.certificate.resolved(recorded);
   const PairFamily family = make_pair_family(table, specification);
   if (o.compare && !o.with.empty())
     throw InputError("--compare accounts one table; it cannot be combined with --with");
@@ -98,6 +100,8 @@ void run_evaluate(const EvaluateOptions& o) {
     std::cout << fmt::format("with:  {} x {} ({}, {}; L1 {:.6g}, L2 {:.6g})\n", others[i].first, parts[i + 1].second,
                              describe(other.grid()), to_string(other.support_kind()), l1_utility(other), l2_utility(other));
   }
+  if (!recorded.empty())
+    std::cout << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n", recorded.describe());
   std::cout << certificate.report();
   if (comparisons) std::cout << comparisons->report();
 }
@@ -109,7 +113,7 @@ Command make_evaluate_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "evaluate", "Certify a noise table: rigorous upper and lower bounds on delta(epsilon) after n compositions");
   app->add_option("table", options->table, "Noise table: noise.csv of noiselearn, or any two-column CSV x,p")->required();
-  options->pair.add_to(*app, /*sensitivity_required=*/true);
+  options->pair.add_to(*app, /*sensitivity_required=*/false);  // a noise.json's pair.sensitivity, else required
   options->certificate.add_to(*app);
   options->accountant.add_to(*app);
   app->add_option("--curve", options->curve, "Write the delta(epsilon) curve (epsilon,delta_upper,delta_lower) to this CSV");

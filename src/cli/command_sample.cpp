@@ -28,7 +28,7 @@ struct SampleOptions {
   bool force = false;
   std::optional<uint64_t> seed;
   std::string quantised_out;
-  std::optional<double> sensitivity;
+  PairOptions pair;
   std::optional<int64_t> compositions;
   std::vector<double> epsilons, deltas;
   AccountantCliOptions accountant;
@@ -66,7 +66,13 @@ void run_sample(const SampleOptions& o) {
   }
   // The global --renormalise / --sum-tolerance apply here as to every command that reads a table.
   const TableReadOptions& reading = table_read_options();
-  sampler::SamplerTable table = sampler::read_sampler_table(o.table, reading.renormalise ? reading.sum_tolerance : 0.0);
+  sampler::SamplerTable table = [&] {
+    try {
+      return sampler::read_sampler_table(o.table, reading.renormalise ? reading.sum_tolerance : 0.0);
+    } catch (const InputError& e) {
+      throw InputError(with_sum_hint(e.what()));
+    }
+  }();
   if (const auto r = table.metadata.find("renormalised"); r != table.metadata.end())
     spdlog::info("{}: probabilities summed to {:.17g}: renormalised (divided by the sum)", o.table, r->at("sum").get<double>());
   sampler::SecureSampler secure(std::move(table), std::move(source));
@@ -83,11 +89,18 @@ void run_sample(const SampleOptions& o) {
     certify.source_name = o.table;
     certify.out = table_output_path(o.quantised_out);
     certify.force = o.force;
-    certify.sensitivity = o.sensitivity;
-    certify.compositions = o.compositions;
-    certify.epsilons = o.epsilons;
-    certify.deltas = o.deltas;
-    certify.accountant = o.accountant.options();
+    // The source's own certificate settings (noise.json), unless an option replaces them.
+    const RecordedCertification recorded = recorded_certification(secure.table().metadata);
+    certify.pair = o.pair.specification(recorded, o.table);
+    certify.request.compositions = o.compositions.value_or(recorded.compositions.value_or(1));
+    // Each list the options do not give is the source certificate's.
+    certify.request.epsilons = o.epsilons.empty() ? recorded.epsilons : o.epsilons;
+    certify.request.deltas = o.deltas.empty() ? recorded.deltas : o.deltas;
+    if (certify.request.epsilons.empty() && certify.request.deltas.empty()) certify.request.deltas = {1e-3, 1e-6, 1e-9};
+    certify.request.curve_points = 0;
+    certify.accountant = o.accountant.options(recorded.accountant);
+    if (!recorded.empty()) report << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n",
+                                                 recorded.describe());
     report << certify_and_write_quantised(certify, secure);
   }
   if (o.count == 0) return;
@@ -115,8 +128,7 @@ Command make_sample_command(CLI::App& parent) {
   app->add_option("--quantised-out", options->quantised_out,
                   "Write the quantised table (what is sampled) with its certificate: a .csv path, or a directory "
                   "that receives noise.csv and noise.json");
-  app->add_option("--sensitivity", options->sensitivity,
-                  "Sensitivity for the certificates of --quantised-out (default: pair.sensitivity of noise.json)");
+  options->pair.add_to(*app, /*sensitivity_required=*/false);  // for --quantised-out; default: the source's noise.json
   app->add_option("--compositions,-n", options->compositions,
                   "Compositions n for the certificates (default: the source certificate's, else 1)");
   app->add_option("--epsilon", options->epsilons, "Report delta at this epsilon (repeatable; default: the source certificate's)");

@@ -59,7 +59,21 @@ nlohmann::json certificate_json(const Certificate& c) {
                            {"numerical_error_lower", d.numerical_error_lower},
                            {"relative_error_upper", d.relative_error_upper},
                            {"relative_error_lower", d.relative_error_lower}};
+  out["accountant"] = accountant_options_json(c.accountant);
   return out;
+}
+
+nlohmann::json accountant_options_json(const AccountantOptions& o) {
+  return {{"loss_step", o.loss_step},
+          {"tail_mass", o.tail_mass},
+          {"max_points", o.max_points},
+          {"upper_method", to_string(o.upper_method)},
+          {"lower_method", to_string(o.lower_method)},
+          {"tilted_refinement", o.tilted_refinement},
+          {"several_pairs", to_string(o.several_pairs)},
+          {"adaptive_skip_width", o.adaptive_skip_width},
+          {"adaptive_budget", o.adaptive_budget},
+          {"adaptive_block_budget", o.adaptive_block_budget}};
 }
 
 nlohmann::json comparisons_json(const Comparisons& comparisons) {

@@ -13,6 +13,9 @@ namespace noiselearn {
 // Every field of the certificate except the curve. Infinite epsilons (delta below the infinity mass) are null.
 nlohmann::json certificate_json(const Certificate& certificate);
 
+// The accountant's options, every field (noise.json certificate "accountant").
+nlohmann::json accountant_options_json(const AccountantOptions& options);
+
 // The comparison accountants; infinite values are null.
 nlohmann::json comparisons_json(const Comparisons& comparisons);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,8 @@
 #include "core/dominating_pair.hpp"
 #include "core/errors.hpp"
 #include "io/certificate_files.hpp"
+#include "io/recorded_certification.hpp"
+#include "io/table_files.hpp"
 #include "python/bindings.hpp"
 
 namespace py = pybind11;
@@ -28,26 +31,55 @@ namespace noiselearn::python {
 
 namespace {
 
-// The keyword arguments every accounting function takes, named like the CLI options.
+// A table argument: a NoiseTable, or the path of a table file (str or os.PathLike), whose noise.json records how it was
+// certified (io/recorded_certification.hpp): those settings are the defaults of the keyword arguments not given.
+struct TableArgument {
+  NoiseTable table;
+  RecordedCertification recorded;
+};
+
+TableArgument table_argument(const py::object& table, const char* what) {
+  if (py::isinstance<NoiseTable>(table)) return {table.cast<NoiseTable>(), {}};
+  if (py::isinstance<py::str>(table) || py::hasattr(table, "__fspath__")) {
+    const std::string path = py::str(py::module_::import("os").attr("fspath")(table));
+    LoadedTable loaded = read_noise_table(path);
+    return {std::move(loaded.table), recorded_certification(loaded.metadata)};
+  }
+  throw InputError(fmt::format("{} must be a noiselearn.NoiseTable or the path of a table file (got {})", what,
+                               py::str(py::type::of(table).attr("__name__")).cast<std::string>()));
+}
+
+// The keyword arguments every accounting function takes, named like the CLI options. Each left None is the table's
+// recorded setting (a path to a noiselearn table), else the default the docstring states.
+struct Keywords {
+  std::optional<double> sensitivity;
+  std::optional<std::string> neighbours, shifts, pair;
+  std::optional<double> sampling_rate, loss_step, tail_mass;
+  std::optional<std::string> several_pairs;
+  std::optional<double> adaptive_budget, adaptive_block_budget;
+};
+
 struct Settings {
   PairSpecification pair;
   AccountantOptions accountant;
 };
 
-Settings settings_of(double sensitivity, const std::string& neighbours, const std::string& shifts, const std::string& pair_kind,
-                     double sampling_rate, double loss_step, double tail_mass, const std::string& several_pairs,
-                     double adaptive_budget, double adaptive_block_budget) {
+Settings settings_of(const Keywords& k, const RecordedCertification& recorded) {
   Settings s;
-  s.pair.kind = parse_pair_kind(pair_kind);
-  s.pair.sensitivity = sensitivity;
-  s.pair.sampling_rate = sampling_rate;
-  s.pair.shifts = parse_shift_policy(shifts);
-  s.pair.neighbours = parse_neighbour_relation(neighbours);
-  s.accountant.loss_step = loss_step;
-  s.accountant.tail_mass = tail_mass;
-  s.accountant.several_pairs = parse_several_pairs_method(several_pairs);
-  s.accountant.adaptive_budget = adaptive_budget;
-  s.accountant.adaptive_block_budget = adaptive_block_budget;
+  s.pair.kind = k.pair ? parse_pair_kind(*k.pair) : recorded.pair_kind.value_or(PairKind::kAdditive);
+  s.pair.sensitivity = k.sensitivity ? *k.sensitivity : recorded.sensitivity.value_or(1.0);
+  s.pair.sampling_rate = k.sampling_rate ? *k.sampling_rate : recorded.sampling_rate.value_or(1.0);
+  if (!(s.pair.sampling_rate > 0.0 && s.pair.sampling_rate <= 1.0))
+    throw InputError(fmt::format("sampling_rate must be in (0, 1] (got {})", s.pair.sampling_rate));
+  s.pair.shifts = parse_shift_policy(k.shifts.value_or("auto"));
+  s.pair.neighbours = k.neighbours ? parse_neighbour_relation(*k.neighbours)
+                                   : recorded.neighbours.value_or(NeighbourRelation::kAnySequence);
+  s.accountant = recorded.accountant.value_or(AccountantOptions{});
+  if (k.loss_step) s.accountant.loss_step = *k.loss_step;
+  if (k.tail_mass) s.accountant.tail_mass = *k.tail_mass;
+  if (k.several_pairs) s.accountant.several_pairs = parse_several_pairs_method(*k.several_pairs);
+  if (k.adaptive_budget) s.accountant.adaptive_budget = *k.adaptive_budget;
+  if (k.adaptive_block_budget) s.accountant.adaptive_block_budget = *k.adaptive_block_budget;
   s.accountant.validate();
   return s;
 }
@@ -82,10 +114,30 @@ void require_compositions(int64_t n) {
 }
 
 #define NOISELEARN_ACCOUNTING_KWARGS                                                                                   \
-  py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("neighbours") = "any", py::arg("shifts") = "auto",             \
-      py::arg("pair") = "additive", py::arg("sampling_rate") = 1.0, py::arg("loss_step") = 1e-4,                      \
-      py::arg("tail_mass") = 1e-15, py::arg("several_pairs") = "auto", py::arg("adaptive_budget") = 1e11, \
-      py::arg("adaptive_block_budget") = 3e10
+  py::kw_only(), py::arg("sensitivity") = py::none(), py::arg("neighbours") = py::none(), py::arg("shifts") = py::none(), \
+      py::arg("pair") = py::none(), py::arg("sampling_rate") = py::none(), py::arg("loss_step") = py::none(),          \
+      py::arg("tail_mass") = py::none(), py::arg("several_pairs") = py::none(), py::arg("adaptive_budget") = py::none(), \
+      py::arg("adaptive_block_budget") = py::none()
+
+#define NOISELEARN_KEYWORD_PARAMETERS                                                                                  \
+  std::optional<double> sensitivity, std::optional<std::string> neighbours, std::optional<std::string> shifts,          \
+      std::optional<std::string> pair, std::optional<double> sampling_rate, std::optional<double> loss_step,            \
+      std::optional<double> tail_mass, std::optional<std::string> several_pairs, std::optional<double> adaptive_budget,  \
+      std::optional<double> adaptive_block_budget
+
+#define NOISELEARN_KEYWORDS                                                                                            \
+  Keywords {                                                                                                           \
+    sensitivity, neighbours, shifts, pair, sampling_rate, loss_step, tail_mass, several_pairs, adaptive_budget,        \
+        adaptive_block_budget                                                                                          \
+  }
+
+// Where a keyword argument left None comes from, for the docstrings.
+constexpr const char* kKeywordDefaults =
+    " Keyword arguments left None take the setting the table's noise.json records when `table` is a path to a table "
+    "noiselearn wrote (its pair, sensitivity, sampling rate, neighbours, compositions, queries and accountant options: "
+    "the certificate the run printed), else sensitivity 1.0, neighbours 'any', shifts 'auto', pair 'additive', "
+    "sampling_rate 1.0, loss_step 1e-4, tail_mass 1e-15, several_pairs 'auto', adaptive_budget 1e11, "
+    "adaptive_block_budget 3e10.";
 
 }  // namespace
 
@@ -100,54 +152,62 @@ void bind_accountant(py::module_& m) {
 
   m.def(
       "account",
-      [](const NoiseTable& table, int64_t compositions, double sensitivity, const std::string& neighbours, const std::string& shifts,
-         const std::string& pair, double sampling_rate, double loss_step, double tail_mass, const std::string& several_pairs,
-         double adaptive_budget, double adaptive_block_budget, const std::vector<std::pair<NoiseTable, int64_t>>& with_) {
-        require_compositions(compositions);
-        const Settings s = settings_of(sensitivity, neighbours, shifts, pair, sampling_rate, loss_step, tail_mass, several_pairs,
-                                       adaptive_budget, adaptive_block_budget);
+      [](const py::object& table_or_path, std::optional<int64_t> compositions, NOISELEARN_KEYWORD_PARAMETERS,
+         const std::vector<std::pair<NoiseTable, int64_t>>& with_) {
+        const TableArgument argument = table_argument(table_or_path, "table");
+        const int64_t n = compositions ? *compositions : argument.recorded.compositions.value_or(1);
+        require_compositions(n);
+        const Settings s = settings_of(NOISELEARN_KEYWORDS, argument.recorded);
         py::gil_scoped_release release;
-        if (with_.empty()) return Bounds(account(make_pair_family(table, s.pair), compositions, s.accountant));
+        if (with_.empty()) return Bounds(account(make_pair_family(argument.table, s.pair), n, s.accountant));
         // A heterogeneous sequence (the CLI's --with): every part its table and count, the pair options shared.
-        std::vector<std::pair<PairFamily, int64_t>> parts{{make_pair_family(table, s.pair), compositions}};
-        for (const auto& [other, n] : with_) {
-          require_compositions(n);
-          parts.emplace_back(make_pair_family(other, s.pair), n);
+        std::vector<std::pair<PairFamily, int64_t>> parts{{make_pair_family(argument.table, s.pair), n}};
+        for (const auto& [other, count] : with_) {
+          require_compositions(count);
+          parts.emplace_back(make_pair_family(other, s.pair), count);
         }
         return Bounds(account_heterogeneous(parts, s.accountant));
       },
-      py::arg("table"), py::arg("compositions") = 1, NOISELEARN_ACCOUNTING_KWARGS,
+      py::arg("table"), py::arg("compositions") = py::none(), NOISELEARN_ACCOUNTING_KWARGS,
       py::arg("with_") = std::vector<std::pair<NoiseTable, int64_t>>{},
-      "Certified bounds for `compositions` releases of table + noise (and, with with_=[(table2, n2), ...], of the other "
-      "tables' releases composed with them, in any order). neighbours: 'any' or 'same-direction'; pair: 'additive' or "
-      "'subsampled' (with sampling_rate); sensitivity in x units, a whole number of grid steps.");
+      (std::string("Certified bounds for `compositions` releases (None: the recorded number, else 1) of table + noise "
+                   "(and, with with_=[(table2, n2), ...], of the other tables' releases composed with them, in any "
+                   "order). table: a NoiseTable or a table file's path. neighbours: 'any' or 'same-direction'; pair: "
+                   "'additive' or 'subsampled' (with sampling_rate); sensitivity in x units, a whole number of grid "
+                   "steps.") +
+       kKeywordDefaults)
+          .c_str());
 
   m.def(
       "certify",
-      [](const NoiseTable& table, int64_t compositions, const std::vector<double>& epsilons, const std::vector<double>& deltas,
-         double sensitivity, const std::string& neighbours, const std::string& shifts, const std::string& pair, double sampling_rate,
-         double loss_step, double tail_mass, const std::string& several_pairs, double adaptive_budget,
-         double adaptive_block_budget) {
-        require_compositions(compositions);
-        const Settings s = settings_of(sensitivity, neighbours, shifts, pair, sampling_rate, loss_step, tail_mass, several_pairs,
-                                       adaptive_budget, adaptive_block_budget);
+      [](const py::object& table_or_path, std::optional<int64_t> compositions, std::optional<std::vector<double>> epsilons,
+         std::optional<std::vector<double>> deltas, NOISELEARN_KEYWORD_PARAMETERS) {
+        const TableArgument argument = table_argument(table_or_path, "table");
+        const RecordedCertification& recorded = argument.recorded;
         CertificateRequest request;
-        request.compositions = compositions;
-        request.epsilons = epsilons;
-        request.deltas = deltas;
+        request.compositions = compositions ? *compositions : recorded.compositions.value_or(1);
+        require_compositions(request.compositions);
+        const Settings s = settings_of(NOISELEARN_KEYWORDS, recorded);
+        request.epsilons = epsilons ? *epsilons : recorded.epsilons;
+        request.deltas = deltas ? *deltas : recorded.deltas;
+        if (!epsilons && !deltas && request.epsilons.empty() && request.deltas.empty()) request.deltas = {1e-3, 1e-6, 1e-9};
         request.validate();
         Certificate certificate;
         {
           py::gil_scoped_release release;
-          certificate = make_certificate(account(make_pair_family(table, s.pair), compositions, s.accountant), request, s.accountant);
+          certificate = make_certificate(account(make_pair_family(argument.table, s.pair), request.compositions, s.accountant),
+                                         request, s.accountant);
         }
         py::dict out = py::module_::import("json").attr("loads")(certificate_json(certificate).dump());
         out["report"] = certificate.report();
         return out;
       },
-      py::arg("table"), py::arg("compositions") = 1, py::arg("epsilons") = std::vector<double>{},
-      py::arg("deltas") = std::vector<double>{1e-3, 1e-6, 1e-9}, NOISELEARN_ACCOUNTING_KWARGS,
-      "The certificate noiselearn writes into noise.json, as a dict (plus 'report', the text the CLI prints).");
+      py::arg("table"), py::arg("compositions") = py::none(), py::arg("epsilons") = py::none(), py::arg("deltas") = py::none(),
+      NOISELEARN_ACCOUNTING_KWARGS,
+      (std::string("The certificate noiselearn writes into noise.json, as a dict (plus 'report', the text the CLI "
+                   "prints). epsilons, deltas: the queries (None: the recorded ones, else deltas 1e-3, 1e-6, 1e-9).") +
+       kKeywordDefaults)
+          .c_str());
 
   m.def(
       "gaussian_mechanism",

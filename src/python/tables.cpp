@@ -25,8 +25,19 @@ namespace noiselearn::python {
 
 namespace {
 
-std::vector<double> vector_of(const py::array_t<double, py::array::c_style | py::array::forcecast>& a, const char* what) {
-  if (a.ndim() != 1) throw InputError(fmt::format("{} must be a one-dimensional array (got {} dimensions)", what, a.ndim()));
+// A one-dimensional array of numbers (float, int or unsigned dtype). Anything else is refused, not converted: numpy
+// would turn ["0.5", "0.5"] into floats and a list of booleans into 0 and 1, silently.
+std::vector<double> vector_of(const py::object& values, const char* what) {
+  py::array any = py::array::ensure(values);
+  if (!any) throw InputError(fmt::format("{} must be an array of numbers (got {})", what,
+                                         py::str(py::type::of(values).attr("__name__")).cast<std::string>()));
+  const char kind = any.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u')
+    throw InputError(fmt::format("{} must be an array of numbers (got an array of dtype {}{})", what,
+                                 py::str(any.dtype()).cast<std::string>(),
+                                 kind == 'U' || kind == 'S' || kind == 'O' ? ": convert the values to float first" : ""));
+  if (any.ndim() != 1) throw InputError(fmt::format("{} must be a one-dimensional array (got {} dimensions)", what, any.ndim()));
+  const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(any);
   return std::vector<double>(a.data(), a.data() + a.size());
 }
 
@@ -78,14 +89,13 @@ void bind_tables(py::module_& m) {
   py::class_<NoiseTable>(m, "NoiseTable",
                          "A noise distribution: probabilities p on a uniform grid. Validated on construction: finite, "
                          "non-negative, summing to 1 within 1e-12 (ValueError otherwise).")
-      .def(py::init([](const Grid& grid, const py::array_t<double, py::array::c_style | py::array::forcecast>& p,
+      .def(py::init([](const Grid& grid, const py::object& p,
                        const std::optional<std::string>& support) {
              return NoiseTable(grid, vector_of(p, "p"), support_of(support));
            }),
            py::arg("grid"), py::arg("p"), py::arg("support") = py::none(),
            "support: 'symmetric', 'one-sided' or 'general'; inferred when omitted.")
-      .def(py::init([](const py::array_t<double, py::array::c_style | py::array::forcecast>& x,
-                       const py::array_t<double, py::array::c_style | py::array::forcecast>& p,
+      .def(py::init([](const py::object& x, const py::object& p,
                        const std::optional<std::string>& support) {
              const std::vector<double> xs = vector_of(x, "x"), ps = vector_of(p, "p");
              if (xs.size() != ps.size())

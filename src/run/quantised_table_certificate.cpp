@@ -9,6 +9,7 @@
 
 #include "accounting/certificate.hpp"
 #include "accounting/pair_accountant.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "core/noise_table.hpp"
 #include "io/certificate_files.hpp"
@@ -17,29 +18,6 @@
 namespace noiselearn {
 
 namespace {
-
-// The source's own accounting parameters (noise.json "pair" and "certificate"), for the options not given.
-struct SourceParameters {
-  std::optional<double> sensitivity;
-  std::optional<int64_t> compositions;
-  std::vector<double> epsilons, deltas;
-};
-
-SourceParameters source_parameters(const nlohmann::json& metadata) {
-  SourceParameters out;
-  if (const auto pair = metadata.find("pair"); pair != metadata.end() && pair->is_object()) {
-    if (const auto s = pair->find("sensitivity"); s != pair->end() && s->is_number()) out.sensitivity = s->get<double>();
-  }
-  const auto certificate = metadata.find("certificate");
-  if (certificate == metadata.end() || !certificate->is_object()) return out;
-  if (const auto n = certificate->find("compositions"); n != certificate->end() && n->is_number_integer())
-    out.compositions = n->get<int64_t>();
-  for (const auto& d : certificate->value("delta_at_epsilon", nlohmann::json::array()))
-    if (d.is_object() && d.contains("epsilon") && d["epsilon"].is_number()) out.epsilons.push_back(d["epsilon"].get<double>());
-  for (const auto& e : certificate->value("epsilon_at_delta", nlohmann::json::array()))
-    if (e.is_object() && e.contains("delta") && e["delta"].is_number()) out.deltas.push_back(e["delta"].get<double>());
-  return out;
-}
 
 Grid grid_of(const sampler::SamplerTable& table) {
   return Grid{table.origin, table.step, static_cast<int64_t>(table.size())};
@@ -60,23 +38,8 @@ nlohmann::json quantisation_json(const sampler::QuantisedTable& q) {
 // with its certificate, and prints the two side by side.
 std::string certify_and_write_quantised(const QuantisedCertificateOptions& o, const sampler::SecureSampler& secure) {
   std::ostringstream report;
-  const SourceParameters source = source_parameters(secure.table().metadata);
-  PairSpecification pair;
-  if (o.sensitivity)
-    pair.sensitivity = *o.sensitivity;
-  else if (source.sensitivity)
-    pair.sensitivity = *source.sensitivity;
-  else
-    throw InputError(fmt::format("--quantised-out certifies the quantised table: give --sensitivity ({} states none)",
-                                 o.source_name));
-  if (!(pair.sensitivity > 0.0 && std::isfinite(pair.sensitivity)))
-    throw InputError(fmt::format("--sensitivity {}: must be positive and finite", pair.sensitivity));
-  CertificateRequest request;
-  request.compositions = o.compositions.value_or(source.compositions.value_or(1));
-  request.epsilons = o.epsilons.empty() ? source.epsilons : o.epsilons;
-  request.deltas = o.deltas.empty() ? source.deltas : o.deltas;
-  if (request.epsilons.empty() && request.deltas.empty()) request.deltas = {1e-3, 1e-6, 1e-9};
-  request.curve_points = 0;
+  const PairSpecification& pair = o.pair;
+  const CertificateRequest& request = o.request;
   request.validate();
   const AccountantOptions& accountant = o.accountant;
 
@@ -94,23 +57,40 @@ std::string certify_and_write_quantised(const QuantisedCertificateOptions& o, co
 
   nlohmann::json extra;
   extra["certificate"] = certificate_json(quantised_certificate);
-  extra["pair"] = {{"kind", "additive"}, {"sensitivity", pair.sensitivity}};
+  extra["pair"] = {{"kind", to_string(pair.kind)}, {"sensitivity", pair.sensitivity}, {"sampling_rate", pair.sampling_rate}};
   extra["quantisation"] = quantisation_json(secure.quantised());
   extra["quantised_from"] = {{"table", o.source_name}, {"certificate", certificate_json(source_certificate)}};
   write_noise_table(quantised_table, o.out, extra, o.force);
 
-  report << fmt::format("certificates: {} composition(s), sensitivity {:g}, {}\n", request.compositions, pair.sensitivity,
-                        quantised_certificate.pair_description);
+  report << fmt::format("certificates: {} composition(s), sensitivity {:g}, {}; {}\n", request.compositions, pair.sensitivity,
+                        quantised_certificate.pair_description, quantised_certificate.shift_justification);
+  // How releases with several candidate pairs were accounted (the exact programme, its blocks, or the envelope), for
+  // each table when they differ.
+  if (!quantised_certificate.several_pairs.empty()) {
+    if (source_certificate.several_pairs == quantised_certificate.several_pairs)
+      report << fmt::format("  several candidate pairs per release: {}\n", quantised_certificate.several_pairs);
+    else
+      report << fmt::format("  several candidate pairs per release: source: {}; quantised: {}\n", source_certificate.several_pairs,
+                            quantised_certificate.several_pairs);
+  }
+  // Upper bounds rounded up and lower bounds down at the printed digits, as every certificate prints them.
+  const auto up = [](double v) { return format_general(v, 6, Rounding::kUp); };
+  const auto down = [](double v) { return format_general(v, 6, Rounding::kDown); };
   for (size_t i = 0; i < request.epsilons.size(); ++i)
-    report << fmt::format("  delta(eps = {:g}):  source <= {:.6g} (>= {:.6g}),  quantised <= {:.6g} (>= {:.6g})\n",
-                          request.epsilons[i], source_certificate.deltas[i].delta_upper,
-                          source_certificate.deltas[i].delta_lower, quantised_certificate.deltas[i].delta_upper,
-                          quantised_certificate.deltas[i].delta_lower);
+    report << fmt::format("  delta(eps = {:g}):  source <= {} (>= {}),  quantised <= {} (>= {})\n", request.epsilons[i],
+                          up(source_certificate.deltas[i].delta_upper), down(source_certificate.deltas[i].delta_lower),
+                          up(quantised_certificate.deltas[i].delta_upper), down(quantised_certificate.deltas[i].delta_lower));
   for (size_t i = 0; i < request.deltas.size(); ++i)
-    report << fmt::format("  eps(delta = {:g}):  source <= {:.6g} (>= {:.6g}),  quantised <= {:.6g} (>= {:.6g})\n",
-                          request.deltas[i], source_certificate.epsilons[i].epsilon_upper,
-                          source_certificate.epsilons[i].epsilon_lower, quantised_certificate.epsilons[i].epsilon_upper,
-                          quantised_certificate.epsilons[i].epsilon_lower);
+    report << fmt::format("  eps(delta = {:g}):  source <= {} (>= {}),  quantised <= {} (>= {})\n", request.deltas[i],
+                          up(source_certificate.epsilons[i].epsilon_upper), down(source_certificate.epsilons[i].epsilon_lower),
+                          up(quantised_certificate.epsilons[i].epsilon_upper), down(quantised_certificate.epsilons[i].epsilon_lower));
+  // An infinite bound is no number to compare: say why there is none, as `train` does.
+  for (const Certificate* c : {&source_certificate, &quantised_certificate})
+    for (const auto& e : c->epsilons)
+      if (!std::isfinite(e.epsilon_upper)) {
+        report << fmt::format("  {} table: {}\n", c == &source_certificate ? "source" : "quantised",
+                              c->no_epsilon_reason(e.delta));
+      }
   report << fmt::format("wrote the quantised table (what is sampled) with its certificate to {}\n",
                         o.out.string());
   return report.str();

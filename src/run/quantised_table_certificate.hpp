@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "accounting/accountant_options.hpp"
+#include "accounting/certificate.hpp"
+#include "core/dominating_pair.hpp"
 #include "sampler/secure_sampler.hpp"
 
 namespace noiselearn {
@@ -18,15 +20,16 @@ struct QuantisedCertificateOptions {
   std::string source_name;             // the source table as the user named it (provenance, messages)
   std::filesystem::path out;           // the quantised table's CSV (its JSON beside it)
   bool force = false;                  // overwrite `out`
-  // Unset: the source's own (noise.json "pair" and "certificate"); then 1 release, deltas 1e-3, 1e-6, 1e-9.
-  std::optional<double> sensitivity;
-  std::optional<int64_t> compositions;
-  std::vector<double> epsilons, deltas;
+  // The pair, the queries and the accountant, resolved by the caller: by `noiselearn sample`, the source's own
+  // (noise.json, io/recorded_certification.hpp) where no option replaces them.
+  PairSpecification pair;
+  CertificateRequest request;
   AccountantOptions accountant;
 };
 
 // Certifies the source and the quantised table of `sampler` alike, writes the quantised table with its certificate,
-// and returns the two side by side, for a reader. InputError when no sensitivity is given or recorded.
+// and returns the two side by side, for a reader, with the reason of every infinite bound and how releases with
+// several candidate pairs were accounted.
 std::string certify_and_write_quantised(const QuantisedCertificateOptions& options, const sampler::SecureSampler& sampler);
 
 }  // namespace noiselearn

@@ -72,8 +72,9 @@ std::string resumable_length_key(OptimiserKind kind, const TrainingConfig& c) {
 std::unique_ptr<RunOptimiser> make_optimiser(OptimiserKind kind, const RunOptions& options, const TrainingConfig& config) {
   const LearnerFactories& learners = learner_factories();
   auto missing = [](const char* what) {
-    return std::logic_error(fmt::format("{} needs the learners: link noiselearn::learners and call noiselearn::link_learners() "
-                                        "before run() (run/link_learners.hpp)",
+    return std::logic_error(fmt::format("{} needs the learners: link noiselearn::learners (or noiselearn::noiselearn), which "
+                                        "registers them; a link made without CMake calls noiselearn::link_learners() before "
+                                        "run() (run/link_learners.hpp)",
                                         what));
   };
   switch (kind) {

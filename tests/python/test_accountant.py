@@ -188,3 +188,44 @@ def test_release_memory_changes_no_result():
     nl.release_memory()
     second = nl.account(table, 64).delta(0.5)
     assert first == second
+
+
+def test_a_table_path_is_certified_with_the_settings_its_noise_json_records(tmp_path):
+    """account(path) / certify(path) repeat the certificate recorded beside the table (sensitivity, compositions,
+    queries, loss step), so that the Python module agrees with the run that wrote it; a keyword replaces a setting."""
+    x = np.arange(-60.0, 61.0)
+    p = np.exp(-np.abs(x) / 3.0)
+    table = nl.NoiseTable(x=x, p=p / p.sum())
+    cert = nl.certify(table, 7, deltas=[1e-5], sensitivity=2.0, loss_step=2e-3)
+    # What a run records: the pair and the certificate (io/recorded_certification.hpp reads these keys).
+    path = tmp_path / "noise.csv"
+    nl.write_table(table, path)
+    import json
+    metadata = json.loads((tmp_path / "noise.json").read_text())
+    metadata["pair"] = {"kind": "additive", "sensitivity": 2.0}
+    certificate = dict(cert)
+    del certificate["report"]
+    metadata["certificate"] = certificate
+    (tmp_path / "noise.json").write_text(json.dumps(metadata))
+
+    recorded = nl.certify(path)  # a str or os.PathLike: the recorded settings
+    assert recorded["compositions"] == 7
+    assert recorded["accountant"]["loss_step"] == 2e-3
+    assert recorded["epsilon_at_delta"][0]["delta"] == 1e-5
+    assert math.isfinite(cert["epsilon_at_delta"][0]["epsilon_upper"])
+    assert recorded["epsilon_at_delta"][0]["epsilon_upper"] == cert["epsilon_at_delta"][0]["epsilon_upper"]
+    bounds = nl.account(str(path))
+    assert bounds.compositions == 7
+    assert bounds.epsilon(1e-5) == (cert["epsilon_at_delta"][0]["epsilon_lower"], cert["epsilon_at_delta"][0]["epsilon_upper"])
+    # A keyword replaces the recorded setting; the others stay recorded.
+    assert nl.account(path, 3).compositions == 3
+    assert nl.account(path, sensitivity=1.0).epsilon(1e-5)[1] < bounds.epsilon(1e-5)[1]
+    # A NoiseTable carries no settings: the documented defaults (one release, sensitivity 1).
+    assert nl.account(table).compositions == 1
+
+
+def test_a_wrong_table_argument_is_one_value_error_naming_it():
+    with pytest.raises(ValueError, match=r"table must be a noiselearn.NoiseTable or the path of a table file \(got int\)"):
+        nl.account(3, 10)
+    with pytest.raises(ValueError, match="nothing-here.csv"):
+        nl.account("nothing-here.csv", 10)

@@ -69,3 +69,21 @@ def test_a_rounded_table_is_read_only_when_asked_to_renormalise(tmp_path):
         nl.read_table(path)
     t = nl.read_table(path, renormalise=True)
     assert t.p.sum() == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "p, words",
+    [
+        (["0.5", "0.5"], "dtype <U3: convert the values to float first"),
+        ([True, False], "dtype bool"),
+        ([None, 0.5], "dtype object"),
+    ],
+)
+def test_probabilities_that_are_not_numbers_are_refused_not_converted(p, words):
+    # numpy would read ["0.5", "0.5"] as floats and [True, False] as 1, 0: a table must be numbers already.
+    with pytest.raises(ValueError, match=words):
+        nl.NoiseTable(x=np.array([0.0, 1.0]), p=p)
+    with pytest.raises(ValueError, match="x must be an array of numbers"):
+        nl.NoiseTable(x=["0", "1"], p=[0.5, 0.5])
+    # Integers are numbers: a table of 0s and 1s is read as such.
+    assert list(nl.NoiseTable(x=np.array([0, 1]), p=np.array([1, 0])).p) == [1.0, 0.0]
