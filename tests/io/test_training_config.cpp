@@ -47,8 +47,8 @@ TEST_CASE("unknown, mistyped and out-of-range keys are errors naming the key", "
     std::string message;
   };
   for (const Case& c : {
-           Case{"grid:\n  rnage: 5\n", {}, "c.yaml:2: unknown key 'grid.rnage' (valid: grid.range, grid.step, grid.points)"},
-           Case{"grids:\n  range: 5\n", {}, "unknown section 'grids'"},
+           Case{"grid:\n  rnage: 5\n", {}, "c.yaml:2: unknown key 'grid.rnage'; did you mean 'grid.range'? (valid: grid.range, grid.step, grid.points)"},
+           Case{"grids:\n  range: 5\n", {}, "unknown section 'grids'; did you mean 'grid'?"},
            Case{"grid:\n  range: five\n", {}, "c.yaml:2: grid.range must be a number (got 'five')"},
            Case{"loss:\n  compositions: 2.5\n", {}, "loss.compositions must be a whole number from 1 to 1,000,000,000 (got '2.5')"},
            Case{"loss:\n  kind: adp\n", {}, "loss.kind = 'adp' is not valid (valid: soft-pld, moments-accountant"},
@@ -58,7 +58,7 @@ TEST_CASE("unknown, mistyped and out-of-range keys are errors naming the key", "
            Case{"loss:\n  epsilon: [1, 2]\n", {}, "loss.epsilon must be a single value"},
            Case{"schedule:\n  utility_weight_decay: maybe\n", {}, "must be true or false"},
            Case{"grid: [1, 2\n", {}, "c.yaml:"},
-           Case{"", {"loss.epsilonn=1"}, "--set: unknown key 'loss.epsilonn' (valid: loss.kind"},
+           Case{"", {"loss.epsilonn=1"}, "--set: unknown key 'loss.epsilonn'; did you mean 'loss.epsilon'? (valid: loss.kind"},
            Case{"", {"loss.epsilon"}, "must look like section.key=value"},
            Case{"", {"pair.sampling_rate=2"}, "pair.sampling_rate must be in (0, 1]"},
            Case{"", {"target.mode=delta", "target.delta=0"}, "target.delta must be in (0, 1)"},
