@@ -23,9 +23,11 @@ enum class OptimisticMethod {
 // How a release with several candidate pairs (an asymmetric table under the any-sequence relation, the subsampled
 // mixture with both signs) is accounted.
 enum class SeveralPairsMethod {
-  kAuto,      // the exact adaptive programme where the envelope's bracket is wider than adaptive_skip_width and the
-              // programme's estimated cost is within adaptive_budget; over it, the programme in blocks of as many
-              // releases as adaptive_block_budget allows (adaptive_blocks.hpp); the envelope when not even 2 fit
+  kAuto,      // per query: the exact adaptive programme where the envelope's bracket at a query is wider than
+              // adaptive_skip_width and the programme's estimated cost is within adaptive_budget; over it, the
+              // programme in blocks of as many releases as adaptive_block_budget allows (adaptive_blocks.hpp); the
+              // envelope when not even 2 fit. A table symmetric up to rounding through its exact copy where the
+              // difference is negligible (core/dominating_pair.hpp)
   kAdaptive,  // always the exact adaptive programme (adaptive_composition.hpp), beside the envelope
   kEnvelope,  // the profile envelope only (profile_envelope.hpp): fast, dominating, looser for asymmetric tables
 };
@@ -59,8 +61,9 @@ struct AccountantOptions {
   bool tilted_refinement = true;
   // Several candidate pairs per release (see SeveralPairsMethod).
   SeveralPairsMethod several_pairs = SeveralPairsMethod::kAuto;
-  // Under kAuto: the envelope alone is kept when its epsilon bracket at delta = omega + 1e-3, 1e-6 and 1e-10 (omega
-  // the composed distinguishing-event mass) is at most this wide (relative to the upper bound).
+  // Under kAuto: the envelope alone is kept when its bracket at every query (pair_accountant.hpp, AccountingQueries) is
+  // at most this wide (relative to the upper bound); bounds composed without queries look at the epsilon bracket at
+  // delta = omega + 1e-3, 1e-6 and 1e-10 (omega the composed distinguishing-event mass) instead.
   double adaptive_skip_width = 1e-4;
   // Under kAuto: the largest estimated cost of the adaptive programme (multiply-adds; about 1e10 per second on a core
   // with AVX2), whole or in blocks.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/directed_format.hpp"
 #include "core/errors.hpp"
@@ -61,10 +62,19 @@ std::string lower_method_name(bool adaptive_wins) { return adaptive_wins ? kAdap
 
 }  // namespace
 
+AccountingQueries queries_of(const CertificateRequest& request) { return AccountingQueries{request.epsilons, request.deltas}; }
+
+Certificate certify_family(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options) {
+  return make_certificate(account(family, request.compositions, options, queries_of(request)), request, options);
+}
+
 Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request, const AccountantOptions& options) {
   request.validate();
-  // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   PairBounds bounds = composed;
+  // Bounds composed without these queries may have kept the envelope where a query's bracket is wide: the exact
+  // adaptive programme for them now (several_pairs auto).
+  bounds.adapt_to_queries(queries_of(request));
+  // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   for (double eps : request.epsilons)
     if (bounds.truncation_dominates(eps))
       bounds.refine_for_epsilon(eps, bounds.tail_mass_for_delta(std::max(bounds.delta_lower(eps), 1e-3 * bounds.delta_upper(eps))));
@@ -78,6 +88,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.neighbours = bounds.neighbours;
   certificate.several_pairs = bounds.several_pairs_note;
   certificate.accountant = options;
+  certificate.substitution_tv = bounds.substitution_tv;
   certificate.infinity_mass_single_release =
       std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
   const auto directions = upper_directions(bounds);
@@ -119,6 +130,9 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     for (const auto& t : bounds.tilted)
       for (const auto& [name, pld] : upper_directions_of(t.upper))
         entry.delta_upper_by_direction[name] = std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
+    // A symmetric copy accounted in the table's place: each direction pays its allowance too.
+    for (auto& [name, value] : entry.delta_upper_by_direction)
+      value = bounds.substitution_tv == 0.0 ? value : std::min(1.0, value + bounds.substitution_allowance(eps));
     entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
     entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps));
@@ -133,12 +147,19 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     entry.delta = delta;
     entry.epsilon_upper = bounds.epsilon_upper(delta);
     entry.epsilon_lower = bounds.epsilon_lower(delta);
-    for (const auto& [name, pld] : directions)
-      entry.epsilon_upper_by_direction[name] = std::max(0.0, pld->epsilon_for_delta(delta));
+    // With a symmetric copy accounted in the table's place, each direction answers delta less the allowance at its
+    // answer's eps + 1 (as PairBounds::epsilon_upper_of_direction does), or infinity.
+    const auto by_direction = [&](const PrivacyLossDistribution& pld) {
+      const double copy = std::max(0.0, pld.epsilon_for_delta(delta));
+      if (bounds.substitution_tv == 0.0 || !std::isfinite(copy)) return copy;
+      const double a = bounds.substitution_allowance(copy + 1.0);
+      const double shifted = a < delta ? std::max(0.0, pld.epsilon_for_delta(delta - a)) : std::numeric_limits<double>::infinity();
+      return shifted <= copy + 1.0 ? shifted : std::numeric_limits<double>::infinity();
+    };
+    for (const auto& [name, pld] : directions) entry.epsilon_upper_by_direction[name] = by_direction(*pld);
     for (const auto& t : bounds.tilted)
       for (const auto& [name, pld] : upper_directions_of(t.upper))
-        entry.epsilon_upper_by_direction[name] =
-            std::min(entry.epsilon_upper_by_direction[name], std::max(0.0, pld->epsilon_for_delta(delta)));
+        entry.epsilon_upper_by_direction[name] = std::min(entry.epsilon_upper_by_direction[name], by_direction(*pld));
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
     entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_delta(delta));
@@ -196,6 +217,11 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
         for (const auto& a : bounds.adaptive) lower[i] = std::max(lower[i], a.delta_lower(grid[i]));
       }
     }
+    if (bounds.substitution_tv > 0.0)
+      for (size_t i = 0; i < grid.size(); ++i) {
+        upper[i] = std::min(1.0, upper[i] + bounds.substitution_allowance(grid[i]));
+        lower[i] = std::max(0.0, lower[i] - bounds.substitution_allowance(grid[i]));
+      }
     for (size_t i = 0; i < grid.size(); ++i) certificate.curve.push_back({grid[i], upper[i], lower[i]});
   }
   return certificate;
@@ -226,6 +252,10 @@ std::string Certificate::report() const {
                      format_general(infinity_mass_single_release, 6, Rounding::kDown),
                      format_general(infinity_mass_composed, 6, Rounding::kDown), compositions, compositions == 1 ? "" : "s");
   if (!several_pairs.empty()) out += fmt::format("  several candidate pairs per release: {}\n", several_pairs);
+  if (substitution_tv > 0.0)
+    out += fmt::format("  symmetric copy accounted (the table is symmetric only up to rounding): total variation at most {} over the "
+                       "{} composition{}, (1 + e^eps) times it added to every upper delta and subtracted from every lower\n",
+                       format_general(substitution_tv, 3, Rounding::kUp), compositions, compositions == 1 ? "" : "s");
   for (const auto& e : epsilons) {
     out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(e.delta),
                        epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),

@@ -86,6 +86,9 @@ struct Certificate {
   // The accountant's options as given (noise.json "accountant"): what a later certificate of the same table uses
   // unless told otherwise (io/recorded_certification.hpp).
   AccountantOptions accountant;
+  // The total variation between the table's releases and the symmetric copy accounted in their place (0: none),
+  // PairBounds::substitution_tv: paid for in every bound.
+  double substitution_tv = 0.0;
 
   // Why no epsilon certifies `delta` (its upper bound is infinite): the distinguishing events' mass, or the allowances.
   std::string no_epsilon_reason(double delta) const;
@@ -94,5 +97,12 @@ struct Certificate {
 };
 
 Certificate make_certificate(const PairBounds& bounds, const CertificateRequest& request, const AccountantOptions& options);
+
+// The request's queries, for account(): what decides the default's methods (AccountingQueries).
+AccountingQueries queries_of(const CertificateRequest& request);
+
+// The certificate of n = request.compositions releases of the family, composed for the request's queries: under
+// several_pairs auto the exact adaptive programme runs only if it narrows one of their brackets.
+Certificate certify_family(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options);
 
 }  // namespace noiselearn

@@ -57,20 +57,49 @@ double max_over(const DirectionalPLDs& d, double (PrivacyLossDistribution::*quer
 
 }  // namespace
 
-double PairBounds::delta_upper_of_direction(bool reverse, double epsilon) const {
-  double value = upper.direction(reverse).delta_for_epsilon(epsilon);
-  for (const auto& t : tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
-  const size_t index = reverse && upper.second_to_first ? 1 : 0;
-  if (index < adaptive.size()) value = std::min(value, adaptive[index].delta_upper(epsilon));
+double PairBounds::substitution_allowance(double epsilon) const {
+  if (substitution_tv == 0.0) return 0.0;
+  // |(P(E) - g Q(E)) - (P'(E) - g Q'(E))| <= TV(P, P') + g TV(Q, Q') for every event E, and the total variation of n
+  // releases (adaptively chosen or not) is at most the sum of theirs: src/accounting/README.md, "Tables symmetric up
+  // to rounding".
+  return substitution_tv * (1.0 + std::exp(epsilon)) * (1.0 + 1e-12);
+}
+
+namespace {
+
+// The bounds of the pairs accounted (the table's, or its symmetric copy's), before the substitution's allowance.
+double copy_delta_upper_of_direction(const PairBounds& b, bool reverse, double epsilon) {
+  double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
+  if (index < b.adaptive.size()) value = std::min(value, b.adaptive[index].delta_upper(epsilon));
   return value;
 }
 
-double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {
-  double value = upper.direction(reverse).epsilon_for_delta(delta);
-  for (const auto& t : tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
-  const size_t index = reverse && upper.second_to_first ? 1 : 0;
-  if (index < adaptive.size()) value = std::min(value, adaptive[index].epsilon_upper(delta));
+double copy_epsilon_upper_of_direction(const PairBounds& b, bool reverse, double delta) {
+  double value = b.upper.direction(reverse).epsilon_for_delta(delta);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
+  if (index < b.adaptive.size()) value = std::min(value, b.adaptive[index].epsilon_upper(delta));
   return value;
+}
+
+}  // namespace
+
+double PairBounds::delta_upper_of_direction(bool reverse, double epsilon) const {
+  const double value = copy_delta_upper_of_direction(*this, reverse, epsilon);
+  return substitution_tv == 0.0 ? value : std::min(1.0, value + substitution_allowance(epsilon));
+}
+
+double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {
+  const double copy = copy_epsilon_upper_of_direction(*this, reverse, delta);
+  if (substitution_tv == 0.0 || !std::isfinite(copy)) return copy;
+  // The least eps whose copy bound plus allowance is at most delta, from above: with the allowance a at eps0 + 1
+  // (eps0 the copy's answer), the copy's eps at delta - a certifies delta whenever it is at most eps0 + 1.
+  const double a = substitution_allowance(std::max(0.0, copy) + 1.0);
+  if (!(a < delta)) return std::numeric_limits<double>::infinity();
+  const double shifted = copy_epsilon_upper_of_direction(*this, reverse, delta - a);
+  return shifted <= std::max(0.0, copy) + 1.0 ? shifted : std::numeric_limits<double>::infinity();
 }
 
 double PairBounds::delta_upper(double epsilon) const {
@@ -126,7 +155,8 @@ double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
 }  // namespace
 
 double PairBounds::delta_lower(double epsilon) const {
-  return std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+  const double copy = std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+  return substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
 }
 
 double PairBounds::epsilon_upper(double delta) const {
@@ -136,7 +166,13 @@ double PairBounds::epsilon_upper(double delta) const {
 }
 
 double PairBounds::epsilon_lower(double delta) const {
-  return std::max({0.0, scenario_epsilon_lower(*this, delta), adaptive_epsilon_lower(*this, delta)});
+  const auto copy_at = [&](double d) { return std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}); };
+  const double copy = copy_at(delta);
+  if (substitution_tv == 0.0) return copy;
+  // Below eps_L = the copy's lower eps at delta + a, with a the allowance at the copy's lower eps at delta (>= eps_L),
+  // the copy's lower delta exceeds delta + a, so the table's exceeds delta.
+  const double a = substitution_allowance(copy);
+  return delta + a < 1.0 ? copy_at(delta + a) : 0.0;
 }
 
 bool PairBounds::adaptive_upper_wins_at_epsilon(double epsilon) const {
@@ -218,6 +254,7 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
   PairBounds bounds;
   bounds.shift_justification = family.justification;
   bounds.neighbours = family.neighbours;
+  bounds.substitution_tv = family.substitution_tv;
   const bool additive = family.kind == PairKind::kAdditive;
   const bool any_sequence = family.neighbours == NeighbourRelation::kAnySequence;
   std::vector<DirectionalPLDs> singles;
@@ -509,9 +546,29 @@ double widest_epsilon_bracket(const PairBounds& bounds) {
   return width;
 }
 
+// The widest relative bracket at the queries that the adaptive programme could narrow (not one the floating-point
+// allowance or the truncations make), and the query it is at ("epsilon 1", "delta 1e-05").
+std::pair<double, std::string> widest_query_bracket(const PairBounds& bounds, const AccountingQueries& queries) {
+  std::pair<double, std::string> widest{0.0, ""};
+  const auto consider = [&](double width, std::string query) {
+    if (width > widest.first) widest = {width, std::move(query)};
+  };
+  for (double eps : queries.epsilons) {
+    const double upper = bounds.delta_upper(eps), lower = bounds.delta_lower(eps);
+    if (!(upper > 0.0) || bounds.allowance_dominates(eps) || bounds.truncation_dominates(eps)) continue;
+    consider((upper - lower) / upper, fmt::format("epsilon {:g}", eps));
+  }
+  for (double delta : queries.deltas) {
+    const double upper = bounds.epsilon_upper(delta);
+    if (std::isfinite(upper) && (bounds.allowance_dominates(upper) || bounds.truncation_dominates(upper))) continue;
+    consider(relative_epsilon_width(bounds, delta), fmt::format("delta {:g}", delta));
+  }
+  return widest;
+}
+
 // Runs the exact adaptive programme on `candidates` (per direction) for n releases, or says why not.
 void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleases>& candidates, int64_t n,
-                            const AccountantOptions& options) {
+                            const AccountantOptions& options, const AccountingQueries& queries) {
   bounds.adaptive.clear();
   bounds.several_pairs_note.clear();
   if (candidates.empty()) return;
@@ -527,12 +584,24 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
     runs.push_back({std::move(releases)});
     cost += adaptive_composition_cost(runs.back());
   }
+  std::string reason;  // why the programme runs under auto: the query whose bracket it may narrow
   if (options.several_pairs == SeveralPairsMethod::kAuto) {
-    if (widest_epsilon_bracket(bounds) <= options.adaptive_skip_width) {
-      bounds.several_pairs_note = fmt::format(
-          "profile envelope (its epsilon bracket is within {:g} relative at delta 1e-3, 1e-6 and 1e-10 above the "
-          "distinguishing events; the adaptive programme would not narrow it)", options.adaptive_skip_width);
-      return;
+    if (queries.empty()) {
+      if (widest_epsilon_bracket(bounds) <= options.adaptive_skip_width) {
+        bounds.several_pairs_note = fmt::format(
+            "profile envelope (its epsilon bracket is within {:g} relative at delta 1e-3, 1e-6 and 1e-10 above the "
+            "distinguishing events; the adaptive programme would not narrow it)", options.adaptive_skip_width);
+        return;
+      }
+    } else {
+      const auto [width, query] = widest_query_bracket(bounds, queries);
+      if (width <= options.adaptive_skip_width) {
+        bounds.several_pairs_note = fmt::format(
+            "profile envelope (its bracket is within {:g} relative at every query, or made by the floating-point "
+            "allowance; the adaptive programme would not narrow it)", options.adaptive_skip_width);
+        return;
+      }
+      reason = fmt::format("; run because the envelope's bracket at {} is {:.2g} relative", query, width);
     }
     if (cost > options.adaptive_budget) {
       // Too costly for all n releases at once: blocks as long as the budget allows (adaptive_blocks.hpp).
@@ -548,14 +617,14 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
       }
       for (const auto& run : runs) bounds.adaptive.push_back(adaptive_block_composition(run.front(), block, options));
       bounds.several_pairs_note = fmt::format("{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}; "
-                                              "blocks within the block budget {:.3g}), beside the profile envelope",
+                                              "blocks within the block budget {:.3g}), beside the profile envelope{}",
                                               bounds.adaptive.front().describe(), cost, options.adaptive_budget,
-                                              options.adaptive_block_budget);
+                                              options.adaptive_block_budget, reason);
       return;
     }
   }
   for (const auto& run : runs) bounds.adaptive.push_back(adaptive_composition(run, options));
-  bounds.several_pairs_note = bounds.adaptive.front().describe() + ", beside the profile envelope";
+  bounds.several_pairs_note = bounds.adaptive.front().describe() + ", beside the profile envelope" + reason;
 }
 
 // A heterogeneous composition (parts of n_i releases of different tables): each part with several candidate pairs
@@ -639,11 +708,13 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<PairBoun
 
 }  // namespace
 
-PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options) {
+PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options,
+                          const AccountingQueries& queries) {
   PairBounds result = single;
   result.single_release = std::make_shared<const PairBounds>(single);
   result.options = options;
   result.compositions = n;
+  result.substitution_tv = single.substitution_tv * static_cast<double>(n) * (1.0 + 1e-12);
   const auto [first, second] = composition_omegas(single);
   result.composed_infinity_mass_first = -std::expm1(log_survival(first, n));
   result.composed_infinity_mass_second = -std::expm1(log_survival(second, n));
@@ -651,7 +722,7 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   result.lower.clear();
   for (const auto& scenario : single.lower) result.lower.push_back(compose_directions(scenario, n, options));
   result.mixed_sign_lower.reset();
-  run_adaptive_programme(result, single.adaptive_single, n, options);
+  run_adaptive_programme(result, single.adaptive_single, n, options, queries);
   // The sequences that mix releases up and down: only when the whole adaptive programme did not run. Its lower run
   // bounds the worst adaptive sequence, which is at least the worst fixed one, from below (for the 401-point HRDP
   // optimum at T = 500 these compositions were a third of the certificate's time and never the better lower bound).
@@ -660,8 +731,47 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   return result;
 }
 
-PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options) {
-  PairBounds result = compose_bounds(single_release_bounds(family, options), n, options);
+void PairBounds::adapt_to_queries(const AccountingQueries& queries) {
+  if (!adaptive.empty() || !single_release || single_release->adaptive_single.empty() || queries.empty() ||
+      options.several_pairs != SeveralPairsMethod::kAuto)
+    return;
+  run_adaptive_programme(*this, single_release->adaptive_single, compositions, options, queries);
+  // Tilted compositions made before the programme ran hold no tilted blocks of it: make them again.
+  if (!adaptive.empty() && !tilted.empty()) {
+    std::vector<TiltedComposition> previous = std::move(tilted);
+    tilted.clear();
+    for (const auto& t : previous) refine_for_epsilon(t.target_epsilon, t.tail_mass < options.tail_mass ? t.tail_mass : 0.0);
+  }
+}
+
+namespace {
+
+// Whether accounting a table's symmetric copy costs the queries nothing measurable: the allowance for the difference
+// is at most 1e-6 of delta at every query (so it moves no bound by more than about 1e-6 relative).
+bool copy_allowance_negligible(const PairBounds& copy, const AccountingQueries& queries) {
+  constexpr double kNegligible = 1e-6;
+  for (double eps : queries.epsilons) {
+    const double upper = copy.delta_upper(eps);
+    if (!(copy.substitution_allowance(eps) <= kNegligible * upper)) return false;
+  }
+  for (double delta : queries.deltas) {
+    const double eps = copy.epsilon_upper(delta);
+    if (!std::isfinite(eps) || !(copy.substitution_allowance(eps) <= kNegligible * delta)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries) {
+  // A table symmetric up to rounding: its exact copy (one shift, one sign) where the difference costs the queries
+  // nothing measurable; the table itself otherwise, or when no queries say what is measurable.
+  if (family.rounding_symmetric_copy && !queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto) {
+    PairBounds copy = compose_bounds(single_release_bounds(*family.rounding_symmetric_copy, options), n, options, queries);
+    copy.family = family.rounding_symmetric_copy;
+    if (copy_allowance_negligible(copy, queries)) return copy;
+  }
+  PairBounds result = compose_bounds(single_release_bounds(family, options), n, options, queries);
   result.family = std::make_shared<const PairFamily>(family);
   return result;
 }
@@ -702,6 +812,8 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   }
   result.composed_infinity_mass_first = -std::expm1(log_survival_first);
   result.composed_infinity_mass_second = -std::expm1(log_survival_second);
+  for (size_t i = 0; i < parts.size(); ++i)
+    result.substitution_tv += singles[i].substitution_tv * static_cast<double>(parts[i].second) * (1.0 + 1e-12);
   result.upper.name = "heterogeneous composition";
   result.upper.first_to_second = compose_side(upper_of, false);
   DirectionalPLDs lower;

@@ -31,6 +31,14 @@
 
 namespace noiselearn {
 
+// The questions a composition is made for: delta at each epsilon, epsilon at each delta. Under several_pairs auto they
+// decide whether the exact adaptive programme runs: only where the envelope's bracket at one of them is wider than
+// adaptive_skip_width (relative) and the floating-point allowance or the truncations do not make that width.
+struct AccountingQueries {
+  std::vector<double> epsilons, deltas;
+  bool empty() const { return epsilons.empty() && deltas.empty(); }
+};
+
 // The PLDs of the two directions of one scenario. second_to_first is empty when it is identical to
 // first_to_second.
 struct DirectionalPLDs {
@@ -88,6 +96,13 @@ struct PairBounds {
   std::vector<AdaptiveCurves> adaptive;
   // How releases with several candidate pairs were accounted, for the certificate (empty when not applicable).
   std::string several_pairs_note;
+  // When a table's exactly symmetric copy is accounted in its place (core/dominating_pair.hpp): a bound on the total
+  // variation between the table's releases and the copy's over the whole composition (n times the family's
+  // substitution_tv; summed over the parts of a heterogeneous one). Every query pays for it: delta moves by at most
+  // (1 + e^eps) times it, both ways. 0 otherwise.
+  double substitution_tv = 0.0;
+  // (1 + e^eps) substitution_tv, rounded up: what the copy's upper delta gains and its lower delta loses at eps.
+  double substitution_allowance(double epsilon) const;
 
   // Upper bound of one direction (0: A||B, or both signs for additive tables; 1: B||A), the best alternative.
   double delta_upper_of_direction(bool reverse, double epsilon) const;
@@ -126,6 +141,9 @@ struct PairBounds {
   // The tail mass per truncation that keeps the truncated mass below 1e-4 delta (at least 1e-25, at most the
   // options').
   double tail_mass_for_delta(double delta) const;
+  // Under several_pairs auto, when the exact adaptive programme has not run: runs it if it would narrow the bracket
+  // at one of the queries (as account() with these queries decides). Does nothing otherwise.
+  void adapt_to_queries(const AccountingQueries& queries);
   // Refines where eps(delta) is decided: at the current upper bound on eps, or, when that is infinite because
   // the untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
   void refine_for_delta(double delta);
@@ -134,11 +152,14 @@ struct PairBounds {
 // Discretises one release of every pair of the family (no composition yet).
 PairBounds single_release_bounds(const PairFamily& family, const AccountantOptions& options);
 
-// n-fold composition of single-release bounds.
-PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options);
+// n-fold composition of single-release bounds. With queries, the exact adaptive programme (several_pairs auto) runs
+// only if it would narrow one of their brackets; without, if it would narrow the epsilon bracket at delta = 1e-3,
+// 1e-6 or 1e-10 above the distinguishing events.
+PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options,
+                          const AccountingQueries& queries = {});
 
 // Shorthand: single_release_bounds then compose_bounds.
-PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options);
+PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries = {});
 
 // Heterogeneous composition of several mechanisms, each with its pair family and its count. The directions
 // are composed consistently (A||B of every part together); the lower bound uses each part's first scenario.

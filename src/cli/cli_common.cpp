@@ -74,9 +74,10 @@ void AccountantCliOptions::add_to(CLI::App& app) {
   track("lower_method", app.add_option("--lower-method", lower_method, "Lower-bound discretisation: merge-to-grid or round-down")
       ->capture_default_str());
   track("several_pairs", app.add_option("--several-pairs", several_pairs,
-                 "Releases with several candidate pairs (asymmetric tables under --neighbours any): auto (exact adaptive "
-                 "programme where the envelope's bracket is wider than 1e-4 and the cost fits --adaptive-budget), "
-                 "adaptive (always) or envelope (never)")
+                 "Releases with several candidate pairs (asymmetric tables under --neighbours any): auto (decides per "
+                 "query: the exact adaptive programme where the envelope's bracket at a requested query is wider than "
+                 "1e-4, whole within --adaptive-budget, else in blocks; a table symmetric up to rounding through its "
+                 "symmetric copy where the difference is negligible), adaptive (always) or envelope (never)")
       ->capture_default_str());
   track("adaptive_budget", app.add_option("--adaptive-budget", values.adaptive_budget,
                  "Largest estimated cost of the whole adaptive programme under --several-pairs auto (multiply-adds, about "

@@ -119,7 +119,7 @@ void run_baseline(const BaselineOptions& o) {
     CertificateRequest request = o.certificate.resolved();
     if (o.target_delta && o.target_epsilon) request.epsilons.push_back(*o.target_epsilon);
     const PairSpecification pair = o.pair.specification();
-    const PairBounds bounds = account(make_pair_family(*table, pair), request.compositions, accountant);
+    const PairBounds bounds = account(make_pair_family(*table, pair), request.compositions, accountant, queries_of(request));
     const Certificate certificate = make_certificate(bounds, request, accountant);
     // The pair beside the certificate, as a run records it: `evaluate` and `sample` of this table start from both.
     extra["pair"] = {{"kind", to_string(pair.kind)}, {"sensitivity", pair.sensitivity}, {"sampling_rate", pair.sampling_rate}};

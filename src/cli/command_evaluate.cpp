@@ -74,7 +74,7 @@ void run_evaluate(const EvaluateOptions& o) {
   if (parts.size() == 1) {
     spdlog::info("accounting {} composition(s) of {} ({})", request.compositions, family.pairs.back().description,
                  family.justification);
-    bounds = account(family, request.compositions, accountant);
+    bounds = account(family, request.compositions, accountant, queries_of(request));
   } else {
     for (const auto& [part, count] : parts)
       spdlog::info("part: {} composition(s) of {} ({})", count, part.pairs.back().description, part.justification);

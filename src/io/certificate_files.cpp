@@ -29,6 +29,7 @@ nlohmann::json certificate_json(const Certificate& c) {
   out["infinity_mass"] = {{"single_release", c.infinity_mass_single_release}, {"composed", c.infinity_mass_composed}};
   out["dominating_direction"] = c.dominating_direction;
   if (!c.several_pairs.empty()) out["several_pairs"] = c.several_pairs;
+  if (c.substitution_tv > 0.0) out["substitution_tv"] = c.substitution_tv;
   out["epsilon_at_delta"] = nlohmann::json::array();
   for (const auto& e : c.epsilons)
     out["epsilon_at_delta"].push_back({{"delta", e.delta},

@@ -129,8 +129,10 @@ const std::vector<C::Key>& C::schema() {
       {"certification.shifts", &C::certification_shifts, "", "auto, single or all (which query differences are certified)"},
       {"certification.several_pairs", &C::certification_several_pairs, "",
        "releases with several candidate pairs (asymmetric tables under 'any', the mixture with both signs): auto "
-       "(the exact adaptive programme where the envelope's bracket is wider than 1e-4 relative and the estimated "
-       "cost fits certification.adaptive_budget), adaptive (always) or envelope (never)"},
+       "(decides per query: the exact adaptive programme where the envelope's bracket at one of the certificate's "
+       "queries is wider than 1e-4 relative, whole within certification.adaptive_budget, else in blocks; a table "
+       "symmetric up to rounding through its exact copy where the difference is negligible), adaptive (always) or "
+       "envelope (never)"},
       {"certification.adaptive_budget", &C::certification_adaptive_budget, "multiply-adds",
        "largest estimated cost of the whole adaptive programme under several_pairs = auto (about 1e10 per second on "
        "a core with AVX2); over it, the programme runs in blocks within certification.adaptive_block_budget"},

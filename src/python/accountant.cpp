@@ -89,11 +89,13 @@ class Bounds {
  public:
   explicit Bounds(PairBounds bounds) : bounds_(std::move(bounds)) {}
   std::pair<double, double> delta(double epsilon) {
+    bounds_.adapt_to_queries({{epsilon}, {}});  // the default decides per query: the adaptive programme if it narrows this one
     bounds_.refine_for_epsilon(epsilon);
     return {bounds_.delta_lower(epsilon), bounds_.delta_upper(epsilon)};
   }
   std::pair<double, double> epsilon(double delta) {
     if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
+    bounds_.adapt_to_queries({{}, {delta}});
     bounds_.refine_for_delta(delta);
     return {bounds_.epsilon_lower(delta), bounds_.epsilon_upper(delta)};
   }
@@ -195,7 +197,7 @@ void bind_accountant(py::module_& m) {
         Certificate certificate;
         {
           py::gil_scoped_release release;
-          certificate = make_certificate(account(make_pair_family(argument.table, s.pair), request.compositions, s.accountant),
+          certificate = make_certificate(account(make_pair_family(argument.table, s.pair), request.compositions, s.accountant, queries_of(request)),
                                          request, s.accountant);
         }
         py::dict out = py::module_::import("json").attr("loads")(certificate_json(certificate).dump());

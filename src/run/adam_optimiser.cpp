@@ -160,7 +160,7 @@ class AdamOptimiser final : public RunOptimiser {
     request.compositions = c_.loss_compositions;
     request.epsilons = c_.certification_epsilons.empty() ? std::vector<double>{c_.loss_epsilon} : c_.certification_epsilons;
     request.deltas = c_.certification_deltas;
-    return make_certificate(account(make_pair_family(table, pair_), c_.loss_compositions, accountant_), request, accountant_);
+    return make_certificate(account(make_pair_family(table, pair_), c_.loss_compositions, accountant_, queries_of(request)), request, accountant_);
   }
 
   // comparison.csv, baseline.csv/.json and comparison_curves.csv (no truncated Gaussian reference on [0, r]).

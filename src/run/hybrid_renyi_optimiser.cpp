@@ -116,7 +116,7 @@ class HybridRenyiOptimiser final : public RunOptimiser {
 
   Certificate certify(const NoiseTable& table) const override {
     if (kept_certificate_ && table.probabilities() == kept_probabilities_) return *kept_certificate_;  // the calibration's
-    return make_certificate(account(make_pair_family(table, pair_), o_.compositions, accountant_), request_, accountant_);
+    return make_certificate(account(make_pair_family(table, pair_), o_.compositions, accountant_, queries_of(request_)), request_, accountant_);
   }
 
   std::string compare(const OptimisedTable&, const Certificate&, const fs::path&) const override { return ""; }

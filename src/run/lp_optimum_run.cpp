@@ -148,7 +148,7 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     if (d != r.delta) request.deltas.push_back(d);
   request.validate();
   const AccountantOptions accountant = accountant_at(o.epsilon);
-  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, accountant), request, accountant);
+  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, accountant, queries_of(request)), request, accountant);
   if (!r.out.empty()) {
     nlohmann::json extra;
     const LpOptimum& s = run.solution;

@@ -246,7 +246,7 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     request.compositions = n;
     request.epsilons = c_.certification_epsilons;
     request.deltas = unique_deltas(c_);
-    Certificate certificate = make_certificate(account(make_pair_family(table, pair_), n, accountant_), request, accountant_);
+    Certificate certificate = make_certificate(account(make_pair_family(table, pair_), n, accountant_, queries_of(request)), request, accountant_);
     if (shape_.domain == FamilyDomain::kContinuous)
       // Gilani et al., Thm 3.6 for the hockey-stick divergence: a real shift t = (a + f) Delta, 0 <= f < 1, splits
       // every bin into a part of width (1 - f) Delta aligned with shift a and one of width f Delta aligned with

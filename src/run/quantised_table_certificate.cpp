@@ -50,7 +50,7 @@ std::string certify_and_write_quantised(const QuantisedCertificateOptions& o, co
   const NoiseTable quantised_table(grid_of(secure.table()), secure.quantised().probabilities(), std::nullopt, provenance);
   const auto certify = [&](const NoiseTable& table) {
     const PairFamily family = make_pair_family(table, pair);
-    return make_certificate(account(family, request.compositions, accountant), request, accountant);
+    return make_certificate(account(family, request.compositions, accountant, queries_of(request)), request, accountant);
   };
   const Certificate source_certificate = certify(source_table);
   const Certificate quantised_certificate = certify(quantised_table);

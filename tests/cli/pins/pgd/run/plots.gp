@@ -28,12 +28,12 @@ set key top right box opaque samplen 3
 set label "no distinguishing events: delta tends to 0 as epsilon grows" at graph 0.01, graph 0.03 left tc rgb '#b00000'
 $certified_epsilon << EOD
 epsilon_upper,delta
-4.3002997599950206,9.9999999999999995e-07
-2.8311504583155722,0.001
+4.300299781074429,9.9999999999999995e-07
+2.831150458384224,0.001
 EOD
-set label "epsilon(1e-06) <= 4.301" at first 4.3002997599950206, first 9.9999999999999995e-07 offset -1.2,-0.9 right front
-set label "epsilon(0.001) <= 2.832" at first 2.8311504583155722, first 0.001 offset -1.2,-0.9 right front
-plot 'certificate.csv' using 1:($2 > 0 ? $2 : 1/0) with lines lw 2.5 lc rgb '#1f5fa8' title "learned: upper and lower bound coincide (differ by <= 0.31 %)", $certified_epsilon using 1:2 with points pt 5 ps 1.6 lc rgb '#000000' title "certified epsilon(1e-06) <= 4.301, epsilon(0.001) <= 2.832"
+set label "epsilon(1e-06) <= 4.301" at first 4.300299781074429, first 9.9999999999999995e-07 offset -1.2,-0.9 right front
+set label "epsilon(0.001) <= 2.832" at first 2.831150458384224, first 0.001 offset -1.2,-0.9 right front
+plot 'certificate.csv' using 1:($2 > 0 ? $2 : 1/0) with lines lw 2.5 lc rgb '#1f5fa8' title "learned: upper bound (certified)", 'certificate.csv' using 1:($3 > 0 ? $3 : 1/0) with lines lw 1.5 dt 2 lc rgb '#1f5fa8' title "learned: lower bound", $certified_epsilon using 1:2 with points pt 5 ps 1.6 lc rgb '#000000' title "certified epsilon(1e-06) <= 4.301, epsilon(0.001) <= 2.832"
 reset
 set datafile separator ','
 set key autotitle columnhead
