@@ -3,7 +3,7 @@
 #include <complex>
 
 #include "accounting/real_fft.hpp"
-#include "losses/soft_pld_loss.hpp"
+#include "losses/soft_pld.hpp"
 
 namespace noiselearn {
 

@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "losses/soft_pld_loss.hpp"
+#include "losses/soft_pld.hpp"
 
 namespace noiselearn {
 

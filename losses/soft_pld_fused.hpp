@@ -1,6 +1,7 @@
 #pragma once
 // The soft PLD loss's two costly steps as autograd functions with hand-derived backward passes
-// (soft_pld_loss.hpp has the mathematics; the tensor-operation versions stay there as the references):
+// (soft_pld.hpp and soft_pld_loss.hpp have the mathematics; the tensor-operation versions stay there as the
+// references):
 //   - the single release: each finite loss L = log first - log second split linearly between the two loss-grid
 //     points around L / step, in one pass over the outcomes (float64 CPU tensors);
 //   - the n-fold composition: the same convolutions, clamps and tail truncations as compose_soft_pld, in the same
@@ -9,7 +10,7 @@
 #include <optional>
 
 #include "losses/differentiable_pair.hpp"
-#include "losses/soft_pld_loss.hpp"
+#include "losses/soft_pld.hpp"
 
 namespace noiselearn {
 
