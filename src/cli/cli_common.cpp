@@ -24,7 +24,7 @@ void PairOptions::add_to(CLI::App& app, bool sensitivity_required) {
       ->capture_default_str();
   sampling_rate_option = app.add_option("--sampling-rate", sampling_rate, "Sampling rate q of the subsampled mixture pair, in (0, 1]")
       ->capture_default_str();
-  app.add_option("--shifts", shifts,
+  shifts_option = app.add_option("--shifts", shifts,
                  "Query differences checked: auto (one shift if the table is symmetric and monotone, else every "
                  "shift), single, all")
       ->capture_default_str();
@@ -34,31 +34,31 @@ void PairOptions::add_to(CLI::App& app, bool sensitivity_required) {
       ->capture_default_str();
 }
 
+// The words given on the command line; an option left at its default is not "given" (a recorded setting wins).
+PairSettings PairOptions::given() const {
+  const auto was_given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
+  PairSettings g;
+  if (was_given(kind_option)) g.kind = kind;
+  if (was_given(sensitivity_option)) g.sensitivity = sensitivity;
+  if (was_given(sampling_rate_option)) g.sampling_rate = sampling_rate;
+  if (was_given(shifts_option)) g.shifts = shifts;
+  if (was_given(neighbours_option)) g.neighbours = neighbours;
+  return g;
+}
+
 PairSpecification PairOptions::specification() const {
-  PairSpecification s;
-  s.kind = parse_pair_kind(kind);
-  require_positive(sensitivity, "--sensitivity");
-  s.sensitivity = sensitivity;
-  if (!(sampling_rate > 0.0 && sampling_rate <= 1.0))
-    throw InputError(fmt::format("--sampling-rate must be in (0, 1] (got {})", sampling_rate));
-  s.sampling_rate = sampling_rate;
-  s.shifts = parse_shift_policy(shifts);
-  s.neighbours = parse_neighbour_relation(neighbours);
-  return s;
+  // Every option as set (its default when not given), the sensitivity included.
+  PairSettings all = given();
+  all.kind = kind;
+  all.sensitivity = sensitivity;
+  all.sampling_rate = sampling_rate;
+  all.shifts = shifts;
+  all.neighbours = neighbours;
+  return resolve_pair(all, RecordedCertification{}, SettingNames::kCommandLine, true);
 }
 
 PairSpecification PairOptions::specification(const RecordedCertification& recorded, const std::string& table) const {
-  PairOptions resolved = *this;
-  const auto given = [](const CLI::Option* option) { return option != nullptr && option->count() > 0; };
-  if (!given(sensitivity_option)) {
-    if (!recorded.sensitivity)
-      throw InputError(fmt::format("--sensitivity is required: {} records none (it has no noise.json with a pair)", table));
-    resolved.sensitivity = *recorded.sensitivity;
-  }
-  if (!given(kind_option) && recorded.pair_kind) resolved.kind = to_string(*recorded.pair_kind);
-  if (!given(sampling_rate_option) && recorded.sampling_rate) resolved.sampling_rate = *recorded.sampling_rate;
-  if (!given(neighbours_option) && recorded.neighbours) resolved.neighbours = to_string(*recorded.neighbours);
-  return resolved.specification();
+  return resolve_pair(given(), recorded, SettingNames::kCommandLine, true, table);
 }
 
 void AccountantCliOptions::add_to(CLI::App& app) {
@@ -90,31 +90,33 @@ void AccountantCliOptions::add_to(CLI::App& app) {
 }
 
 AccountantOptions AccountantCliOptions::options(const std::optional<AccountantOptions>& recorded) const {
-  AccountantOptions o = options();
-  if (!recorded) return o;
-  AccountantOptions merged = *recorded;
+  AccountantSettings g;
   for (const auto& [option, field] : given) {
     if (option == nullptr || option->count() == 0) continue;
-    if (field == "loss_step") merged.loss_step = o.loss_step;
-    else if (field == "tail_mass") merged.tail_mass = o.tail_mass;
-    else if (field == "max_points") merged.max_points = o.max_points;
-    else if (field == "upper_method") merged.upper_method = o.upper_method;
-    else if (field == "lower_method") merged.lower_method = o.lower_method;
-    else if (field == "several_pairs") merged.several_pairs = o.several_pairs;
-    else if (field == "adaptive_budget") merged.adaptive_budget = o.adaptive_budget;
-    else if (field == "adaptive_block_budget") merged.adaptive_block_budget = o.adaptive_block_budget;
+    if (field == "loss_step") g.loss_step = values.loss_step;
+    else if (field == "tail_mass") g.tail_mass = values.tail_mass;
+    else if (field == "max_points") g.max_points = values.max_points;
+    else if (field == "upper_method") g.upper_method = upper_method;
+    else if (field == "lower_method") g.lower_method = lower_method;
+    else if (field == "several_pairs") g.several_pairs = several_pairs;
+    else if (field == "adaptive_budget") g.adaptive_budget = values.adaptive_budget;
+    else if (field == "adaptive_block_budget") g.adaptive_block_budget = values.adaptive_block_budget;
   }
-  merged.validate();
-  return merged;
+  return resolve_accountant(g, recorded);
 }
 
 AccountantOptions AccountantCliOptions::options() const {
-  AccountantOptions o = values;
-  o.upper_method = parse_pessimistic_method(upper_method);
-  o.lower_method = parse_optimistic_method(lower_method);
-  o.several_pairs = parse_several_pairs_method(several_pairs);
-  o.validate();
-  return o;
+  // Every option as set, its default when not given.
+  AccountantSettings all;
+  all.loss_step = values.loss_step;
+  all.tail_mass = values.tail_mass;
+  all.max_points = values.max_points;
+  all.upper_method = upper_method;
+  all.lower_method = lower_method;
+  all.several_pairs = several_pairs;
+  all.adaptive_budget = values.adaptive_budget;
+  all.adaptive_block_budget = values.adaptive_block_budget;
+  return resolve_accountant(all, std::nullopt);
 }
 
 void CertificateCliOptions::add_to(CLI::App& app, bool with_epsilon_queries) {

@@ -13,6 +13,7 @@
 #include "accounting/certificate.hpp"
 #include "core/dominating_pair.hpp"
 #include "io/recorded_certification.hpp"
+#include "io/release_settings.hpp"
 #include "io/table_files.hpp"
 
 namespace noiselearn::cli {
@@ -27,9 +28,11 @@ struct PairOptions {
   CLI::Option* sensitivity_option = nullptr;
   CLI::Option* kind_option = nullptr;
   CLI::Option* sampling_rate_option = nullptr;
+  CLI::Option* shifts_option = nullptr;
   CLI::Option* neighbours_option = nullptr;
 
   void add_to(CLI::App& app, bool sensitivity_required);
+  PairSettings given() const;  // the options given on the command line (io/release_settings.hpp)
   PairSpecification specification() const;  // validates, throws InputError
   // The same, with what a table records (noise.json) in place of the options not given on the command line; an
   // InputError naming --sensitivity when neither gives one.

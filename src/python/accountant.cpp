@@ -22,6 +22,7 @@
 #include "core/errors.hpp"
 #include "io/certificate_files.hpp"
 #include "io/recorded_certification.hpp"
+#include "io/release_settings.hpp"
 #include "io/table_files.hpp"
 #include "python/bindings.hpp"
 
@@ -65,23 +66,21 @@ struct Settings {
 };
 
 Settings settings_of(const Keywords& k, const RecordedCertification& recorded) {
-  Settings s;
-  s.pair.kind = k.pair ? parse_pair_kind(*k.pair) : recorded.pair_kind.value_or(PairKind::kAdditive);
-  s.pair.sensitivity = k.sensitivity ? *k.sensitivity : recorded.sensitivity.value_or(1.0);
-  s.pair.sampling_rate = k.sampling_rate ? *k.sampling_rate : recorded.sampling_rate.value_or(1.0);
-  if (!(s.pair.sampling_rate > 0.0 && s.pair.sampling_rate <= 1.0))
-    throw InputError(fmt::format("sampling_rate must be in (0, 1] (got {})", s.pair.sampling_rate));
-  s.pair.shifts = parse_shift_policy(k.shifts.value_or("auto"));
-  s.pair.neighbours = k.neighbours ? parse_neighbour_relation(*k.neighbours)
-                                   : recorded.neighbours.value_or(NeighbourRelation::kAnySequence);
-  s.accountant = recorded.accountant.value_or(AccountantOptions{});
-  if (k.loss_step) s.accountant.loss_step = *k.loss_step;
-  if (k.tail_mass) s.accountant.tail_mass = *k.tail_mass;
-  if (k.several_pairs) s.accountant.several_pairs = parse_several_pairs_method(*k.several_pairs);
-  if (k.adaptive_budget) s.accountant.adaptive_budget = *k.adaptive_budget;
-  if (k.adaptive_block_budget) s.accountant.adaptive_block_budget = *k.adaptive_block_budget;
-  s.accountant.validate();
-  return s;
+  PairSettings pair;
+  pair.kind = k.pair;
+  pair.sensitivity = k.sensitivity;
+  pair.sampling_rate = k.sampling_rate;
+  pair.shifts = k.shifts;
+  pair.neighbours = k.neighbours;
+  AccountantSettings accountant;
+  accountant.loss_step = k.loss_step;
+  accountant.tail_mass = k.tail_mass;
+  accountant.several_pairs = k.several_pairs;
+  accountant.adaptive_budget = k.adaptive_budget;
+  accountant.adaptive_block_budget = k.adaptive_block_budget;
+  // Neither given nor recorded: sensitivity 1 (the documented default of the keyword).
+  return Settings{resolve_pair(pair, recorded, SettingNames::kPython, false),
+                  resolve_accountant(accountant, recorded.accountant)};
 }
 
 // Bounds on delta(eps) of a composition, both ways; refined on demand (so not const).

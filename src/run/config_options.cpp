@@ -3,31 +3,31 @@
 #include <fmt/format.h>
 
 #include "core/errors.hpp"
+#include "io/release_settings.hpp"
 
 namespace noiselearn {
 
 namespace fs = std::filesystem;
 
 AccountantOptions accountant_options_of(const TrainingConfig& c) {
-  AccountantOptions o;
-  o.loss_step = c.certification_loss_step;
-  o.tail_mass = c.certification_tail_mass;
-  o.max_points = c.certification_max_points;
-  o.several_pairs = parse_several_pairs_method(c.certification_several_pairs);
-  o.adaptive_budget = c.certification_adaptive_budget;
-  o.adaptive_block_budget = c.certification_adaptive_block_budget;
-  o.validate();
-  return o;
+  AccountantSettings given;
+  given.loss_step = c.certification_loss_step;
+  given.tail_mass = c.certification_tail_mass;
+  given.max_points = c.certification_max_points;
+  given.several_pairs = c.certification_several_pairs;
+  given.adaptive_budget = c.certification_adaptive_budget;
+  given.adaptive_block_budget = c.certification_adaptive_block_budget;
+  return resolve_accountant(given, std::nullopt);
 }
 
 PairSpecification pair_specification_of(const TrainingConfig& c) {
-  PairSpecification p;
-  p.kind = parse_pair_kind(c.pair_kind);
-  p.sensitivity = c.pair_sensitivity;
-  p.sampling_rate = c.pair_sampling_rate;
-  p.shifts = parse_shift_policy(c.certification_shifts);
-  p.neighbours = parse_neighbour_relation(c.certification_neighbours);
-  return p;
+  PairSettings given;
+  given.kind = c.pair_kind;
+  given.sensitivity = c.pair_sensitivity;
+  given.sampling_rate = c.pair_sampling_rate;
+  given.shifts = c.certification_shifts;
+  given.neighbours = c.certification_neighbours;
+  return resolve_pair(given, RecordedCertification{}, SettingNames::kConfig, true);
 }
 
 UtilitySpecification utility_of(const TrainingConfig& c) {
