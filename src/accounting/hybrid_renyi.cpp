@@ -40,7 +40,7 @@ HybridRenyiDirection hybrid_renyi_direction(const NoiseTable& table, int64_t shi
 }
 
 double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta, double alpha,
-                               HybridRenyiNeighbours neighbours) {
+                               NeighbourRelation neighbours) {
   if (compositions < 1) throw InputError(fmt::format("HRDP compositions {} must be at least 1", compositions));
   if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("HRDP delta {} must lie in (0, 1)", delta));
   const double t = static_cast<double>(compositions);
@@ -51,13 +51,13 @@ double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int
     if (!(slack > 0.0)) return kInfinity;
     return (t * log_moment - std::log(slack)) / (alpha - 1.0);
   };
-  if (neighbours == HybridRenyiNeighbours::kSameDirection)
+  if (neighbours == NeighbourRelation::kSameDirection)
     return std::max(epsilon_of(up.log_partial_moment, up.degenerate_mass), epsilon_of(down.log_partial_moment, down.degenerate_mass));
   return epsilon_of(std::max(up.log_partial_moment, down.log_partial_moment), std::max(up.degenerate_mass, down.degenerate_mass));
 }
 
 HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta,
-                                        const std::vector<double>& alphas, HybridRenyiNeighbours neighbours) {
+                                        const std::vector<double>& alphas, NeighbourRelation neighbours) {
   if (alphas.empty()) throw InputError("HRDP: at least one order alpha is needed");
   if (shift_steps < 0) throw InputError(fmt::format("HRDP shift {} must be >= 0 grid steps", shift_steps));
   if (compositions < 1) throw InputError(fmt::format("HRDP compositions {} must be at least 1", compositions));
@@ -93,7 +93,7 @@ HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_s
   for (double alpha : alphas) {
     if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
     const double up = log_moment(log_a_up, log_b_up, alpha), down = log_moment(log_a_down, log_b_down, alpha);
-    const double e = neighbours == HybridRenyiNeighbours::kSameDirection
+    const double e = neighbours == NeighbourRelation::kSameDirection
                          ? std::max(epsilon_of(up, mass_up, alpha), epsilon_of(down, mass_down, alpha))
                          : epsilon_of(std::max(up, down), std::max(mass_up, mass_down), alpha);
     if (e < best.epsilon) best = {e, alpha};

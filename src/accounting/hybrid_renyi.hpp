@@ -28,10 +28,9 @@ struct HybridRenyiDirection {
 // forward: A = table, B = table shifted up by shift_steps (B(x) = A(x - shift)); otherwise the reverse.
 HybridRenyiDirection hybrid_renyi_direction(const NoiseTable& table, int64_t shift_steps, double alpha, bool forward);
 
-enum class HybridRenyiNeighbours {
-  kAnyDirection,   // Def. 7: eps_p and delta_p are each the max over both orders
-  kSameDirection,  // the paper's H: the max over directions of the whole expression
-};
+// The neighbour relation is the certificates' own (core/dominating_pair.hpp): under kAnySequence (Def. 7) eps_p and
+// delta_p are each the max over both orders; under kSameDirection (the paper's H) the max over directions is taken of
+// the whole expression.
 
 struct HybridRenyiEpsilon {
   double epsilon = 0.0;  // +inf if T delta_p >= delta for every alpha
@@ -39,11 +38,11 @@ struct HybridRenyiEpsilon {
 };
 // eps of eq. 24 at one alpha > 1.
 double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta, double alpha,
-                               HybridRenyiNeighbours neighbours = HybridRenyiNeighbours::kAnyDirection);
+                               NeighbourRelation neighbours = NeighbourRelation::kAnySequence);
 // The least eps over the given orders (each > 1). InputError for bad arguments.
 HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta,
                                         const std::vector<double>& alphas,
-                                        HybridRenyiNeighbours neighbours = HybridRenyiNeighbours::kAnyDirection);
+                                        NeighbourRelation neighbours = NeighbourRelation::kAnySequence);
 // The same from dominating pairs (every pair of a PairFamily: each shift, tails included), both orders of each
 // pair, Def. 7's sup (the any-direction reading). Used by `evaluate --compare`.
 HybridRenyiEpsilon hybrid_renyi_epsilon(const std::vector<DominatingPair>& pairs, int64_t compositions, double delta,

@@ -38,8 +38,7 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     o_.shift_steps = whole_steps(c_.pair_sensitivity, grid_.step, fmt::format("pair.sensitivity {:g}", c_.pair_sensitivity));
     o_.cost = c_.utility_kind == "l1" ? OneSidedCost::kMean : OneSidedCost::kSecondMoment;
     relation_ = parse_neighbour_relation(c_.certification_neighbours);
-    o_.neighbours = relation_ == NeighbourRelation::kSameDirection ? HybridRenyiNeighbours::kSameDirection
-                                                                   : HybridRenyiNeighbours::kAnyDirection;
+    o_.neighbours = relation_;
     if (!(o_.epsilon > 0.0)) throw InputError("loss.epsilon must be positive for loss.kind = hrdp");
     o_.validate();
     pair_.sensitivity = static_cast<double>(o_.shift_steps) * grid_.step;
@@ -62,7 +61,7 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   OptimisedTable optimise(const fs::path&, bool) override {
     spdlog::info("solving the HRDP program on {} (R0 = {}, T = {}, epsilon {} at delta {}, {}, {} cost, alpha {})", describe(grid_),
                  o_.range_steps, o_.compositions, format_exact(o_.epsilon), format_exact(o_.delta),
-                 o_.neighbours == HybridRenyiNeighbours::kAnyDirection ? "any-direction neighbours" : "same-direction neighbours",
+                 o_.neighbours == NeighbourRelation::kAnySequence ? "any-direction neighbours" : "same-direction neighbours",
                  to_string(o_.cost), c_.loss_alpha > 0.0 ? format_exact(c_.loss_alpha) : "searched");
     solved_ = solve(o_);
     spdlog::info("{}", solved_.report());
@@ -89,7 +88,7 @@ class HybridRenyiOptimiser final : public RunOptimiser {
                           {"epsilon", o_.epsilon},
                           {"delta", o_.delta},
                           {"compositions", o_.compositions},
-                          {"neighbours", o_.neighbours == HybridRenyiNeighbours::kAnyDirection ? "any" : "same-direction"},
+                          {"neighbours", o_.neighbours == NeighbourRelation::kAnySequence ? "any" : "same-direction"},
                           {"alpha", solved_.alpha},
                           {"hrdp_budget", hrdp_budget_},
                           {"hrdp_epsilon", solved_.hrdp_epsilon}};

@@ -78,7 +78,7 @@ class HybridRenyiProgram {
       const double x = static_cast<double>(j) * o.step;
       cost_[static_cast<size_t>(j)] = o.cost == OneSidedCost::kMean ? x : x * x;
     }
-    if (o.neighbours == HybridRenyiNeighbours::kAnyDirection)
+    if (o.neighbours == NeighbourRelation::kAnySequence)
       pairs_ = {{{0, 0}, {0, 1}, {1, 0}, {1, 1}}};
     else
       pairs_ = {{{0, 0}, {1, 1}}};

@@ -50,7 +50,7 @@ struct HybridRenyiOptimumOptions {
   double step = 1.0;          // grid step h
   int64_t shift_steps = 1;    // sensitivity / h
   OneSidedCost cost = OneSidedCost::kSecondMoment;
-  HybridRenyiNeighbours neighbours = HybridRenyiNeighbours::kAnyDirection;
+  NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
   double relative_gap = 1e-9;  // stop when the duality gap is below this fraction of the cost
   int64_t max_newton_steps = 5000;
   // Phase I gives up (undecided, treated as infeasible) after this many steps: a feasible start is found in 3 - 30

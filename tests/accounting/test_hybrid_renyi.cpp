@@ -40,8 +40,8 @@ TEST_CASE("HRDP partial moments and degenerate masses equal a direct enumeration
       const double same = std::max((t * std::log(up) - std::log(delta - t * low)) / (alpha - 1.0),
                                    (t * std::log(down) - std::log(delta - t * high)) / (alpha - 1.0));
       const double any = (t * std::log(std::max(up, down)) - std::log(delta - t * std::max(low, high))) / (alpha - 1.0);
-      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, HybridRenyiNeighbours::kSameDirection) == Approx(same).epsilon(1e-12));
-      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, HybridRenyiNeighbours::kAnyDirection) == Approx(any).epsilon(1e-12));
+      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, NeighbourRelation::kSameDirection) == Approx(same).epsilon(1e-12));
+      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, NeighbourRelation::kAnySequence) == Approx(any).epsilon(1e-12));
       CHECK(any >= same - 1e-12);
       CHECK(hybrid_renyi_epsilon(table, shift, t, delta, {alpha}).epsilon == Approx(any).epsilon(1e-12));
     }

@@ -132,7 +132,7 @@ TEST_CASE("HRDP optimum: cheaper for a larger epsilon and for the same-direction
   }
   o.epsilon = 4.0;
   const HybridRenyiOptimum any = hybrid_renyi_optimum(o);
-  o.neighbours = HybridRenyiNeighbours::kSameDirection;
+  o.neighbours = NeighbourRelation::kSameDirection;
   const HybridRenyiOptimum same = hybrid_renyi_optimum(o);
   REQUIRE(same.feasible);
   CHECK(same.cost <= any.cost + any.duality_gap);
