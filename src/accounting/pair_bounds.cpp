@@ -1,0 +1,216 @@
+#include "accounting/pair_accountant.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+// The questions a PairBounds answers: delta and epsilon, upper and lower, per direction, which method wins, whether the
+// floating-point allowance or the truncations make a bracket, and the allowance for a symmetric copy accounted in a
+// table's place. How the bounds are made (discretisation, composition, the adaptive programme, tilting):
+// pair_accountant.cpp.
+namespace noiselearn {
+
+namespace {
+
+double max_over(const DirectionalPLDs& d, double (PrivacyLossDistribution::*query)(double) const, double x) {
+  double value = (d.first_to_second.*query)(x);
+  if (d.second_to_first) value = std::max(value, ((*d.second_to_first).*query)(x));
+  return value;
+}
+
+}  // namespace
+
+double PairBounds::substitution_allowance(double epsilon) const {
+  if (substitution_tv == 0.0) return 0.0;
+  // |(P(E) - g Q(E)) - (P'(E) - g Q'(E))| <= TV(P, P') + g TV(Q, Q') for every event E, and the total variation of n
+  // releases (adaptively chosen or not) is at most the sum of theirs: src/accounting/README.md, "Tables symmetric up
+  // to rounding".
+  return substitution_tv * (1.0 + std::exp(epsilon)) * (1.0 + 1e-12);
+}
+
+namespace {
+
+// The bounds of the pairs accounted (the table's, or its symmetric copy's), before the substitution's allowance.
+double copy_delta_upper_of_direction(const PairBounds& b, bool reverse, double epsilon) {
+  double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
+  if (index < b.adaptive.size()) value = std::min(value, b.adaptive[index].delta_upper(epsilon));
+  return value;
+}
+
+double copy_epsilon_upper_of_direction(const PairBounds& b, bool reverse, double delta) {
+  double value = b.upper.direction(reverse).epsilon_for_delta(delta);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
+  if (index < b.adaptive.size()) value = std::min(value, b.adaptive[index].epsilon_upper(delta));
+  return value;
+}
+
+}  // namespace
+
+double PairBounds::delta_upper_of_direction(bool reverse, double epsilon) const {
+  const double value = copy_delta_upper_of_direction(*this, reverse, epsilon);
+  return substitution_tv == 0.0 ? value : std::min(1.0, value + substitution_allowance(epsilon));
+}
+
+double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {
+  const double copy = copy_epsilon_upper_of_direction(*this, reverse, delta);
+  if (substitution_tv == 0.0 || !std::isfinite(copy)) return copy;
+  // The least eps whose copy bound plus allowance is at most delta, from above: with the allowance a at eps0 + 1
+  // (eps0 the copy's answer), the copy's eps at delta - a certifies delta whenever it is at most eps0 + 1.
+  const double a = substitution_allowance(std::max(0.0, copy) + 1.0);
+  if (!(a < delta)) return std::numeric_limits<double>::infinity();
+  const double shifted = copy_epsilon_upper_of_direction(*this, reverse, delta - a);
+  return shifted <= std::max(0.0, copy) + 1.0 ? shifted : std::numeric_limits<double>::infinity();
+}
+
+double PairBounds::delta_upper(double epsilon) const {
+  double value = delta_upper_of_direction(false, epsilon);
+  if (upper.second_to_first) value = std::max(value, delta_upper_of_direction(true, epsilon));
+  return value;
+}
+
+namespace {
+
+double scenario_delta_lower(const PairBounds& b, double epsilon) {
+  double value = 0.0;
+  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+  for (const auto& t : b.tilted)
+    for (const auto& scenario : t.lower)
+      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+  return value;
+}
+
+double scenario_epsilon_lower(const PairBounds& b, double delta) {
+  double value = -std::numeric_limits<double>::infinity();
+  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  for (const auto& t : b.tilted)
+    for (const auto& scenario : t.lower)
+      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
+  return value;
+}
+
+double adaptive_delta_lower(const PairBounds& b, double epsilon) {
+  double value = 0.0;
+  for (const auto& a : b.adaptive) value = std::max(value, a.delta_lower(epsilon));
+  return value;
+}
+
+double adaptive_epsilon_lower(const PairBounds& b, double delta) {
+  double value = -std::numeric_limits<double>::infinity();
+  for (const auto& a : b.adaptive) value = std::max(value, a.epsilon_lower(delta));
+  return value;
+}
+
+double envelope_epsilon_upper(const PairBounds& b, bool reverse, double delta) {
+  double value = b.upper.direction(reverse).epsilon_for_delta(delta);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  return value;
+}
+
+double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
+  double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
+  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  return value;
+}
+
+}  // namespace
+
+double PairBounds::delta_lower(double epsilon) const {
+  const double copy = std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+  return substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
+}
+
+double PairBounds::epsilon_upper(double delta) const {
+  double value = epsilon_upper_of_direction(false, delta);
+  if (upper.second_to_first) value = std::max(value, epsilon_upper_of_direction(true, delta));
+  return std::max(0.0, value);
+}
+
+double PairBounds::epsilon_lower(double delta) const {
+  const auto copy_at = [&](double d) { return std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}); };
+  const double copy = copy_at(delta);
+  if (substitution_tv == 0.0) return copy;
+  // Below eps_L = the copy's lower eps at delta + a, with a the allowance at the copy's lower eps at delta (>= eps_L),
+  // the copy's lower delta exceeds delta + a, so the table's exceeds delta.
+  const double a = substitution_allowance(copy);
+  return delta + a < 1.0 ? copy_at(delta + a) : 0.0;
+}
+
+bool PairBounds::adaptive_upper_wins_at_epsilon(double epsilon) const {
+  for (size_t i = 0; i < adaptive.size(); ++i) {
+    const bool reverse = i == 1;
+    if (adaptive[i].delta_upper(epsilon) < envelope_delta_upper(*this, reverse, epsilon)) return true;
+  }
+  return false;
+}
+
+bool PairBounds::adaptive_upper_wins_at_delta(double delta) const {
+  for (size_t i = 0; i < adaptive.size(); ++i) {
+    const bool reverse = i == 1;
+    if (adaptive[i].epsilon_upper(delta) < envelope_epsilon_upper(*this, reverse, delta)) return true;
+  }
+  return false;
+}
+
+bool PairBounds::whole_adaptive_programme() const {
+  return !adaptive.empty() && !adaptive.front().blocks_composed;
+}
+
+bool PairBounds::adaptive_lower_wins_at_epsilon(double epsilon) const {
+  return !adaptive.empty() && adaptive_delta_lower(*this, epsilon) > scenario_delta_lower(*this, epsilon);
+}
+
+bool PairBounds::adaptive_lower_wins_at_delta(double delta) const {
+  return !adaptive.empty() && adaptive_epsilon_lower(*this, delta) > scenario_epsilon_lower(*this, delta);
+}
+
+double PairBounds::absolute_allowance(double epsilon) const {
+  auto of = [&](const DirectionalPLDs& d) {
+    double a = d.first_to_second.absolute_allowance(epsilon);
+    if (d.second_to_first) a = std::max(a, d.second_to_first->absolute_allowance(epsilon));
+    return a;
+  };
+  double upper_allowance = of(upper);
+  for (const auto& t : tilted) upper_allowance = std::min(upper_allowance, of(t.upper));
+  double lower_allowance = 0.0;
+  for (const auto& scenario : lower) lower_allowance = std::max(lower_allowance, of(scenario));
+  return std::max(upper_allowance, lower_allowance);
+}
+
+bool PairBounds::allowance_dominates(double epsilon) const {
+  const double allowance = absolute_allowance(epsilon);
+  const double gap = delta_upper(epsilon) - delta_lower(epsilon);
+  return allowance > 0.0 && allowance > 0.05 * gap && gap > 1e-9 * delta_upper(epsilon);
+}
+
+std::string PairBounds::dominating_direction_at_epsilon(double epsilon) const {
+  if (!upper.second_to_first) return "A||B = B||A";
+  return delta_upper_of_direction(false, epsilon) >= delta_upper_of_direction(true, epsilon) ? "A||B" : "B||A";
+}
+
+std::string PairBounds::dominating_direction_at_delta(double delta) const {
+  if (!upper.second_to_first) return "A||B = B||A";
+  return epsilon_upper_of_direction(false, delta) >= epsilon_upper_of_direction(true, delta) ? "A||B" : "B||A";
+}
+
+double PairBounds::truncated_mass() const {
+  double mass = upper.first_to_second.truncated_mass;
+  if (upper.second_to_first) mass = std::max(mass, upper.second_to_first->truncated_mass);
+  return mass;
+}
+
+bool PairBounds::truncation_dominates(double epsilon) const {
+  const double gap = delta_upper(epsilon) - delta_lower(epsilon);
+  return truncated_mass() > 0.05 * gap && gap > 1e-9 * delta_upper(epsilon);
+}
+
+double PairBounds::tail_mass_for_delta(double delta) const {
+  // Each truncation's mass is carried to the end by the later compositions: about 2 n tail_mass in all.
+  const double wanted = 1e-4 * delta / (2.0 * static_cast<double>(std::max<int64_t>(1, compositions)));
+  return std::min(options.tail_mass, std::max(1e-25, wanted));
+}
+
+}  // namespace noiselearn
