@@ -137,4 +137,17 @@ torch::Tensor safe_privacy_losses(const LogPair& pair) {
   return first - second;
 }
 
+MaskedLogPair masked_log_pair(const LogPair& pair) {
+  MaskedLogPair m;
+  {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor first_finite = torch::isfinite(pair.log_first);
+    m.both_finite = torch::logical_and(first_finite, torch::isfinite(pair.log_second));
+    m.infinite_loss = torch::logical_and(first_finite, torch::logical_not(m.both_finite));
+  }
+  m.log_first = torch::where(m.both_finite, pair.log_first, torch::zeros_like(pair.log_first));
+  m.log_second = torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second));
+  return m;
+}
+
 }  // namespace noiselearn

@@ -51,4 +51,16 @@ bool is_cpu_float64(const LogPair& pair);
 // finite everywhere (no -inf - -inf in the graph).
 torch::Tensor safe_privacy_losses(const LogPair& pair);
 
+// The outcomes of a pair split by their privacy loss: finite (both sides positive) or infinite (only the first side
+// positive, a distinguishing event), with the log-probabilities zeroed outside the finite ones so that no -inf enters a
+// graph. Shared by the Renyi moments and the Renyi losses.
+struct MaskedLogPair {
+  torch::Tensor both_finite;    // the outcome has a finite privacy loss
+  torch::Tensor infinite_loss;  // first > 0, second = 0
+  torch::Tensor log_first;      // 0 where !both_finite (so no -inf enters the graph)
+  torch::Tensor log_second;
+};
+
+MaskedLogPair masked_log_pair(const LogPair& pair);
+
 }  // namespace noiselearn

@@ -6,6 +6,7 @@
 #include "core/errors.hpp"
 #include "losses/moments_accountant_loss.hpp"
 #include "losses/privacy_buckets_loss.hpp"
+#include "losses/renyi_loss.hpp"
 #include "losses/renyi_objective.hpp"
 #include "losses/soft_pld_loss.hpp"
 #include "models/free_logits.hpp"

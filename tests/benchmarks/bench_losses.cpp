@@ -31,6 +31,7 @@
 #include "losses/soft_pld_loss.hpp"
 #include "accounting/hybrid_renyi.hpp"
 #include "core/one_sided_baselines.hpp"
+#include "losses/renyi_loss.hpp"
 #include "losses/renyi_objective.hpp"
 #include "models/noise_model.hpp"
 

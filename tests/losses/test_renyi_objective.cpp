@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "gradient_check.hpp"
 #include "losses/geometric_tail_pair.hpp"
+#include "losses/renyi_loss.hpp"
 #include "losses/renyi_objective.hpp"
 #include "accounting/hybrid_renyi.hpp"
 #include "core/one_sided_baselines.hpp"
