@@ -98,19 +98,11 @@ void in_chunks(int64_t chunks, F&& f) {
 inline double raised_by(double x, double gamma) { return x * (1.0 + gamma); }
 inline double lowered_by(double x, double gamma) { return std::max(0.0, x * (1.0 - gamma)); }
 
-}  // namespace
-
-AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& releases, const AccountantOptions& options,
-                                    const AdaptiveOptions& adaptive) {
-  if (releases.empty()) throw InputError("adaptive composition needs at least one release");
-  if (!(adaptive.top_loss > 0.0) || !std::isfinite(adaptive.top_loss))
-    throw InputError(fmt::format("adaptive top loss {} must be positive and finite", adaptive.top_loss));
-  if (!(adaptive.window_tolerance > 0.0) || adaptive.window_tolerance >= 1.0)
-    throw InputError(fmt::format("adaptive window tolerance {} must be in (0, 1)", adaptive.window_tolerance));
-  const double h = common_step(releases);
+// The releases on the common loss step h, as stretches of identical releases: their candidates, their atoms' reach and
+// their loss shifts; the counts checked, and the curves' candidate counts and loss shifts filled in.
+std::vector<Stretch> stretches_of(const std::vector<AdaptiveReleases>& releases, double h, const AccountantOptions& options,
+                                  AdaptiveCurves& curves, int64_t& total) {
   std::vector<Stretch> stretches;
-  int64_t total = 0;
-  AdaptiveCurves curves;
   for (const auto& r : releases) {
     if (r.upper.empty() || r.lower.empty()) throw InputError("adaptive composition: a release without candidate pairs");
     if (r.count < 1) throw InputError(fmt::format("adaptive composition: count {} must be at least 1", r.count));
@@ -147,6 +139,60 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
     curves.candidates_lower = std::max(curves.candidates_lower, s.lower.size());
     stretches.push_back(std::move(s));
   }
+  return stretches;
+}
+
+// One step of a run: result[p] = the largest over the candidates of the rounded expectation
+// sum_j m_j source[p + offset_j] (plus the candidate's distinguishing events and allowances), p in [0, width); `out` is
+// scratch. Returns the largest relative rounding of a sum (the upper run compounds it into its allowance).
+double expectation_step(const std::vector<Candidate>& candidates, const double* source, int64_t width, bool is_upper,
+                        std::vector<double>& out, std::vector<double>& result) {
+  result.assign(static_cast<size_t>(width), 0.0);
+  out.assign(static_cast<size_t>(width), 0.0);
+  double worst_gamma = 0.0;
+  for (const Candidate& c : candidates)
+    worst_gamma = std::max(worst_gamma, 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit);
+  // Per candidate, out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache
+  // while every atom is added, then the largest rounded expectation over the candidates. Chunks of the window go
+  // to accountant_threads() threads (--threads), each doing every candidate on its chunks (one start of the
+  // threads per release). Each value is summed by one thread in one order, and the candidates are taken in
+  // order, so the result does not depend on the number of threads.
+  constexpr int64_t kChunk = 2048;
+  in_chunks((width + kChunk - 1) / kChunk, [&](int64_t first, int64_t last) {
+    const int64_t begin = first * kChunk, end = std::min(width, last * kChunk);
+    for (const Candidate& c : candidates) {
+      std::fill(out.begin() + begin, out.begin() + end, 0.0);
+      shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), source + begin, end - begin, out.data() + begin);
+      const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+      if (is_upper) {
+        const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 4.0 * kUnit);
+        for (int64_t p = begin; p < end; ++p)
+          result[static_cast<size_t>(p)] = std::max(
+              result[static_cast<size_t>(p)], std::min(1.0 + 0.0, (out[p] + c.infinity + c.numerical_error) * scale));
+      } else {
+        const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
+        for (int64_t p = begin; p < end; ++p)
+          result[static_cast<size_t>(p)] = std::max(
+              result[static_cast<size_t>(p)], std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
+      }
+    }
+  });
+  return worst_gamma;
+}
+
+}  // namespace
+
+AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& releases, const AccountantOptions& options,
+                                    const AdaptiveOptions& adaptive) {
+  if (releases.empty()) throw InputError("adaptive composition needs at least one release");
+  if (!(adaptive.top_loss > 0.0) || !std::isfinite(adaptive.top_loss))
+    throw InputError(fmt::format("adaptive top loss {} must be positive and finite", adaptive.top_loss));
+  if (!(adaptive.window_tolerance > 0.0) || adaptive.window_tolerance >= 1.0)
+    throw InputError(fmt::format("adaptive window tolerance {} must be in (0, 1)", adaptive.window_tolerance));
+  const double h = common_step(releases);
+  AdaptiveCurves curves;
+  int64_t total = 0;
+  const std::vector<Stretch> stretches = stretches_of(releases, h, options, curves, total);
   const double tolerance = adaptive.window_tolerance / static_cast<double>(total);
   // The top of the window starts at 2 (V_n is affine in e^{-l} above 0) and rises each release by the largest drop of
   // the loss an atom can cause, up to top_loss: from above it the remaining releases cannot bring the loss below 0,
@@ -243,48 +289,13 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
           extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
         }
       }
-      // One step of each run: the largest expectation over the candidates.
-      auto step = [&](const std::vector<Candidate>& candidates, const std::vector<double>& extended, bool is_upper,
-                      std::vector<double>& result) {
-        result.assign(static_cast<size_t>(width), 0.0);
-        out.assign(static_cast<size_t>(width), 0.0);
-        double worst_gamma = 0.0;
-        for (const Candidate& c : candidates)
-          worst_gamma = std::max(worst_gamma, 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit);
-        // Per candidate, out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache
-        // while every atom is added, then the largest rounded expectation over the candidates. Chunks of the window go
-        // to accountant_threads() threads (--threads), each doing every candidate on its chunks (one start of the
-        // threads per release). Each value is summed by one thread in one order, and the candidates are taken in
-        // order, so the result does not depend on the number of threads.
-        const double* source = extended.data() + (new_lo - ext_lo);
-        constexpr int64_t kChunk = 2048;
-        in_chunks((width + kChunk - 1) / kChunk, [&](int64_t first, int64_t last) {
-          const int64_t begin = first * kChunk, end = std::min(width, last * kChunk);
-          for (const Candidate& c : candidates) {
-            std::fill(out.begin() + begin, out.begin() + end, 0.0);
-            shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), source + begin, end - begin, out.data() + begin);
-            const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
-            if (is_upper) {
-              const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 4.0 * kUnit);
-              for (int64_t p = begin; p < end; ++p)
-                result[static_cast<size_t>(p)] = std::max(
-                    result[static_cast<size_t>(p)], std::min(1.0 + 0.0, (out[p] + c.infinity + c.numerical_error) * scale));
-            } else {
-              const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
-              for (int64_t p = begin; p < end; ++p)
-                result[static_cast<size_t>(p)] = std::max(
-                    result[static_cast<size_t>(p)], std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
-            }
-          }
-        });
-        return worst_gamma;
-      };
       std::vector<double> next_up, next_low;
-      const double gamma_up = step(s.upper, extended_up, true, next_up);
+      const double* up_source = extended_up.data() + (new_lo - ext_lo);
+      const double gamma_up = expectation_step(s.upper, up_source, width, true, out, next_up);
       if (adaptive.upper_only)
         next_low.assign(next_up.size(), 0.0);
       else
-        step(s.lower, extended_low, false, next_low);
+        expectation_step(s.lower, extended_low.data() + (new_lo - ext_lo), width, false, out, next_low);
       compounded *= 1.0 + gamma_up;
       // The lower run's asymptote: the largest chance of a distinguishing event from here on.
       double asymptote = 0.0;
