@@ -18,6 +18,7 @@
 #include "core/grid.hpp"
 #include "core/utility.hpp"
 #include "run/config_options.hpp"
+#include "solvers/hybrid_renyi_calibration.hpp"
 #include "solvers/hybrid_renyi_optimum.hpp"
 
 namespace noiselearn {
@@ -143,15 +144,8 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     return c_.loss_alpha > 0.0 ? hybrid_renyi_optimum(options_now) : hybrid_renyi_optimum_over_alpha(options_now);
   }
 
-  // One candidate of the calibration: the optimum at HRDP budget b and order alpha, and what its certificate says.
-  struct Trial {
-    double budget = 0.0;
-    HybridRenyiOptimum solved;
-    Certificate certificate;
-    double delta = 1.0;  // certified delta (upper) at loss.epsilon; 1 when the program is infeasible
-    double epsilon = std::numeric_limits<double>::quiet_NaN();  // certified epsilon (upper) at target.delta, if finite
-    bool meets = false;
-  };
+  using Trial = HybridRenyiTrial;  // one candidate of the calibration (solvers/hybrid_renyi_calibration.hpp)
+
 
   Trial certified_trial(double budget, HybridRenyiOptimum solved) const {
     Trial t;
@@ -174,44 +168,14 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     return certified_trial(budget, hybrid_renyi_optimum(options_now));
   }
 
-  struct Calibration {
-    bool found = false;
-    Trial kept;  // the largest budget found that meets the target
-    int certificates = 0;
-  };
+  using Calibration = HybridRenyiCalibration;
 
-  // The certificate is tighter than HRDP, so the HRDP optimum at loss.epsilon usually has certified delta well below
-  // the target: move the HRDP budget b (its delta staying loss.delta) to the largest, within `tolerance` relative,
-  // whose optimum at order alpha still certifies delta(loss.epsilon) <= target.delta, from the trial `first`. Every
-  // candidate is certified; only certified ones are kept, so the result meets the target whatever the shape of the
-  // curve (the search's model only picks the trials).
-  //
-  // The model: the certified epsilon at target.delta of the optimum at budget b, e(b), is nearly proportional to b
-  // (both measure the same table's privacy loss), so ln e is nearly linear in ln b with slope 1; the target is
-  // e(b) = loss.epsilon. The search:
-  // - from a first trial that misses, step down along that line (aimed 2 tolerances low; by 1.25 without a value)
-  //   until a budget meets, bisecting once a budget is infeasible (too small for any table at this order); from an
-  //   infeasible first trial, up by 1.25;
-  // - to find a budget that misses, step to where the line through (ln b, ln e(b)) crosses ln e_target: with slope 1
-  //   at first (b e_target / e(b)), then the secant's slope through the last two budgets that met; aimed 2 tolerances
-  //   high so that an accurate step lands just past the root; 1.5 b when e(b) is unknown;
-  // - then a safeguarded regula falsi over the bracket [low (meets), high (misses)]: the chord of ln e against ln b
-  //   where both ends have e (else of ln(delta / target.delta) against b) crosses the target; Illinois (the value of
-  //   an end that stays put twice is halved, so both ends move); moved 0.45 of the tolerance towards the end that did
-  //   not move last, so that once the chord is accurate two trials straddle the root and close the bracket. Without a
-  //   value at an end (an infeasible program) it bisects.
-  // About 4-5 certificates where the certificate is smooth in b (the chord of ln delta from 1.5 b took 7, bisection
-  // 14), more for the Vuvuzela table, whose certificate (blocks of the adaptive programme, their length chosen per
-  // table) jumps by up to 1 % between budgets 2e-5 apart.
+
+  // The largest HRDP budget at order alpha whose optimum still certifies the target (the search and its model:
+  // solvers/hybrid_renyi_calibration.hpp), each trial solved, certified and logged here.
   Calibration calibrate(double alpha, Trial first, double tolerance_relative) const {
-    Calibration out;
-    out.certificates = first.solved.feasible ? 1 : 0;
-    const auto gap = [&](double delta) { return std::log(std::max(delta, 1e-300) / c_.target_delta); };
-    const auto epsilon_gap = [&](const Trial& t) { return std::log(t.epsilon / o_.epsilon); };
-    const auto budget_text = [](double b) { return std::stod(fmt::format("{:.8g}", b)); };  // the budget prints as solved
     const auto attempt = [&](double b) {
-      Trial t = trial_at(budget_text(b), alpha);
-      if (t.solved.feasible) ++out.certificates;
+      Trial t = trial_at(b, alpha);
       spdlog::info("alpha {:.6g}, HRDP budget {:.8g}: {}", alpha, t.budget,
                    t.solved.feasible ? fmt::format("cost {:.10g}, certified delta at {} {} ({})", t.solved.cost, format_exact(o_.epsilon),
                                                    format_general(t.delta, 6, Rounding::kUp),
@@ -219,95 +183,10 @@ class HybridRenyiOptimiser final : public RunOptimiser {
                                      : std::string("infeasible"));
       return t;
     };
-    Trial low_trial, high_trial;
-    bool have_low = false, have_high = false;
-    // A first trial that meets is the low end; one that misses the high end, and the low end is searched below it.
-    for (int up = 0; up < 8 && !first.solved.feasible; ++up) first = attempt(1.25 * first.budget);
-    if (!first.solved.feasible) return out;
-    if (first.meets) {
-      low_trial = std::move(first), have_low = true;
-    } else {
-      high_trial = std::move(first), have_high = true;
-      // Down along the model's line, or by 1.25 without it; once a budget is infeasible (below what any table at this
-      // order reaches), by bisection between it and the lowest that missed.
-      Trial probe = high_trial;
-      double infeasible = 0.0;  // the largest budget found infeasible (0: none yet)
-      for (int down = 0; down < 16 && !have_low; ++down) {
-        double b = probe.budget / 1.25;
-        if (std::isfinite(probe.epsilon))
-          b = std::min(probe.budget * o_.epsilon / probe.epsilon - 2.0 * tolerance_relative * probe.budget, probe.budget / (1.0 + tolerance_relative));
-        b = std::max(b, 0.1 * probe.budget);
-        if (infeasible > 0.0 && !(b > infeasible)) b = 0.5 * (infeasible + probe.budget);
-        if (infeasible > 0.0 && probe.budget - infeasible <= tolerance_relative * probe.budget) break;
-        Trial t = attempt(b);
-        if (!t.solved.feasible) {
-          infeasible = std::max(infeasible, t.budget);
-        } else if (t.meets) {
-          low_trial = std::move(t), have_low = true;
-        } else {
-          high_trial = t, probe = std::move(t);
-        }
-      }
-      if (!have_low) return out;
-    }
-    double previous_budget = std::numeric_limits<double>::quiet_NaN(), previous_epsilon = previous_budget;
-    for (int expansion = 0; expansion < 8 && !have_high; ++expansion) {  // find a budget that misses
-      const double low = low_trial.budget, tolerance = tolerance_relative * low;
-      double b = 1.5 * low;
-      if (std::isfinite(low_trial.epsilon)) {
-        // The slope of ln e against ln b: 1 at first, then the secant through the last two trials that met.
-        double slope = 1.0;
-        if (std::isfinite(previous_epsilon)) {
-          const double secant = std::log(low_trial.epsilon / previous_epsilon) / std::log(low / previous_budget);
-          if (secant > 0.05 && secant < 20.0) slope = secant;
-        }
-        b = std::clamp(low * std::exp(std::log(o_.epsilon / low_trial.epsilon) / slope) + 2.0 * tolerance, low + tolerance, 2.25 * low);
-      }
-      Trial t = attempt(b);
-      if (t.meets) {
-        previous_budget = low, previous_epsilon = low_trial.epsilon;
-        low_trial = std::move(t);
-      } else {
-        high_trial = std::move(t), have_high = true;
-      }
-    }
-    if (!have_high)
+    Calibration out = calibrate_hybrid_renyi_budget(std::move(first), o_.epsilon, c_.target_delta, tolerance_relative, attempt);
+    if (out.found && !out.bracketed)
       spdlog::warn("the certified delta still meets target.delta at HRDP budget {:.8g}, {:.3g} times loss.epsilon: kept",
-                   low_trial.budget, low_trial.budget / o_.epsilon);
-    int last_moved = 0;  // -1 low, +1 high, 0 none yet
-    int same_end = 0;    // how many times in a row the same end moved
-    for (int step = 0; step < 30 && have_high && high_trial.budget - low_trial.budget > tolerance_relative * low_trial.budget; ++step) {
-      const double low = low_trial.budget, high = high_trial.budget, tolerance = tolerance_relative * low;
-      double b = 0.5 * (low + high);
-      bool chord = false, in_logs = false;
-      double fl = 0.0, fh = 0.0, xl = low, xh = high;
-      if (std::isfinite(low_trial.epsilon) && std::isfinite(high_trial.epsilon) && high_trial.solved.feasible) {
-        fl = epsilon_gap(low_trial), fh = epsilon_gap(high_trial), xl = std::log(low), xh = std::log(high);
-        chord = fh > fl, in_logs = true;
-      } else if (high_trial.solved.feasible) {
-        fl = gap(low_trial.delta), fh = gap(high_trial.delta);
-        chord = std::isfinite(fl) && std::isfinite(fh) && fh > fl;
-      }
-      if (chord) {
-        if (same_end >= 2) (last_moved < 0 ? fh : fl) *= 0.5;  // Illinois
-        const double x = xl + (xh - xl) * (-fl) / (fh - fl);
-        b = in_logs ? std::exp(x) : x;
-        b += last_moved < 0 ? 0.45 * tolerance : last_moved > 0 ? -0.45 * tolerance : 0.0;
-        b = std::clamp(b, low + 0.45 * tolerance, high - 0.45 * tolerance);
-      }
-      if (!(budget_text(b) > low && budget_text(b) < high)) break;  // the bracket is narrower than the printed digits
-      Trial t = attempt(b);
-      const int moved = t.meets ? -1 : 1;
-      same_end = moved == last_moved ? same_end + 1 : 1;
-      last_moved = moved;
-      if (t.meets) {
-        low_trial = std::move(t);
-      } else {
-        high_trial = std::move(t);
-      }
-    }
-    out.found = true;
-    out.kept = std::move(low_trial);
+                   out.kept.budget, out.kept.budget / o_.epsilon);
     return out;
   }
 
