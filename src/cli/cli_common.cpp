@@ -48,13 +48,8 @@ PairSettings PairOptions::given() const {
 
 PairSpecification PairOptions::specification() const {
   // Every option as set (its default when not given), the sensitivity included.
-  PairSettings all = given();
-  all.kind = kind;
-  all.sensitivity = sensitivity;
-  all.sampling_rate = sampling_rate;
-  all.shifts = shifts;
-  all.neighbours = neighbours;
-  return resolve_pair(all, RecordedCertification{}, SettingNames::kCommandLine, true);
+  return resolve_pair(PairSettings{kind, sensitivity, sampling_rate, shifts, neighbours}, RecordedCertification{},
+                      SettingNames::kCommandLine, true);
 }
 
 PairSpecification PairOptions::specification(const RecordedCertification& recorded, const std::string& table) const {
@@ -107,16 +102,10 @@ AccountantOptions AccountantCliOptions::options(const std::optional<AccountantOp
 
 AccountantOptions AccountantCliOptions::options() const {
   // Every option as set, its default when not given.
-  AccountantSettings all;
-  all.loss_step = values.loss_step;
-  all.tail_mass = values.tail_mass;
-  all.max_points = values.max_points;
-  all.upper_method = upper_method;
-  all.lower_method = lower_method;
-  all.several_pairs = several_pairs;
-  all.adaptive_budget = values.adaptive_budget;
-  all.adaptive_block_budget = values.adaptive_block_budget;
-  return resolve_accountant(all, std::nullopt);
+  return resolve_accountant(AccountantSettings{values.loss_step, values.tail_mass, values.max_points, upper_method,
+                                               lower_method, several_pairs, values.adaptive_budget,
+                                               values.adaptive_block_budget},
+                            std::nullopt);
 }
 
 void CertificateCliOptions::add_to(CLI::App& app, bool with_epsilon_queries) {

@@ -50,37 +50,16 @@ TableArgument table_argument(const py::object& table, const char* what) {
                                py::str(py::type::of(table).attr("__name__")).cast<std::string>()));
 }
 
-// The keyword arguments every accounting function takes, named like the CLI options. Each left None is the table's
-// recorded setting (a path to a noiselearn table), else the default the docstring states.
-struct Keywords {
-  std::optional<double> sensitivity;
-  std::optional<std::string> neighbours, shifts, pair;
-  std::optional<double> sampling_rate, loss_step, tail_mass;
-  std::optional<std::string> several_pairs;
-  std::optional<double> adaptive_budget, adaptive_block_budget;
-};
-
 struct Settings {
   PairSpecification pair;
   AccountantOptions accountant;
 };
 
-Settings settings_of(const Keywords& k, const RecordedCertification& recorded) {
-  PairSettings pair;
-  pair.kind = k.pair;
-  pair.sensitivity = k.sensitivity;
-  pair.sampling_rate = k.sampling_rate;
-  pair.shifts = k.shifts;
-  pair.neighbours = k.neighbours;
-  AccountantSettings accountant;
-  accountant.loss_step = k.loss_step;
-  accountant.tail_mass = k.tail_mass;
-  accountant.several_pairs = k.several_pairs;
-  accountant.adaptive_budget = k.adaptive_budget;
-  accountant.adaptive_block_budget = k.adaptive_block_budget;
-  // Neither given nor recorded: sensitivity 1 (the documented default of the keyword).
-  return Settings{resolve_pair(pair, recorded, SettingNames::kPython, false),
-                  resolve_accountant(accountant, recorded.accountant)};
+// The keyword arguments (named like the CLI options) through the one parser (io/release_settings.hpp): each left None
+// is the table's recorded setting (a path to a noiselearn table), else the default the docstring states; neither
+// given nor recorded, the sensitivity is 1.
+Settings settings_of(const PairSettings& pair, const AccountantSettings& accountant, const RecordedCertification& recorded) {
+  return Settings{resolve_pair(pair, recorded, SettingNames::kPython, false), resolve_accountant(accountant, recorded.accountant)};
 }
 
 // Bounds on delta(eps) of a composition, both ways; refined on demand (so not const).
@@ -127,10 +106,9 @@ void require_compositions(int64_t n) {
       std::optional<double> adaptive_block_budget
 
 #define NOISELEARN_KEYWORDS                                                                                            \
-  Keywords {                                                                                                           \
-    sensitivity, neighbours, shifts, pair, sampling_rate, loss_step, tail_mass, several_pairs, adaptive_budget,        \
-        adaptive_block_budget                                                                                          \
-  }
+  PairSettings{pair, sensitivity, sampling_rate, shifts, neighbours},                                                  \
+      AccountantSettings{loss_step, tail_mass, std::nullopt, std::nullopt, std::nullopt, several_pairs, adaptive_budget, \
+                         adaptive_block_budget}
 
 // Where a keyword argument left None comes from, for the docstrings.
 constexpr const char* kKeywordDefaults =
