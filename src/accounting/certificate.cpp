@@ -147,14 +147,9 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     entry.delta = delta;
     entry.epsilon_upper = bounds.epsilon_upper(delta);
     entry.epsilon_lower = bounds.epsilon_lower(delta);
-    // With a symmetric copy accounted in the table's place, each direction answers delta less the allowance at its
-    // answer's eps + 1 (as PairBounds::epsilon_upper_of_direction does), or infinity.
+    // With a symmetric copy accounted in the table's place, each direction pays the allowance too.
     const auto by_direction = [&](const PrivacyLossDistribution& pld) {
-      const double copy = std::max(0.0, pld.epsilon_for_delta(delta));
-      if (bounds.substitution_tv == 0.0 || !std::isfinite(copy)) return copy;
-      const double a = bounds.substitution_allowance(copy + 1.0);
-      const double shifted = a < delta ? std::max(0.0, pld.epsilon_for_delta(delta - a)) : std::numeric_limits<double>::infinity();
-      return shifted <= copy + 1.0 ? shifted : std::numeric_limits<double>::infinity();
+      return bounds.epsilon_paying_allowance([&](double d) { return std::max(0.0, pld.epsilon_for_delta(d)); }, delta);
     };
     for (const auto& [name, pld] : directions) entry.epsilon_upper_by_direction[name] = by_direction(*pld);
     for (const auto& t : bounds.tilted)

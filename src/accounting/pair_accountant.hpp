@@ -18,6 +18,7 @@
 // attain the envelope most often (both directions), and, for an asymmetric additive table under the
 // any-sequence relation, compositions that mix shifts up and down (a releases up, n - a down).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,9 @@ struct PairBounds {
   double substitution_tv = 0.0;
   // (1 + e^eps) substitution_tv, rounded up: what the copy's upper delta gains and its lower delta loses at eps.
   double substitution_allowance(double epsilon) const;
+  // An upper bound on epsilon(delta) of the table from an upper-bound curve of the copy's (copy_epsilon: delta ->
+  // epsilon), the allowance paid; copy_epsilon itself when no copy is accounted.
+  double epsilon_paying_allowance(const std::function<double(double)>& copy_epsilon, double delta) const;
 
   // Upper bound of one direction (0: A||B, or both signs for additive tables; 1: B||A), the best alternative.
   double delta_upper_of_direction(bool reverse, double epsilon) const;

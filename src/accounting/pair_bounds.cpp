@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -55,15 +56,19 @@ double PairBounds::delta_upper_of_direction(bool reverse, double epsilon) const 
   return substitution_tv == 0.0 ? value : std::min(1.0, value + substitution_allowance(epsilon));
 }
 
-double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {
-  const double copy = copy_epsilon_upper_of_direction(*this, reverse, delta);
+double PairBounds::epsilon_paying_allowance(const std::function<double(double)>& copy_epsilon, double delta) const {
+  const double copy = copy_epsilon(delta);
   if (substitution_tv == 0.0 || !std::isfinite(copy)) return copy;
   // The least eps whose copy bound plus allowance is at most delta, from above: with the allowance a at eps0 + 1
   // (eps0 the copy's answer), the copy's eps at delta - a certifies delta whenever it is at most eps0 + 1.
   const double a = substitution_allowance(std::max(0.0, copy) + 1.0);
   if (!(a < delta)) return std::numeric_limits<double>::infinity();
-  const double shifted = copy_epsilon_upper_of_direction(*this, reverse, delta - a);
+  const double shifted = copy_epsilon(delta - a);
   return shifted <= std::max(0.0, copy) + 1.0 ? shifted : std::numeric_limits<double>::infinity();
+}
+
+double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {
+  return epsilon_paying_allowance([&](double d) { return copy_epsilon_upper_of_direction(*this, reverse, d); }, delta);
 }
 
 double PairBounds::delta_upper(double epsilon) const {
