@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <exception>
+#include <mutex>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -45,6 +48,32 @@ int accountant_threads() { return setting().load(std::memory_order_relaxed); }
 void set_accountant_threads(int threads) {
   if (threads < 1) throw InputError(fmt::format("the accountant's thread count {} must be at least 1", threads));
   setting().store(threads, std::memory_order_relaxed);
+}
+
+void run_jobs(const std::vector<std::function<void()>>& jobs) {
+  const size_t workers = std::min<size_t>(static_cast<size_t>(std::max(1, accountant_threads())), jobs.size());
+  if (workers <= 1) {
+    for (const auto& job : jobs) job();
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < jobs.size(); i = next.fetch_add(1)) {
+      try {
+        jobs[i]();
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace noiselearn

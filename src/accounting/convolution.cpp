@@ -1,4 +1,5 @@
 #include "accounting/convolution.hpp"
+#include "accounting/vectorised_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -123,17 +124,22 @@ std::vector<double> fft_product(const RealFft& plan, const std::vector<double>& 
 // v_i e^{rate i + offset - scale}, scale = max_i (log v_i + rate i + offset) so that the largest entry is 1.
 // Returns the scale; `relative` receives a bound on the relative error of each entry (the exponent's rounding).
 std::vector<double> tilted(const std::vector<double>& v, double rate, double offset, double& scale, double& relative) {
+  // ln v_i + rate i + offset, then e^(that - scale) for every entry at once (vectorised_math.hpp); zeros stay zero.
+  std::vector<double> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = v[i] > 0.0 ? v[i] : 1.0;
+  log_in_place(out);
   scale = -std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] > 0.0) scale = std::max(scale, std::log(v[i]) + rate * static_cast<double>(i) + offset);
-  std::vector<double> out(v.size(), 0.0);
   double largest_argument = 0.0;
   for (size_t i = 0; i < v.size(); ++i) {
     if (!(v[i] > 0.0)) continue;
-    const double log_v = std::log(v[i]), shift = rate * static_cast<double>(i);
-    out[i] = std::exp(log_v + shift + offset - scale);
-    largest_argument = std::max(largest_argument, std::abs(log_v) + std::abs(shift) + std::abs(offset) + std::abs(scale));
+    const double shift = rate * static_cast<double>(i);
+    largest_argument = std::max(largest_argument, std::abs(out[i]) + std::abs(shift) + std::abs(offset));
+    out[i] += shift + offset;
+    scale = std::max(scale, out[i]);
   }
+  for (size_t i = 0; i < v.size(); ++i) out[i] = v[i] > 0.0 ? out[i] - scale : -std::numeric_limits<double>::infinity();
+  exp_in_place(out);
+  largest_argument += std::abs(scale);
   // exp(t) with t carrying an absolute error of at most 4 u times the sum of the magnitudes that formed it.
   relative = 8.0 * kUnitRoundoff * (largest_argument + 2.0);
   return out;
@@ -183,19 +189,36 @@ Convolution convolve_fft_tilted(const std::vector<double>& x, const std::vector<
   //   tilted part: sum |e| w <= ||e1||_2 e^s sqrt(count),    sum |e| <= ||e1||_2 e^s ||1/w||_2
   // (e1 the tilted product's error, e^s its scale), so the weights' decay, not the vector's length, sets them.
   const double offsets = weights.x_offset + weights.y_offset, scales = scale_x + scale_y;
-  double largest_argument = 0.0, plain_count = 0.0, tilted_count = 0.0, plain_weights = 0.0, tilted_inverse_weights = 0.0;
-  for (size_t k = 0; k < result.values.size(); ++k) {
-    const double log_weight = weights.rate * static_cast<double>(k) + offsets;
-    if (log_weight < 0.0) {
-      plain_count += 1.0;
-      plain_weights += std::exp(2.0 * log_weight);
-      continue;
-    }
-    tilted_count += 1.0;
-    tilted_inverse_weights += std::exp(-2.0 * log_weight);
-    result.values[k] = tz[k] > 0.0 ? std::exp(std::log(tz[k]) + scales - log_weight) : 0.0;
-    largest_argument = std::max(largest_argument, std::abs(std::log(std::max(tz[k], 1e-300))) + std::abs(scales) + std::abs(log_weight));
+  // log_weight(k) = rate k + offsets rises with k: the plain part is k < first_tilted, the tilted part the rest.
+  const size_t length_k = result.values.size();
+  size_t first_tilted = 0;
+  {
+    const double crossing = std::ceil(-offsets / weights.rate);
+    first_tilted = crossing <= 0.0 ? 0 : crossing >= static_cast<double>(length_k) ? length_k : static_cast<size_t>(crossing);
+    while (first_tilted > 0 && weights.rate * static_cast<double>(first_tilted - 1) + offsets >= 0.0) --first_tilted;
+    while (first_tilted < length_k && weights.rate * static_cast<double>(first_tilted) + offsets < 0.0) ++first_tilted;
   }
+  const double plain_count = static_cast<double>(first_tilted), tilted_count = static_cast<double>(length_k - first_tilted);
+  std::vector<double> work(length_k);
+  for (size_t k = 0; k < length_k; ++k) {
+    const double log_weight = weights.rate * static_cast<double>(k) + offsets;
+    work[k] = k < first_tilted ? 2.0 * log_weight : -2.0 * log_weight;
+  }
+  exp_in_place(work);
+  double plain_weights = 0.0, tilted_inverse_weights = 0.0;
+  for (size_t k = 0; k < first_tilted; ++k) plain_weights += work[k];
+  for (size_t k = first_tilted; k < length_k; ++k) tilted_inverse_weights += work[k];
+  // Back to plain units in the tilted part: e^(ln tz_k + scales - log_weight), vectorised.
+  double largest_argument = 0.0;
+  for (size_t k = first_tilted; k < length_k; ++k) work[k] = tz[k] > 0.0 ? tz[k] : 1e-300;
+  log_in_place(work.data() + first_tilted, static_cast<int64_t>(length_k - first_tilted));
+  for (size_t k = first_tilted; k < length_k; ++k) {
+    const double log_weight = weights.rate * static_cast<double>(k) + offsets;
+    largest_argument = std::max(largest_argument, std::abs(work[k]) + std::abs(scales) + std::abs(log_weight));
+    work[k] = tz[k] > 0.0 ? work[k] + scales - log_weight : -std::numeric_limits<double>::infinity();
+  }
+  exp_in_place(work.data() + first_tilted, static_cast<int64_t>(length_k - first_tilted));
+  for (size_t k = first_tilted; k < length_k; ++k) result.values[k] = work[k];
   const double relative_back = 8.0 * kUnitRoundoff * (largest_argument + 2.0);
   result.relative_error = (1.0 + relative_x) * (1.0 + relative_y) * (1.0 + relative_back) - 1.0;
   const double tilted_l2 = tilted_error * std::exp(scales);
