@@ -1,15 +1,17 @@
 #include "accounting/pair_accountant.hpp"
 
-#include "accounting/adaptive_blocks.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 
+#include "accounting/accountant_threads.hpp"
+#include "accounting/adaptive_blocks.hpp"
 #include "accounting/composition.hpp"
 #include "accounting/exponential_tilt.hpp"
 #include "accounting/loss_discretisation.hpp"
@@ -41,11 +43,26 @@ DirectionalPLDs discretise_pair(const DominatingPair& pair, BoundKind bound, con
   return result;
 }
 
-DirectionalPLDs compose_directions(const DirectionalPLDs& single, int64_t n, const AccountantOptions& options) {
-  DirectionalPLDs result;
-  result.name = single.name;
-  result.first_to_second = self_compose(single.first_to_second, n, options);
-  if (single.second_to_first) result.second_to_first = self_compose(*single.second_to_first, n, options);
+// The upper scenario and every lower one composed n times: every direction of every scenario is a job of its own
+// (run_jobs: on the accountant's threads; each composition is the same whatever their number).
+std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> compose_scenarios(const DirectionalPLDs& upper,
+                                                                           const std::vector<DirectionalPLDs>& lowers,
+                                                                           int64_t n, const AccountantOptions& options) {
+  std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> result;
+  result.first.name = upper.name;
+  result.second.resize(lowers.size());
+  std::vector<std::function<void()>> jobs;
+  auto add = [&](const DirectionalPLDs& in, DirectionalPLDs& out) {
+    out.name = in.name;
+    jobs.emplace_back([&in, &out, n, &options] { out.first_to_second = self_compose(in.first_to_second, n, options); });
+    if (in.second_to_first) {
+      out.second_to_first.emplace();
+      jobs.emplace_back([&in, &out, n, &options] { *out.second_to_first = self_compose(*in.second_to_first, n, options); });
+    }
+  };
+  add(upper, result.first);
+  for (size_t i = 0; i < lowers.size(); ++i) add(lowers[i], result.second[i]);
+  run_jobs(jobs);
   return result;
 }
 
@@ -271,9 +288,9 @@ void PairBounds::refine_for_epsilon(double epsilon, double tail_mass) {
   refined.tail_mass = tail;
   // The single release's own truncation (its tails moved to infinity) is composed too, about n times its mass: with a
   // smaller tail mass, discretise the release again.
-  if (tail < options.tail_mass && family &&
+  if (tail < options.tail_mass && (family || rediscretise) &&
       (!fine_single_release || fine_single_release->options.tail_mass != tail)) {
-    PairBounds fine = single_release_bounds(*family, refined);
+    PairBounds fine = family ? single_release_bounds(*family, refined) : rediscretise(refined);
     fine.options = refined;
     fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
   }
@@ -285,9 +302,9 @@ void PairBounds::refine_for_epsilon(double epsilon, double tail_mass) {
   for (auto& curve : adaptive) add_tilted_blocks(curve, epsilon, refined);
   const DirectionalPLDs upper_single = tilted_for(single.upper, compositions, epsilon);
   if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
-  alternative.upper = compose_directions(upper_single, compositions, refined);
-  for (const auto& scenario : single.lower)
-    alternative.lower.push_back(compose_directions(tilted_for(scenario, compositions, epsilon), compositions, refined));
+  std::vector<DirectionalPLDs> lower_singles;
+  for (const auto& scenario : single.lower) lower_singles.push_back(tilted_for(scenario, compositions, epsilon));
+  std::tie(alternative.upper, alternative.lower) = compose_scenarios(upper_single, lower_singles, compositions, refined);
   if (single.mixed_sign_lower && !whole_adaptive_programme())
     for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, compositions, epsilon), compositions, refined))
       alternative.lower.push_back(std::move(scenario));
@@ -433,10 +450,10 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
 // Thm. 10), and so do the f-DP guarantees of interactive mechanisms run concurrently, in any interleaving (Vadhan and
 // Zhang, "Concurrent composition theorems for differential privacy", STOC 2023): the bound holds in any order of
 // the releases, like the envelope's. An upper bound only; the lower bound stays the fixed sequences.
-void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<PairBounds>& singles,
-                                  const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options) {
+void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pair<PairBounds, int64_t>>& parts,
+                                  const AccountantOptions& options) {
   bool any_candidates = false;
-  for (const auto& single : singles) any_candidates = any_candidates || !single.adaptive_single.empty();
+  for (const auto& [single, count] : parts) any_candidates = any_candidates || !single.adaptive_single.empty();
   if (!any_candidates) return;
   const std::string envelope_note = "profile envelope of each part, which holds in any order of the releases";
   if (options.several_pairs == SeveralPairsMethod::kEnvelope) {
@@ -453,7 +470,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<PairBoun
   double cost = 0.0;
   size_t runs = 0;
   for (size_t i = 0; i < parts.size(); ++i)
-    for (const auto& c : singles[i].adaptive_single) {
+    for (const auto& c : parts[i].first.adaptive_single) {
       AdaptiveReleases releases = c;
       releases.count = parts[i].second;
       cost += adaptive_composition_cost({releases});
@@ -465,7 +482,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<PairBoun
   std::vector<std::vector<std::pair<PrivacyLossDistribution, int64_t>>> factors(two_directions ? 2 : 1);
   std::vector<std::string> how;
   for (size_t i = 0; i < parts.size(); ++i) {
-    const PairBounds& single = singles[i];
+    const PairBounds& single = parts[i].first;
     const int64_t n = parts[i].second;
     int64_t block = n;
     if (blocks && !single.adaptive_single.empty())
@@ -516,9 +533,7 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   const auto [first, second] = composition_omegas(single);
   result.composed_infinity_mass_first = -std::expm1(log_survival(first, n));
   result.composed_infinity_mass_second = -std::expm1(log_survival(second, n));
-  result.upper = compose_directions(single.upper, n, options);
-  result.lower.clear();
-  for (const auto& scenario : single.lower) result.lower.push_back(compose_directions(scenario, n, options));
+  std::tie(result.upper, result.lower) = compose_scenarios(single.upper, single.lower, n, options);
   result.mixed_sign_lower.reset();
   run_adaptive_programme(result, single.adaptive_single, n, options, queries);
   // The sequences that mix releases up and down: only when the whole adaptive programme did not run. Its lower run
@@ -576,42 +591,52 @@ PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions&
 
 PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options) {
   if (parts.empty()) throw InputError("heterogeneous composition needs at least one part");
-  PairBounds result;
-  bool all_mirror = true;
-  std::vector<PairBounds> singles;
-  int64_t total = 0;
+  std::vector<std::pair<PairBounds, int64_t>> singles;
   for (const auto& [family, count] : parts) {
     if (family.neighbours != parts.front().first.neighbours)
       throw InputError("heterogeneous composition: every part must use the same neighbour relation");
     if (count < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", count));
+    singles.emplace_back(single_release_bounds(family, options), count);
+  }
+  return compose_heterogeneous_bounds(singles, options);
+}
+
+PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, int64_t>>& parts, const AccountantOptions& options) {
+  if (parts.empty()) throw InputError("heterogeneous composition needs at least one part");
+  PairBounds result;
+  bool all_mirror = true;
+  int64_t total = 0;
+  for (const auto& [single, count] : parts) {
+    if (count < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", count));
     if (count > kMaxCompositions - total)
       throw InputError(fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
-    singles.push_back(single_release_bounds(family, options));
-    all_mirror = all_mirror && !singles.back().upper.second_to_first && !singles.back().lower.front().second_to_first;
+    all_mirror = all_mirror && !single.upper.second_to_first && !single.lower.front().second_to_first;
     total += count;
   }
   auto compose_side = [&](auto select, bool reverse) {
     std::vector<std::pair<PrivacyLossDistribution, int64_t>> factors;
-    for (size_t i = 0; i < parts.size(); ++i) factors.emplace_back(select(singles[i]).direction(reverse), parts[i].second);
+    for (const auto& [single, count] : parts) factors.emplace_back(select(single).direction(reverse), count);
     return compose_heterogeneous(factors, options);
   };
   auto upper_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.upper; };
   auto lower_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.lower.front(); };
   result.compositions = total;
+  result.options = options;
   result.neighbours = parts.front().first.neighbours;
+  result.record_relation = parts.front().first.record_relation;
   double log_survival_first = 0.0, log_survival_second = 0.0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const auto [first, second] = composition_omegas(singles[i]);
-    log_survival_first += log_survival(first, parts[i].second);
-    log_survival_second += log_survival(second, parts[i].second);
+  for (const auto& [single, count] : parts) {
+    const auto [first, second] = composition_omegas(single);
+    log_survival_first += log_survival(first, count);
+    log_survival_second += log_survival(second, count);
     // "Per release" of a heterogeneous composition: the worst part.
     result.single_release_infinity_mass_first = std::max(result.single_release_infinity_mass_first, first);
     result.single_release_infinity_mass_second = std::max(result.single_release_infinity_mass_second, second);
   }
   result.composed_infinity_mass_first = -std::expm1(log_survival_first);
   result.composed_infinity_mass_second = -std::expm1(log_survival_second);
-  for (size_t i = 0; i < parts.size(); ++i)
-    result.substitution_tv += singles[i].substitution_tv * static_cast<double>(parts[i].second) * (1.0 + 1e-12);
+  for (const auto& [single, count] : parts)
+    result.substitution_tv += single.substitution_tv * static_cast<double>(count) * (1.0 + 1e-12);
   result.upper.name = "heterogeneous composition";
   result.upper.first_to_second = compose_side(upper_of, false);
   DirectionalPLDs lower;
@@ -622,14 +647,14 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
     lower.second_to_first = compose_side(lower_of, true);
   }
   result.lower.push_back(std::move(lower));
-  std::vector<std::string> names;
-  for (size_t i = 0; i < parts.size(); ++i) names.push_back(fmt::format("{} x{}", singles[i].pair_description, parts[i].second));
+  std::vector<std::string> names, justifications;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    names.push_back(fmt::format("{} x{}", parts[i].first.pair_description, parts[i].second));
+    justifications.push_back(fmt::format("part {}: {}", i + 1, parts[i].first.shift_justification));
+  }
   result.pair_description = fmt::format("{}", fmt::join(names, " + "));
-  std::vector<std::string> justifications;
-  for (size_t i = 0; i < parts.size(); ++i)
-    justifications.push_back(fmt::format("part {}: {}", i + 1, singles[i].shift_justification));
   result.shift_justification = fmt::format("{}", fmt::join(justifications, "; "));
-  heterogeneous_adaptive_upper(result, singles, parts, options);
+  heterogeneous_adaptive_upper(result, parts, options);
   return result;
 }
 

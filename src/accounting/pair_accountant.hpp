@@ -68,6 +68,9 @@ struct PairBounds {
   DirectionalPLDs upper;                // one scenario dominating all
   std::vector<DirectionalPLDs> lower;   // worst of these is the lower bound
   NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
+  // Who the neighbours are, when not a table's shifts (mechanisms without a grid, sampled_release.hpp): the record
+  // relation, printed by the certificate in place of `neighbours`. Empty for tables.
+  std::string record_relation;
   // Single-release lower bounds of the maximal shift (A||B = shift up, B||A = shift down) for scenarios that
   // mix both signs; empty unless the relation is any-sequence and the additive table is asymmetric.
   std::optional<DirectionalPLDs> mixed_sign_lower;
@@ -78,6 +81,9 @@ struct PairBounds {
   // The family it came from (set by account()), so that a refinement with a smaller tail mass can discretise the
   // single release again with it; and that re-discretisation, once made.
   std::shared_ptr<const PairFamily> family;
+  // For bounds that come from elsewhere than a family (a mechanism without a grid, sampled_release.hpp): how to make
+  // the single release again with other options. Unset: only `family` can.
+  std::function<PairBounds(const AccountantOptions&)> rediscretise;
   std::shared_ptr<const PairBounds> fine_single_release;
   std::vector<TiltedComposition> tilted;
   // omega of one release: the probability of a distinguishing event (infinite loss), A||B and B||A.
@@ -168,5 +174,8 @@ PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions&
 // Heterogeneous composition of several mechanisms, each with its pair family and its count. The directions
 // are composed consistently (A||B of every part together); the lower bound uses each part's first scenario.
 PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options);
+// The same from single-release bounds of any origin (families, mechanisms without a grid: sampled_release.hpp), each
+// with its count.
+PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, int64_t>>& parts, const AccountantOptions& options);
 
 }  // namespace noiselearn

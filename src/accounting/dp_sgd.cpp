@@ -1,0 +1,232 @@
+#include "accounting/dp_sgd.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <cmath>
+
+#include "accounting/composition.hpp"
+#include "core/errors.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+void check_delta(double delta) {
+  if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
+}
+
+void check_epsilon(double epsilon) {
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("target epsilon {} must be positive and finite", epsilon));
+}
+
+PairBounds certified(const ReleaseDescription& description, double delta, const AccountantOptions& options, bool refine) {
+  AccountingQueries queries;
+  queries.deltas = {delta};
+  PairBounds bounds = account_events(description, options, queries);
+  if (refine) bounds.refine_for_delta(delta);
+  return bounds;
+}
+
+EpsilonBracket bracket_of(const PairBounds& bounds, double delta) {
+  return {bounds.epsilon_lower(delta), bounds.epsilon_upper(delta)};
+}
+
+}  // namespace
+
+ReleaseDescription dp_sgd_description(double noise_multiplier, double sampling_rate, int64_t steps) {
+  if (!(noise_multiplier > 0.0) || !std::isfinite(noise_multiplier))
+    throw InputError(fmt::format("noise_multiplier {} must be positive and finite", noise_multiplier));
+  if (!(sampling_rate > 0.0 && sampling_rate <= 1.0))
+    throw InputError(fmt::format("sampling_rate {} must be in (0, 1]", sampling_rate));
+  if (steps < 1) throw InputError(fmt::format("steps {} must be at least 1", steps));
+  ReleaseEvent event;
+  event.mechanism = "gaussian";
+  event.values = {{"noise_multiplier", noise_multiplier}};
+  event.sampling.kind = SamplingKind::kPoisson;
+  event.sampling.rate = sampling_rate;
+  event.count = steps;
+  ReleaseDescription description;
+  description.events.push_back(event);
+  description.validate();
+  return description;
+}
+
+EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int64_t steps, double delta,
+                              const AccountantOptions& options) {
+  check_delta(delta);
+  return bracket_of(certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, true), delta);
+}
+
+std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate, const std::vector<int64_t>& steps,
+                                            double delta, const AccountantOptions& options) {
+  check_delta(delta);
+  if (steps.empty()) return {};
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps[i] < 1 || (i > 0 && steps[i] <= steps[i - 1]))
+      throw InputError(fmt::format("steps must be whole numbers >= 1 in increasing order (entry {}: {})", i + 1, steps[i]));
+  const ReleaseDescription description = dp_sgd_description(noise_multiplier, sampling_rate, steps.back());
+  const PairBounds single = event_release_bounds(description.events.front(), description.relation, options);
+  // Each direction's PLD after the previous checkpoint, times the composition of the steps since (cached per gap).
+  std::vector<EpsilonBracket> result;
+  PairBounds current;
+  int64_t done = 0;
+  std::map<int64_t, PairBounds> gaps;
+  for (int64_t count : steps) {
+    const int64_t gap = count - done;
+    auto found = gaps.find(gap);
+    if (found == gaps.end()) found = gaps.emplace(gap, compose_bounds(single, gap, options)).first;
+    if (done == 0) {
+      current = found->second;
+    } else {
+      PairBounds next = current;
+      auto combine = [&](const PrivacyLossDistribution& a, const PrivacyLossDistribution& b) { return compose(a, b, options); };
+      next.upper.first_to_second = combine(current.upper.first_to_second, found->second.upper.first_to_second);
+      if (current.upper.second_to_first)
+        next.upper.second_to_first = combine(*current.upper.second_to_first, *found->second.upper.second_to_first);
+      for (size_t i = 0; i < next.lower.size(); ++i) {
+        next.lower[i].first_to_second = combine(current.lower[i].first_to_second, found->second.lower[i].first_to_second);
+        if (current.lower[i].second_to_first)
+          next.lower[i].second_to_first = combine(*current.lower[i].second_to_first, *found->second.lower[i].second_to_first);
+      }
+      next.compositions = count;
+      next.composed_infinity_mass_first = 0.0;  // the Gaussian has no distinguishing events
+      next.composed_infinity_mass_second = 0.0;
+      next.single_release.reset();  // not refined (see the header)
+      next.tilted.clear();
+      current = std::move(next);
+    }
+    done = count;
+    result.push_back(bracket_of(current, delta));
+  }
+  return result;
+}
+
+NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
+                                            const AccountantOptions& options, double relative_tolerance, double minimum,
+                                            double maximum) {
+  check_epsilon(target_epsilon);
+  check_delta(delta);
+  if (!(relative_tolerance > 0.0 && relative_tolerance < 1.0))
+    throw InputError(fmt::format("relative_tolerance {} must be in (0, 1)", relative_tolerance));
+  if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the noise multiplier range must be 0 < minimum < maximum");
+  NoiseCalibration result;
+  // upper(m) with the untilted composition (fast) or the full certificate.
+  auto upper = [&](double m, bool refine) {
+    ++result.evaluations;
+    return certified(dp_sgd_description(m, sampling_rate, steps), delta, options, refine).epsilon_upper(delta);
+  };
+  if (!(upper(maximum, false) <= target_epsilon) && !(upper(maximum, true) <= target_epsilon))
+    throw InputError(fmt::format("no noise multiplier up to {} reaches epsilon {} at delta {} after {} steps at sampling rate "
+                                 "{} (raise the maximum, or accept a larger epsilon)",
+                                 maximum, target_epsilon, delta, steps, sampling_rate));
+  // A bracket by doubling from 1 (small multipliers are the expensive ones: their losses spread widest, so the search
+  // never starts there): upper(low) > target or low == minimum, upper(high) <= target.
+  double low = minimum, high = maximum;
+  double m = std::clamp(1.0, minimum, maximum);
+  if (upper(m, false) <= target_epsilon) {
+    high = m;
+    while (high > minimum) {
+      m = std::max(minimum, high / 2.0);
+      if (upper(m, false) <= target_epsilon) {
+        high = m;
+      } else {
+        low = m;
+        break;
+      }
+    }
+  } else {
+    low = m;
+    while (true) {
+      m = std::min(maximum, low * 2.0);
+      if (m == maximum || upper(m, false) <= target_epsilon) {
+        high = m;
+        break;
+      }
+      low = m;
+    }
+  }
+  if (high == minimum) {
+    result.noise_multiplier = minimum;
+    result.epsilon = bracket_of(certified(dp_sgd_description(minimum, sampling_rate, steps), delta, options, true), delta);
+    return result;
+  }
+  // Bisection in log m, first on the untilted bound (an upper bound too, so what passes it passes the certificate),
+  // then on the certificate itself near the end.
+  auto bisect = [&](bool refine, double tolerance) {
+    while (high / low > 1.0 + tolerance) {
+      const double middle = std::sqrt(low * high);
+      if (upper(middle, refine) <= target_epsilon) high = middle;
+      else low = middle;
+    }
+  };
+  bisect(false, 4.0 * relative_tolerance);
+  // The certificate is at most the untilted bound: the least m by it may lie a little below `low`.
+  low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
+  while (low > minimum && upper(low, true) <= target_epsilon) {
+    high = low;
+    low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
+  }
+  bisect(true, relative_tolerance);
+  result.noise_multiplier = high;
+  result.below = low;
+  result.epsilon = bracket_of(certified(dp_sgd_description(high, sampling_rate, steps), delta, options, true), delta);
+  return result;
+}
+
+StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double target_epsilon, double delta,
+                           const AccountantOptions& options, int64_t maximum_steps) {
+  check_epsilon(target_epsilon);
+  check_delta(delta);
+  if (maximum_steps < 1 || maximum_steps > kMaxCompositions)
+    throw InputError(fmt::format("maximum_steps {} must be between 1 and {}", maximum_steps, kMaxCompositions));
+  StepsCalibration result;
+  auto fits = [&](int64_t steps, bool refine) {
+    ++result.evaluations;
+    return certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, refine).epsilon_upper(delta) <=
+           target_epsilon;
+  };
+  if (!fits(1, true)) return result;
+  // Doubling, then bisection on the untilted bound, then on the certificate from there.
+  int64_t good = 1, bad = 0;
+  for (int64_t t = 2;; t = std::min<int64_t>(2 * t, maximum_steps)) {
+    if (!fits(t, false)) {
+      bad = t;
+      break;
+    }
+    good = t;
+    if (t == maximum_steps) break;
+  }
+  if (bad == 0) {
+    // Even the maximum fits the untilted bound.
+    result.steps = good;
+  } else {
+    while (bad - good > 1) {
+      const int64_t middle = good + (bad - good) / 2;
+      if (fits(middle, false)) good = middle;
+      else bad = middle;
+    }
+    // The certificate may allow a few more steps than the untilted bound.
+    while (good + 1 <= maximum_steps) {
+      int64_t step = std::max<int64_t>(1, good / 1000);
+      if (!fits(good + step, true)) {
+        if (step == 1) break;
+        bad = good + step;
+        while (bad - good > 1) {
+          const int64_t middle = good + (bad - good) / 2;
+          if (fits(middle, true)) good = middle;
+          else bad = middle;
+        }
+        break;
+      }
+      good += step;
+    }
+    result.steps = good;
+  }
+  result.epsilon = bracket_of(certified(dp_sgd_description(noise_multiplier, sampling_rate, result.steps), delta, options, true), delta);
+  return result;
+}
+
+}  // namespace noiselearn

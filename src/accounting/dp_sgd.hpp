@@ -1,0 +1,63 @@
+#pragma once
+// DP-SGD's questions, answered by the certified accountant (release_events.hpp): the Gaussian mechanism with noise
+// multiplier m (noise std / clipping norm) under Poisson sampling at rate q, T steps, add or remove one record, as
+// Opacus, dp_accounting and prv_accountant take it. Every epsilon is a certified (lower, upper) pair.
+//
+// - dp_sgd_epsilon: after T steps;
+// - dp_sgd_epsilons: after each of several step counts (the curve per epoch), composed incrementally: one convolution
+//   per checkpoint, not a composition from scratch each;
+// - calibrate_noise_multiplier: the least m (to a relative tolerance) whose certified upper epsilon after T steps is at
+//   most the target;
+// - max_steps: the most steps whose certified upper epsilon is at most the target.
+// The searches use the certified upper bound, so what they return is guaranteed (unlike a calibration by an
+// estimate), and they are monotone because a larger m (fewer steps) is a post-processing of a smaller one (more).
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "accounting/accountant_options.hpp"
+#include "accounting/pair_accountant.hpp"
+#include "accounting/release_events.hpp"
+
+namespace noiselearn {
+
+struct EpsilonBracket {
+  double lower = 0.0, upper = 0.0;
+};
+
+// The events file of DP-SGD: one Gaussian event with Poisson sampling (validated: m > 0, q in (0, 1], steps >= 1).
+ReleaseDescription dp_sgd_description(double noise_multiplier, double sampling_rate, int64_t steps);
+
+// Certified epsilon at delta after `steps` steps (tilted refinement included).
+EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int64_t steps, double delta,
+                              const AccountantOptions& options = {});
+
+// Certified epsilon at delta after each count of `steps` (strictly increasing, each >= 1). Each entry is rigorous; the
+// incremental composition is not tilted, so its brackets are a little wider than dp_sgd_epsilon's at small delta.
+std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate, const std::vector<int64_t>& steps,
+                                            double delta, const AccountantOptions& options = {});
+
+struct NoiseCalibration {
+  double noise_multiplier = 0.0;   // the least found: certified upper epsilon <= target
+  EpsilonBracket epsilon;          // its certified bracket
+  double below = 0.0;              // noise_multiplier / (1 + relative_tolerance) or less: certified upper > target
+  int evaluations = 0;
+};
+
+// The least noise multiplier in [minimum, maximum] whose certified upper epsilon at delta after `steps` is at most
+// target_epsilon, to relative_tolerance. InputError when even `maximum` does not reach the target (naming it).
+NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
+                                            const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
+                                            double minimum = 0.05, double maximum = 1000.0);
+
+struct StepsCalibration {
+  int64_t steps = 0;  // the most steps whose certified upper epsilon <= target (0: not even one)
+  EpsilonBracket epsilon;
+  int evaluations = 0;
+};
+
+// The most steps (at most maximum_steps) whose certified upper epsilon at delta is at most target_epsilon.
+StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double target_epsilon, double delta,
+                           const AccountantOptions& options = {}, int64_t maximum_steps = 100'000'000);
+
+}  // namespace noiselearn

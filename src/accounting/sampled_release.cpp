@@ -1,0 +1,294 @@
+#include "accounting/sampled_release.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "accounting/loss_discretisation.hpp"
+#include "accounting/profile_envelope.hpp"
+#include "core/errors.hpp"
+#include "core/log_math.hpp"
+#include "core/nearest_word.hpp"
+
+namespace noiselearn {
+
+std::string to_string(RecordRelation relation) {
+  return relation == RecordRelation::kAddOrRemove ? "add_remove" : "replace_one";
+}
+
+RecordRelation parse_record_relation(const std::string& text) {
+  if (text == "add_remove") return RecordRelation::kAddOrRemove;
+  if (text == "replace_one") return RecordRelation::kReplaceOne;
+  throw InputError(fmt::format("unknown relation '{}'{} (known: add_remove, replace_one)", text,
+                               did_you_mean(text, {"add_remove", "replace_one"})));
+}
+
+std::string to_string(SamplingKind kind) {
+  switch (kind) {
+    case SamplingKind::kNone: return "none";
+    case SamplingKind::kPoisson: return "poisson";
+    case SamplingKind::kWithoutReplacement: return "without_replacement";
+  }
+  return "?";
+}
+
+SamplingKind parse_sampling_kind(const std::string& text) {
+  if (text == "none") return SamplingKind::kNone;
+  if (text == "poisson") return SamplingKind::kPoisson;
+  if (text == "without_replacement") return SamplingKind::kWithoutReplacement;
+  throw InputError(fmt::format("unknown sampling '{}'{} (known: none, poisson, without_replacement)", text,
+                               did_you_mean(text, {"none", "poisson", "without_replacement"})));
+}
+
+double Sampling::probability() const {
+  switch (kind) {
+    case SamplingKind::kNone: return 1.0;
+    case SamplingKind::kPoisson: return rate;
+    case SamplingKind::kWithoutReplacement: return static_cast<double>(batch_size) / static_cast<double>(dataset_size);
+  }
+  return 1.0;
+}
+
+void Sampling::validate() const {
+  if (kind == SamplingKind::kPoisson && !(rate > 0.0 && rate <= 1.0))
+    throw InputError(fmt::format("sampling_rate {} must be in (0, 1] (the probability that a record is in the batch)", rate));
+  if (kind == SamplingKind::kWithoutReplacement) {
+    if (dataset_size < 1) throw InputError(fmt::format("dataset_size {} must be at least 1", dataset_size));
+    if (batch_size < 1 || batch_size > dataset_size)
+      throw InputError(fmt::format("batch_size {} must be between 1 and dataset_size {}", batch_size, dataset_size));
+  }
+}
+
+std::string Sampling::describe() const {
+  switch (kind) {
+    case SamplingKind::kNone: return "no sampling";
+    case SamplingKind::kPoisson: return fmt::format("Poisson sampling at rate {:g}", rate);
+    case SamplingKind::kWithoutReplacement:
+      return fmt::format("batches of {} of {} without replacement", batch_size, dataset_size);
+  }
+  return "?";
+}
+
+void check_sampling_relation(const Sampling& sampling, RecordRelation relation) {
+  if (sampling.kind == SamplingKind::kPoisson && relation == RecordRelation::kReplaceOne)
+    throw InputError("Poisson sampling is accounted under relation add_remove (the batch size varies); for replace_one "
+                     "use sampling without_replacement (batch_size, dataset_size)");
+  if (sampling.kind == SamplingKind::kWithoutReplacement && relation == RecordRelation::kAddOrRemove)
+    throw InputError("sampling without_replacement is accounted under relation replace_one (a fixed batch size changes "
+                     "meaning when a record is added); for add_remove use sampling poisson (sampling_rate)");
+}
+
+namespace {
+
+// One direction of the sampled pair: its privacy loss g(l) and its masses (A, B) from the masses (P, Q) of l.
+struct Direction {
+  enum Kind { kForward, kBackward, kRemove, kAdd } kind;
+  double q = 1.0;
+  double log_keep = -INFINITY, log_q = 0.0;  // ln(1 - q), ln q
+
+  Direction(Kind k, double probability) : kind(k), q(probability), log_keep(std::log1p(-probability)), log_q(std::log(probability)) {}
+
+  // f(l) = ln(1 - q + q e^l), increasing, from ln(1 - q) to +infinity.
+  double f(double l) const {
+    if (l == -INFINITY) return log_keep;
+    if (l == INFINITY) return INFINITY;
+    return log_add_exp(log_keep, log_q + l);
+  }
+  double f_inverse(double value) const {  // for value > ln(1 - q)
+    return std::log(std::expm1(value) + q) - log_q;
+  }
+  bool increasing() const { return kind == kForward || kind == kRemove; }
+  double g(double l) const {
+    switch (kind) {
+      case kForward: return l;
+      case kBackward: return -l;
+      case kRemove: return f(l);
+      case kAdd: return -f(l);
+    }
+    return l;
+  }
+  double g_inverse(double value) const {
+    switch (kind) {
+      case kForward: return value;
+      case kBackward: return -value;
+      case kRemove: return f_inverse(value);
+      case kAdd: return f_inverse(-value);
+    }
+    return value;
+  }
+  std::pair<double, double> masses(double p, double qm) const {
+    switch (kind) {
+      case kForward: return {p, qm};
+      case kBackward: return {qm, p};
+      case kRemove: return {(1.0 - q) * qm + q * p, qm};
+      case kAdd: return {qm, (1.0 - q) * qm + q * p};
+    }
+    return {p, qm};
+  }
+};
+
+struct DirectionAtoms {
+  PrivacyLossAtoms upper, lower;
+};
+
+// The cell's outcomes (losses in [low, high] of this direction, masses a under the first and b under the second
+// distribution) into the upper and lower atoms (see the header).
+void add_cell(DirectionAtoms& out, double low, double high, double a, double b, double relative_error) {
+  if (!(a > 0.0)) return;
+  if (low == high) {  // an atom
+    if (low == INFINITY || b == 0.0) {
+      out.upper.infinity_mass += a;
+      out.lower.infinity_mass += a;
+    } else {
+      out.upper.losses.push_back(low);
+      out.upper.masses.push_back(a);
+      out.lower.losses.push_back(low);
+      out.lower.masses.push_back(a);
+    }
+    return;
+  }
+  if (high == INFINITY) {  // a cut tail reaching to +infinity: the upper bound counts it infinite, the lower drops it
+    out.upper.infinity_mass += a;
+    return;
+  }
+  if (low == -INFINITY) {  // a cut tail reaching to -infinity: at its largest loss (upper), dropped (lower)
+    out.upper.losses.push_back(high);
+    out.upper.masses.push_back(a);
+    return;
+  }
+  // Split between low and high keeping both masses, the share at `high` padded up by the masses' error.
+  const double denominator = -std::expm1(low - high);
+  const double e_low_b = std::exp(low) * b;
+  double at_high = (a - e_low_b) / denominator + 4.0 * relative_error * (a + e_low_b) / denominator;
+  at_high = std::clamp(at_high, 0.0, a);
+  out.upper.losses.push_back(high);
+  out.upper.masses.push_back(at_high);
+  if (a - at_high > 0.0) {
+    out.upper.losses.push_back(low);
+    out.upper.masses.push_back(a - at_high);
+  }
+  // Merged: one outcome of loss ln(a / b), kept inside [low, high] against rounding.
+  out.lower.losses.push_back(b > 0.0 ? std::clamp(std::log(a / b), low, high) : high);
+  out.lower.masses.push_back(a);
+}
+
+// The grid step the discretisation will use for a loss range (loss_step doubled while it does not fit max_points).
+double cell_step(double range, const AccountantOptions& options) {
+  double step = options.loss_step;
+  while (range / step > static_cast<double>(options.max_points) / 2.0) step *= 2.0;
+  return step;
+}
+
+DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double relative_error, const AccountantOptions& options) {
+  DirectionAtoms out;
+  for (const LossCell& cell : law.cells) {
+    const auto [a, b] = d.masses(cell.p_mass, cell.q_mass);
+    double low = d.g(cell.low), high = d.g(cell.high);
+    if (low > high) std::swap(low, high);
+    add_cell(out, low, high, a, b, relative_error);
+  }
+  if (law.continuous) {
+    const ContinuousLoss& c = *law.continuous;
+    double out_low = d.g(c.low), out_high = d.g(c.high);
+    if (out_low > out_high) std::swap(out_low, out_high);
+    const double step = cell_step(out_high - out_low, options);
+    // Breakpoints of l: the ends, and where g crosses a grid point.
+    std::vector<double> breaks{c.low, c.high};
+    const auto first = static_cast<int64_t>(std::ceil(out_low / step)), last = static_cast<int64_t>(std::floor(out_high / step));
+    breaks.reserve(static_cast<size_t>(std::max<int64_t>(0, last - first + 1)) + 2);
+    for (int64_t k = first; k <= last; ++k) {
+      const double l = d.g_inverse(static_cast<double>(k) * step);
+      if (l > c.low && l < c.high) breaks.push_back(l);
+    }
+    std::sort(breaks.begin(), breaks.end());
+    breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
+    out.upper.losses.reserve(out.upper.losses.size() + 2 * breaks.size());
+    out.upper.masses.reserve(out.upper.masses.size() + 2 * breaks.size());
+    for (size_t i = 0; i + 1 < breaks.size(); ++i) {
+      const auto [p, qm] = c.mass(breaks[i], breaks[i + 1]);
+      const auto [a, b] = d.masses(p, qm);
+      double low = d.g(breaks[i]), high = d.g(breaks[i + 1]);
+      if (low > high) std::swap(low, high);
+      if (low == high) {  // g flat to rounding here: one outcome, its loss rounded up (upper) and down (lower)
+        high = std::nextafter(high, INFINITY);
+      }
+      add_cell(out, low, high, a, b, relative_error);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism, const Sampling& sampling,
+                                  RecordRelation relation, const AccountantOptions& options) {
+  options.validate();
+  sampling.validate();
+  check_sampling_relation(sampling, relation);
+  const double q = sampling.probability();
+  const LossLaw law = mechanism->loss_law(options.tail_mass);
+  const double error = mechanism->mass_relative_error();
+  PairBounds bounds;
+  bounds.pair_description = sampling.kind == SamplingKind::kNone
+                                ? fmt::format("{} ({})", mechanism->description(), to_string(relation))
+                                : fmt::format("{}, {} ({})", mechanism->description(), sampling.describe(), to_string(relation));
+  bounds.options = options;
+  bounds.neighbours = NeighbourRelation::kAnySequence;
+  bounds.record_relation = relation == RecordRelation::kAddOrRemove
+                               ? "data sets that differ by adding or removing one record (add_remove), any adaptive "
+                                 "sequence of queries"
+                               : "data sets that differ by replacing one record (replace_one), any adaptive sequence of "
+                                 "queries";
+  // Both bounds of one direction from one pass over the law.
+  auto bounds_of = [&](Direction::Kind kind) {
+    DirectionAtoms atoms = direction_atoms(law, Direction(kind, q), error, options);
+    return std::pair{discretise(atoms.upper, BoundKind::kUpper, options), discretise(atoms.lower, BoundKind::kLower, options)};
+  };
+  DirectionalPLDs low;
+  if (sampling.kind == SamplingKind::kNone || q == 1.0) {
+    bounds.shift_justification = mechanism->worst_case_justification();
+    auto [up, down] = bounds_of(Direction::kForward);
+    bounds.upper.first_to_second = std::move(up);
+    low.first_to_second = std::move(down);
+    if (!mechanism->symmetric()) {
+      auto [up_back, down_back] = bounds_of(Direction::kBackward);
+      bounds.upper.second_to_first = std::move(up_back);
+      low.second_to_first = std::move(down_back);
+    }
+    bounds.upper.name = low.name = mechanism->symmetric() ? "P||Q = Q||P" : "P||Q, Q||P";
+  } else {
+    if (sampling.kind == SamplingKind::kWithoutReplacement && !mechanism->symmetric())
+      throw InputError(fmt::format("{}: sampling without replacement needs mirror-symmetric noise", mechanism->description()));
+    auto [remove_up, remove_down] = bounds_of(Direction::kRemove);
+    auto [add_up, add_down] = bounds_of(Direction::kAdd);
+    low.name = "remove A||Q, add Q||A";
+    low.first_to_second = std::move(remove_down);
+    low.second_to_first = std::move(add_down);
+    if (sampling.kind == SamplingKind::kPoisson) {
+      bounds.shift_justification = fmt::format("{}; remove (A||Q) and add (Q||A), A = (1 - q) Q + q P, composed each on "
+                                               "its own (the same record in every release)",
+                                               mechanism->worst_case_justification());
+      bounds.upper.name = low.name;
+      bounds.upper.first_to_second = std::move(remove_up);
+      bounds.upper.second_to_first = std::move(add_up);
+    } else {
+      bounds.shift_justification = fmt::format(
+          "{}; sampling without replacement under replace one: the profile envelope of remove (A||Q) and add (Q||A), "
+          "A = (1 - q) Q + q P (Zhu, Dong and Wang 2022, Thm 11 and Def. 7)",
+          mechanism->worst_case_justification());
+      EnvelopeResult envelope = profile_envelope({remove_up, add_up}, options);
+      bounds.upper.name = "envelope of remove and add";
+      bounds.upper.first_to_second = std::move(envelope.envelope);
+    }
+  }
+  bounds.lower.push_back(std::move(low));
+  bounds.rediscretise = [mechanism, sampling, relation](const AccountantOptions& refined) {
+    return sampled_release_bounds(mechanism, sampling, relation, refined);
+  };
+  return bounds;
+}
+
+}  // namespace noiselearn
