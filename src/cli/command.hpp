@@ -24,5 +24,6 @@ Command make_boost_command(CLI::App& parent);
 Command make_sweep_command(CLI::App& parent);
 Command make_collect_command(CLI::App& parent);
 Command make_lp_optimum_command(CLI::App& parent);
+Command make_account_command(CLI::App& parent);
 
 }  // namespace noiselearn::cli

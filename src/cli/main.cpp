@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   std::vector<noiselearn::cli::Command> commands{noiselearn::cli::make_train_command(app),
                                                  noiselearn::cli::make_baseline_command(app),
                                                  noiselearn::cli::make_evaluate_command(app),
+                                                 noiselearn::cli::make_account_command(app),
                                                  noiselearn::cli::make_compare_command(app),
                                                  noiselearn::cli::make_plot_command(app),
                                                  noiselearn::cli::make_maxl_command(app),
