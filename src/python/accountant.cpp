@@ -25,6 +25,7 @@
 #include "io/release_settings.hpp"
 #include "io/table_files.hpp"
 #include "python/bindings.hpp"
+#include "python/bounds.hpp"
 
 namespace py = pybind11;
 
@@ -61,33 +62,6 @@ struct Settings {
 Settings settings_of(const PairSettings& pair, const AccountantSettings& accountant, const RecordedCertification& recorded) {
   return Settings{resolve_pair(pair, recorded, SettingNames::kPython, false), resolve_accountant(accountant, recorded.accountant)};
 }
-
-// Bounds on delta(eps) of a composition, both ways; refined on demand (so not const).
-class Bounds {
- public:
-  explicit Bounds(PairBounds bounds) : bounds_(std::move(bounds)) {}
-  std::pair<double, double> delta(double epsilon) {
-    bounds_.adapt_to_queries({{epsilon}, {}});  // the default decides per query: the adaptive programme if it narrows this one
-    bounds_.refine_for_epsilon(epsilon);
-    return {bounds_.delta_lower(epsilon), bounds_.delta_upper(epsilon)};
-  }
-  std::pair<double, double> epsilon(double delta) {
-    if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
-    bounds_.adapt_to_queries({{}, {delta}});
-    bounds_.refine_for_delta(delta);
-    return {bounds_.epsilon_lower(delta), bounds_.epsilon_upper(delta)};
-  }
-  std::string description() const {
-    std::string text = bounds_.pair_description + "; " + bounds_.shift_justification;
-    if (!bounds_.several_pairs_note.empty()) text += "; " + bounds_.several_pairs_note;
-    return text;
-  }
-  int64_t compositions() const { return bounds_.compositions; }
-  const PairBounds& bounds() const { return bounds_; }
-
- private:
-  PairBounds bounds_;
-};
 
 void require_compositions(int64_t n) {
   if (n < 1 || n > kMaxCompositions) throw InputError(fmt::format("compositions {} must be in 1..{}", n, kMaxCompositions));

@@ -9,5 +9,6 @@ void bind_tables(pybind11::module_& m);
 void bind_accountant(pybind11::module_& m);
 void bind_baselines(pybind11::module_& m);
 void bind_sampler(pybind11::module_& m);
+void bind_events(pybind11::module_& m);
 
 }  // namespace noiselearn::python

@@ -21,4 +21,5 @@ PYBIND11_MODULE(noiselearn, m) {
   noiselearn::python::bind_accountant(m);
   noiselearn::python::bind_baselines(m);
   noiselearn::python::bind_sampler(m);
+  noiselearn::python::bind_events(m);
 }
