@@ -75,6 +75,11 @@ struct AccountantOptions {
   // 7,110 at 1e11, 2.3 times the time).
   double adaptive_block_budget = 3e10;
 
+  // n-fold compositions by one FFT power of a window chosen by Chernoff's bound (fft_power.hpp) instead of
+  // square-and-multiply (composition.hpp). Off by default for tables (their pinned certificates were made by
+  // square-and-multiply); account_events turns it on for mechanisms without a grid.
+  bool fft_power = false;
+
   // Throws InputError naming the offending field.
   void validate() const;
 };

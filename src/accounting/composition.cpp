@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "accounting/convolution.hpp"
 #include "accounting/exponential_tilt.hpp"
+#include "accounting/fft_power.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "core/errors.hpp"
 
@@ -101,6 +103,8 @@ PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int6
   if (n > kMaxCompositions)
     throw InputError(fmt::format("number of compositions {} exceeds the accountant's limit of {} (beyond it the "
                                  "floating-point allowances swamp every bound)", n, kMaxCompositions));
+  if (options.fft_power)
+    if (std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options)) return std::move(*powered);
   // Square-and-multiply over the binary digits of n.
   PrivacyLossDistribution power = single;
   bool have_result = false;

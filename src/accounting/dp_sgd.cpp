@@ -68,6 +68,8 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
     if (steps[i] < 1 || (i > 0 && steps[i] <= steps[i - 1]))
       throw InputError(fmt::format("steps must be whole numbers >= 1 in increasing order (entry {}: {})", i + 1, steps[i]));
   const ReleaseDescription description = dp_sgd_description(noise_multiplier, sampling_rate, steps.back());
+  AccountantOptions powered = options;
+  powered.fft_power = true;  // each gap's composition by one FFT power (fft_power.hpp), as account_events does
   const PairBounds single = event_release_bounds(description.events.front(), description.relation, options);
   // Each direction's PLD after the previous checkpoint, times the composition of the steps since (cached per gap).
   std::vector<EpsilonBracket> result;
@@ -77,7 +79,7 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   for (int64_t count : steps) {
     const int64_t gap = count - done;
     auto found = gaps.find(gap);
-    if (found == gaps.end()) found = gaps.emplace(gap, compose_bounds(single, gap, options)).first;
+    if (found == gaps.end()) found = gaps.emplace(gap, compose_bounds(single, gap, powered)).first;
     if (done == 0) {
       current = found->second;
     } else {

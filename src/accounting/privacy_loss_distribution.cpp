@@ -205,6 +205,38 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
     if (!(next > answer)) break;
     answer = next;
   }
+  // When the plain allowance alone says nothing at this delta (a tilted composition by one FFT power, fft_power.hpp,
+  // is exact only near its tilt), climb by bisection instead: every eps with L(eps) > delta lies below the true
+  // eps(delta) (delta's lower curve L bounds the true delta, which does not increase with eps), and none lies above
+  // the inversion with the smallest allowance any eps can have.
+  if (!(numerical_error < delta)) {
+    double high = invert_with_constant_allowance(*this, delta, -std::min(numerical_error, infinity_error));
+    // L > delta holds just below `high` where the allowance is small: step down from it until it does, then bisect.
+    double low = -std::numeric_limits<double>::infinity();
+    if (std::isfinite(high)) {
+      double width = std::max(loss_step, 1e-9 * std::abs(high));
+      for (int i = 0; i < 60; ++i, width *= 2.0) {
+        const double candidate = high - width;
+        if (candidate <= answer) break;
+        if (delta_for_epsilon(candidate) > delta) {
+          low = candidate;
+          answer = std::max(answer, candidate);
+          break;
+        }
+      }
+    }
+    if (std::isfinite(high) && std::isfinite(low) && high > low) {
+      for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
+        const double middle = 0.5 * (low + high);
+        if (delta_for_epsilon(middle) > delta) {
+          low = middle;
+          answer = std::max(answer, middle);  // verified: L(middle) > delta
+        } else {
+          high = middle;
+        }
+      }
+    }
+  }
   return answer;
 }
 

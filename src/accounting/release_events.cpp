@@ -221,6 +221,26 @@ double predicted_relative_width(const PairBounds& single, int64_t n, const Accou
   return widest;
 }
 
+// The grid points the n-fold composition will span (16 standard deviations of the composed loss of the wider
+// direction): a finer step than max_points allows would only be coarsened again.
+double predicted_points(const PairBounds& single, int64_t n) {
+  double widest = 0.0;
+  for (bool reverse : {false, true}) {
+    if (reverse && !single.upper.second_to_first) break;
+    const PrivacyLossDistribution& p = single.upper.direction(reverse);
+    long double mass = 0.0L, mean = 0.0L, square = 0.0L;
+    for (size_t i = 0; i < p.masses.size(); ++i) {
+      mass += p.masses[i];
+      mean += p.masses[i] * p.loss(i);
+      square += p.masses[i] * p.loss(i) * p.loss(i);
+    }
+    if (mass <= 0.0L) continue;
+    const double variance = static_cast<double>(square / mass - (mean / mass) * (mean / mass));
+    widest = std::max(widest, 16.0 * std::sqrt(std::max(0.0, variance) * static_cast<double>(n)) / p.loss_step);
+  }
+  return widest;
+}
+
 }  // namespace
 
 PairBounds account_events(const ReleaseDescription& description, const AccountantOptions& requested,
@@ -228,6 +248,7 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
   description.validate();
   requested.validate();
   AccountantOptions options = requested;
+  options.fft_power = true;  // n-fold compositions by one FFT power (fft_power.hpp)
   if (description.events.size() == 1) {
     const ReleaseEvent& event = description.events.front();
     PairBounds single = event_release_bounds(event, description.relation, options);
@@ -235,7 +256,8 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
     // discretisation's predicted bracket at a query is wider than adaptive_skip_width (the prediction overstates the
     // bracket about twofold: DP-SGD's 2.4e-4 predicted, 1.3e-4 measured at loss step 1e-4).
     if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty())
-      for (int halving = 0; halving < 3 && predicted_relative_width(single, event.count, queries) > options.adaptive_skip_width;
+      for (int halving = 0; halving < 3 && predicted_relative_width(single, event.count, queries) > options.adaptive_skip_width &&
+                            2 * predicted_points(single, event.count) <= options.max_points;
            ++halving) {
         options.loss_step /= 2.0;
         single = event_release_bounds(event, description.relation, options);
