@@ -80,6 +80,8 @@ struct MechanismKind {
 const std::vector<MechanismKind>& mechanism_kinds();
 // The kind of this name; InputError naming it and the nearest known name otherwise.
 const MechanismKind& mechanism_kind(const std::string& name);
+// A number from an event's text (the whole text, finite), or an InputError "WHERE: KEY must be a number (got 'TEXT')".
+double parse_event_number(const std::string& text, const std::string& key, const std::string& where);
 // The parameters of `kind` from key/value text (where: for messages, e.g. "events.yaml, event 2"): unknown keys,
 // missing required ones, non-numbers and values outside the domain are InputErrors naming the key.
 MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,

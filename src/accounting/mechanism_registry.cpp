@@ -35,6 +35,19 @@ const MechanismKind& mechanism_kind(const std::string& name) {
   throw InputError(fmt::format("unknown mechanism '{}'{} (known: {})", name, did_you_mean(name, names), fmt::join(names, ", ")));
 }
 
+double parse_event_number(const std::string& text, const std::string& key, const std::string& where) {
+  size_t used = 0;
+  double value = NAN;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(value))
+    throw InputError(fmt::format("{}: {} must be a number (got '{}')", where, key, text));
+  return value;
+}
+
 MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
                                  const std::string& where) {
   MechanismValues values;
@@ -47,15 +60,7 @@ MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<st
     if (!parameter)
       throw InputError(fmt::format("{}: mechanism '{}' has no parameter '{}'{} (its parameters: {})", where, kind.name, key,
                                    did_you_mean(key, keys), fmt::join(keys, ", ")));
-    size_t used = 0;
-    double value = NAN;
-    try {
-      value = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != text.size())
-      throw InputError(fmt::format("{}: {} must be a number (got '{}')", where, key, text));
+    const double value = parse_event_number(text, key, where);
     if (!(value > 0.0) || !std::isfinite(value))
       throw InputError(fmt::format("{}: {} must be positive and finite (got {})", where, key, text));
     if (parameter->integer && (value != std::floor(value) || value > 1e15))

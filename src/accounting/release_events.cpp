@@ -50,21 +50,8 @@ const std::vector<MechanismParameter>& event_keys() {
 
 namespace {
 
-double number(const std::string& text, const std::string& key, const std::string& where) {
-  size_t used = 0;
-  double value = NAN;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !std::isfinite(value))
-    throw InputError(fmt::format("{}: {} must be a number (got '{}')", where, key, text));
-  return value;
-}
-
 int64_t whole(const std::string& text, const std::string& key, const std::string& where, int64_t least) {
-  const double value = number(text, key, where);
+  const double value = parse_event_number(text, key, where);
   if (value != std::floor(value) || value < static_cast<double>(least) || value > 9e15)
     throw InputError(fmt::format("{}: {} must be a whole number of at least {} (got '{}')", where, key, least, text));
   return static_cast<int64_t>(value);
@@ -142,7 +129,7 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
       refuse_key(batch, "batch_size");
       refuse_key(dataset, "dataset_size");
       if (!rate) throw InputError(fmt::format("{}: sampling poisson needs sampling_rate (the probability that a record is in the batch)", where));
-      event.sampling.rate = number(*rate, "sampling_rate", where);
+      event.sampling.rate = parse_event_number(*rate, "sampling_rate", where);
       break;
     case SamplingKind::kWithoutReplacement:
       refuse_key(rate, "sampling_rate");

@@ -20,6 +20,8 @@
 #include "accounting/accountant_threads.hpp"
 #include "accounting/certificate.hpp"
 #include "accounting/convolution.hpp"
+#include "accounting/dp_sgd.hpp"
+#include "accounting/release_events.hpp"
 #include "accounting/hybrid_renyi.hpp"
 #include "core/one_sided_baselines.hpp"
 #include "bench_timing.hpp"
@@ -303,6 +305,48 @@ void benchmark_default_per_query() {
   std::printf("\n");
 }
 
+// DP-SGD as practitioners ask it (accounting/dp_sgd.hpp: the Gaussian mechanism with Poisson sampling, no grid): the
+// default (each composition by one FFT power) beside the same accounting by square-and-multiply (the previous method;
+// the same loss step, so the same discretisation), and the previous route through a discretised Gaussian table (the
+// DP-SGD row of benchmark_default_per_query). The peers run from their sources: tests/benchmarks/peers.
+void benchmark_mechanism_events() {
+  std::printf("DP-SGD without a grid (noiselearn account / nl.dp_sgd_epsilon): the default beside square-and-multiply\n");
+  struct Case {
+    const char* name;
+    double noise_multiplier, rate;
+    int64_t steps;
+  };
+  for (const Case& c : {Case{"Abadi et al.'s MNIST: sigma 1.1, q = 256/60000, 14,063 steps, delta 1e-5", 1.1, 256.0 / 60000.0, 14063},
+                        Case{"10^6 steps at q = 1e-3, sigma 1.0, delta 1e-5", 1.0, 1e-3, 1000000}}) {
+    EpsilonBracket fast, slow;
+    const double t_fast = best_of(1, [&] { fast = dp_sgd_epsilon(c.noise_multiplier, c.rate, c.steps, 1e-5); });
+    // The yardstick: the same description and loss step, composed by square-and-multiply.
+    const ReleaseDescription description = dp_sgd_description(c.noise_multiplier, c.rate, c.steps);
+    AccountingQueries queries;
+    queries.deltas = {1e-5};
+    AccountantOptions options;
+    const double t_slow = best_of(1, [&] {
+      const PairBounds chosen = account_events(description, options, queries);  // the loss step the default picks
+      AccountantOptions squaring = chosen.options;
+      squaring.fft_power = false;
+      PairBounds bounds = compose_bounds(event_release_bounds(description.events.front(), description.relation, squaring),
+                                         c.steps, squaring, queries);
+      bounds.refine_for_delta(1e-5);
+      slow = {bounds.epsilon_lower(1e-5), bounds.epsilon_upper(1e-5)};
+    });
+    std::printf("  %s\n    default (FFT power): [%.6f, %.6f] (%.1e relative) in %.2f s; square-and-multiply: [%.6f, %.6f] "
+                "(%.1e) in %.2f s (includes one default run to learn its loss step)\n",
+                c.name, fast.lower, fast.upper, (fast.upper - fast.lower) / fast.upper, t_fast, slow.lower, slow.upper,
+                (slow.upper - slow.lower) / slow.upper, t_slow);
+  }
+  NoiseCalibration calibration;
+  const double t_calibrate = best_of(1, [&] { calibration = calibrate_noise_multiplier(2.0, 1e-5, 256.0 / 60000.0, 14063); });
+  std::printf("  calibration for epsilon 2 (MNIST setting): noise multiplier %.6f, certified [%.6f, %.6f], %d accountant "
+              "runs, %.2f s\n\n",
+              calibration.noise_multiplier, calibration.epsilon.lower, calibration.epsilon.upper, calibration.evaluations,
+              t_calibrate);
+}
+
 int main(int argc, char** argv) {
   const int threads = bench::threads_argument(argc, argv, 1);  // the CLI's default (README, "--threads and speed")
   set_accountant_threads(threads);
@@ -312,6 +356,11 @@ int main(int argc, char** argv) {
     benchmark_default_per_query();
     return 0;
   }
+  if (argc > 1 && std::strcmp(argv[argc - 1], "--dp-sgd-only") == 0) {
+    benchmark_mechanism_events();
+    return 0;
+  }
+  benchmark_mechanism_events();
   benchmark_default_per_query();
   benchmark_convolution();
   benchmark_sixty_thousand();
