@@ -1,0 +1,98 @@
+"""Mechanisms without a grid and DP-SGD's questions from Python (noiselearn.account_events, dp_sgd_epsilon,
+dp_sgd_epsilons, calibrate_noise_multiplier, max_steps), checked against what they mean: the Gaussian's closed form,
+enumeration of a sampled discrete mechanism, calibration against a scan, and one ValueError per bad input."""
+import math
+
+import numpy as np
+import pytest
+
+import noiselearn as nl
+
+
+def gaussian_delta(mu, eps):
+    """Balle and Wang's delta(eps) of a Gaussian mechanism with mu = sensitivity / sigma (n releases: sqrt(n) / m)."""
+    phi = lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0))
+    return phi(-eps / mu + mu / 2.0) - math.exp(eps) * phi(-eps / mu - mu / 2.0)
+
+
+def test_events_bracket_the_gaussian_closed_form_in_phases():
+    # 3 releases at m = 1 and 8 at m = 2: one Gaussian with 1/m^2 = 3 + 8/4.
+    bounds = nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 1.0, "count": 3},
+                                {"mechanism": "gaussian", "noise_multiplier": 2, "count": "8"}])
+    for eps in (0.5, 1.0, 2.0):
+        lower, upper = bounds.delta(eps)
+        exact = gaussian_delta(math.sqrt(5.0), eps)
+        assert lower <= exact * (1 + 1e-12) and exact <= upper * (1 + 1e-12)
+        assert upper - lower <= 1e-5 * exact
+
+
+def test_sampled_discrete_laplace_brackets_enumeration():
+    scale, q, n = 1.0, 0.25, 2
+    x = np.arange(-50, 52)
+    base = (1 - math.exp(-1 / scale)) / (1 + math.exp(-1 / scale))
+    qpmf = base * np.exp(-np.abs(x) / scale)
+    ppmf = base * np.exp(-np.abs(x - 1) / scale)
+    a = (1 - q) * qpmf + q * ppmf
+    a2, q2 = np.outer(a, a).ravel(), np.outer(qpmf, qpmf).ravel()
+    bounds = nl.account_events([{"mechanism": "discrete_laplace", "scale": scale, "sampling_rate": q, "count": n}])
+    for eps in (0.0, 0.2, 0.5):
+        exact = max(np.maximum(a2 - math.exp(eps) * q2, 0).sum(), np.maximum(q2 - math.exp(eps) * a2, 0).sum())
+        lower, upper = bounds.delta(eps)
+        assert lower <= exact * (1 + 1e-12) + 1e-15 and exact <= upper * (1 + 1e-12) + 1e-15
+
+
+def test_dp_sgd_curve_and_single_call_agree():
+    q = 0.01
+    steps = [100, 200, 300]
+    curve = nl.dp_sgd_epsilons(1.0, q, steps, 1e-5)
+    assert curve.shape == (3, 2)
+    assert np.all(curve[:, 0] <= curve[:, 1])
+    assert np.all(np.diff(curve[:, 1]) > 0)  # more steps, more epsilon
+    for (lower, upper), t in zip(curve, steps):
+        single = nl.dp_sgd_epsilon(1.0, q, t, 1e-5)
+        # Two rigorous brackets of the same value overlap.
+        assert lower <= single[1] and single[0] <= upper
+
+
+def test_calibration_returns_the_least_noise_multiplier_on_a_fine_scan():
+    q, steps, delta, target = 0.02, 300, 1e-5, 1.5
+    sigma, (lower, upper) = nl.calibrate_noise_multiplier(target, delta, q, steps, relative_tolerance=1e-3)
+    assert upper <= target and lower <= upper
+    assert nl.dp_sgd_epsilon(sigma, q, steps, delta)[1] <= target
+    # A scan below: every multiplier at least 0.1 % smaller fails the target (certified upper epsilon above it).
+    for factor in (0.999, 0.995, 0.98, 0.9):
+        assert nl.dp_sgd_epsilon(sigma * factor, q, steps, delta)[1] > target
+    # max_steps is the inverse question: the most steps the budget allows at this sigma include `steps`.
+    most, (lo, hi) = nl.max_steps(sigma, q, target, delta)
+    assert most >= steps and hi <= target
+    assert nl.dp_sgd_epsilon(sigma, q, most + 1, delta)[1] > target
+
+
+def test_mechanisms_lists_the_registry():
+    kinds = {k["name"]: k for k in nl.mechanisms()}
+    assert set(kinds) == {"gaussian", "laplace", "discrete_gaussian", "discrete_laplace"}
+    keys = {p["key"]: p for p in kinds["discrete_gaussian"]["parameters"]}
+    assert keys["sensitivity"]["default"] == 1.0 and keys["sigma"]["default"] is None
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: nl.dp_sgd_epsilon(0.0, 0.01, 10, 1e-5), "noise_multiplier 0 must be positive"),
+    (lambda: nl.dp_sgd_epsilon(1.0, 1.5, 10, 1e-5), "sampling_rate 1.5 must be in (0, 1]"),
+    (lambda: nl.dp_sgd_epsilon(1.0, 0.01, 2.5, 1e-5), "steps must be a whole number"),
+    (lambda: nl.dp_sgd_epsilon(1.0, 0.01, -3, 1e-5), "steps -3 must be at least 1"),
+    (lambda: nl.dp_sgd_epsilon(1.0, 0.01, 10, 1.0), "delta 1 must be in (0, 1)"),
+    (lambda: nl.dp_sgd_epsilons(1.0, 0.01, [20, 10], 1e-5), "increasing order"),
+    (lambda: nl.calibrate_noise_multiplier(1e-6, 1e-5, 0.5, 100), "no noise multiplier up to 1000 reaches"),
+    (lambda: nl.account_events([{"mechanism": "gausian", "noise_multiplier": 1}]), "did you mean 'gaussian'"),
+    (lambda: nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 1, "batch_size": 70,
+                                 "dataset_size": 60}], relation="replace_one"), "batch_size 70 must be between 1 and dataset_size 60"),
+    (lambda: nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 1, "sampling_rate": 0.1}],
+                               relation="replace_one"), "Poisson sampling is accounted under relation add_remove"),
+    (lambda: nl.account_events([{"mechanism": "gaussian", "noise_multiplier": True}]), "must be a number or a string"),
+    (lambda: nl.account_events({"mechanism": "gaussian"}), "wrap it in [ ]"),
+    (lambda: nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 1}], relation="replace"), "unknown relation"),
+])
+def test_bad_input_is_one_value_error_naming_the_culprit(call, message):
+    with pytest.raises(ValueError, match=None) as error:
+        call()
+    assert message in str(error.value)
