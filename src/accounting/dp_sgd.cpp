@@ -70,7 +70,11 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   const ReleaseDescription description = dp_sgd_description(noise_multiplier, sampling_rate, steps.back());
   AccountantOptions powered = options;
   powered.fft_power = true;  // each gap's composition by one FFT power (fft_power.hpp), as account_events does
-  const PairBounds single = event_release_bounds(description.events.front(), description.relation, options);
+  // The loss step account_events would choose for the last count, for every entry.
+  AccountingQueries queries;
+  queries.deltas = {delta};
+  const PairBounds single = event_single_release(description.events.front(), description.relation, powered, queries);
+  powered.loss_step = single.options.loss_step;
   // Each direction's PLD after the previous checkpoint, times the composition of the steps since (cached per gap).
   std::vector<EpsilonBracket> result;
   PairBounds current;
@@ -84,7 +88,7 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
       current = found->second;
     } else {
       PairBounds next = current;
-      auto combine = [&](const PrivacyLossDistribution& a, const PrivacyLossDistribution& b) { return compose(a, b, options); };
+      auto combine = [&](const PrivacyLossDistribution& a, const PrivacyLossDistribution& b) { return compose(a, b, powered); };
       next.upper.first_to_second = combine(current.upper.first_to_second, found->second.upper.first_to_second);
       if (current.upper.second_to_first)
         next.upper.second_to_first = combine(*current.upper.second_to_first, *found->second.upper.second_to_first);
@@ -103,6 +107,10 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
     done = count;
     result.push_back(bracket_of(current, delta));
   }
+  // The last entry (the budget spent) also from the tilted certificate: both brackets hold the truth, so their
+  // intersection does.
+  const EpsilonBracket last = dp_sgd_epsilon(noise_multiplier, sampling_rate, steps.back(), delta, options);
+  result.back() = {std::max(result.back().lower, last.lower), std::min(result.back().upper, last.upper)};
   return result;
 }
 

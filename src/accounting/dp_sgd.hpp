@@ -32,8 +32,9 @@ ReleaseDescription dp_sgd_description(double noise_multiplier, double sampling_r
 EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int64_t steps, double delta,
                               const AccountantOptions& options = {});
 
-// Certified epsilon at delta after each count of `steps` (strictly increasing, each >= 1). Each entry is rigorous; the
-// incremental composition is not tilted, so its brackets are a little wider than dp_sgd_epsilon's at small delta.
+// Certified epsilon at delta after each count of `steps` (strictly increasing, each >= 1), at the loss step the default
+// picks for the last count. Each entry is rigorous; the incremental composition is not tilted, so its brackets are a
+// little wider than dp_sgd_epsilon's at small delta, except the last, which is intersected with dp_sgd_epsilon's.
 std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate, const std::vector<int64_t>& steps,
                                             double delta, const AccountantOptions& options = {});
 

@@ -230,6 +230,24 @@ double predicted_points(const PairBounds& single, int64_t n) {
 
 }  // namespace
 
+PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relation, const AccountantOptions& requested,
+                                const AccountingQueries& queries) {
+  AccountantOptions options = requested;
+  PairBounds single = event_release_bounds(event, relation, options);
+  // Under several_pairs auto the default decides per query: the loss step is halved (at most three times) while the
+  // discretisation's predicted bracket at a query is wider than adaptive_skip_width (the prediction overstates the
+  // bracket about twofold: DP-SGD's 2.4e-4 predicted, 1.3e-4 measured at loss step 1e-4).
+  if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty())
+    for (int halving = 0; halving < 3 && predicted_relative_width(single, event.count, queries) > options.adaptive_skip_width &&
+                          2 * predicted_points(single, event.count) <= options.max_points;
+         ++halving) {
+      options.loss_step /= 2.0;
+      single = event_release_bounds(event, relation, options);
+    }
+  single.options = options;
+  return single;
+}
+
 PairBounds account_events(const ReleaseDescription& description, const AccountantOptions& requested,
                           const AccountingQueries& queries) {
   description.validate();
@@ -238,17 +256,8 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
   options.fft_power = true;  // n-fold compositions by one FFT power (fft_power.hpp)
   if (description.events.size() == 1) {
     const ReleaseEvent& event = description.events.front();
-    PairBounds single = event_release_bounds(event, description.relation, options);
-    // Under several_pairs auto the default decides per query: the loss step is halved (at most three times) while the
-    // discretisation's predicted bracket at a query is wider than adaptive_skip_width (the prediction overstates the
-    // bracket about twofold: DP-SGD's 2.4e-4 predicted, 1.3e-4 measured at loss step 1e-4).
-    if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty())
-      for (int halving = 0; halving < 3 && predicted_relative_width(single, event.count, queries) > options.adaptive_skip_width &&
-                            2 * predicted_points(single, event.count) <= options.max_points;
-           ++halving) {
-        options.loss_step /= 2.0;
-        single = event_release_bounds(event, description.relation, options);
-      }
+    PairBounds single = event_single_release(event, description.relation, options, queries);
+    options = single.options;
     auto rediscretise = single.rediscretise;
     PairBounds result = compose_bounds(single, event.count, options, queries);
     result.rediscretise = std::move(rediscretise);

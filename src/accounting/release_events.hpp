@@ -61,6 +61,11 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
 PairBounds account_events(const ReleaseDescription& description, const AccountantOptions& options,
                           const AccountingQueries& queries = {});
 
+// The single release of one event with the loss step the default chooses for `queries` after event.count releases
+// (as account_events does; `options` of the result hold it).
+PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relation, const AccountantOptions& options,
+                                const AccountingQueries& queries);
+
 // The single release of one event (what account_events composes).
 PairBounds event_release_bounds(const ReleaseEvent& event, RecordRelation relation, const AccountantOptions& options);
 
