@@ -16,6 +16,7 @@
 #include "accounting/release_events.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "io/certificate_files.hpp"
 #include "io/events_file.hpp"
@@ -94,12 +95,14 @@ void run_account(const AccountCommandOptions& o) {
       std::cout << out.dump(2) << "\n";
       return;
     }
+    // The multiplier rounded up (a larger one certifies too), the bracket outwards, the one below it down.
     std::cout << fmt::format(
-        "least noise multiplier: {:.6g} (Gaussian, Poisson sampling at rate {:g}, {} steps, add or remove one)\n"
-        "certified epsilon at delta {:g}: [{:.6f}, {:.6f}] <= target {:g}\n"
-        "noise multiplier {:.6g} does not certify it ({} accountant runs)\n",
-        c.noise_multiplier, event.sampling.rate, event.count, o.deltas.front(), c.epsilon.lower, c.epsilon.upper,
-        *o.calibrate, c.below, c.evaluations);
+        "least noise multiplier: {} (Gaussian, Poisson sampling at rate {:g}, {} steps, add or remove one)\n"
+        "certified epsilon at delta {:g}: [{}, {}] <= target {:g}\n"
+        "noise multiplier {} does not certify it ({} accountant runs)\n",
+        format_general(c.noise_multiplier, 7, Rounding::kUp), event.sampling.rate, event.count, o.deltas.front(),
+        format_fixed(c.epsilon.lower, 6, Rounding::kDown), format_fixed(c.epsilon.upper, 6, Rounding::kUp), *o.calibrate,
+        format_general(c.below, 7, Rounding::kDown), c.evaluations);
     return;
   }
   CertificateRequest request;
