@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -138,8 +139,8 @@ struct DirectionAtoms {
 // distribution) into the upper and lower atoms (see the header).
 void add_cell(DirectionAtoms& out, double low, double high, double a, double b, double relative_error) {
   if (!(a > 0.0)) return;
-  if (low == high) {  // an atom
-    if (low == INFINITY || b == 0.0) {
+  if (low == high) {  // an atom (its second mass may have underflowed to 0 at a finite loss: the loss decides)
+    if (low == INFINITY) {
       out.upper.infinity_mass += a;
       out.lower.infinity_mass += a;
     } else {
@@ -159,9 +160,10 @@ void add_cell(DirectionAtoms& out, double low, double high, double a, double b, 
     out.upper.masses.push_back(a);
     return;
   }
-  // Split between low and high keeping both masses, the share at `high` padded up by the masses' error.
+  // Split between low and high keeping both masses, the share at `high` padded up by the masses' error. e^low b in
+  // log space: at a loss of hundreds of nats e^low overflows where b underflows.
   const double denominator = -std::expm1(low - high);
-  const double e_low_b = std::exp(low) * b;
+  const double e_low_b = b > 0.0 ? std::exp(low + std::log(b)) : 0.0;
   double at_high = (a - e_low_b) / denominator + 4.0 * relative_error * (a + e_low_b) / denominator;
   at_high = std::clamp(at_high, 0.0, a);
   out.upper.losses.push_back(high);
@@ -170,8 +172,9 @@ void add_cell(DirectionAtoms& out, double low, double high, double a, double b, 
     out.upper.losses.push_back(low);
     out.upper.masses.push_back(a - at_high);
   }
-  // Merged: one outcome of loss ln(a / b), kept inside [low, high] against rounding.
-  out.lower.losses.push_back(b > 0.0 ? std::clamp(std::log(a / b), low, high) : high);
+  // Merged: one outcome of loss ln(a / b), kept inside [low, high] against rounding; where b underflowed (losses of
+  // hundreds of nats) the merged loss is unknown, and the cell's smallest loss is a lower bound of it.
+  out.lower.losses.push_back(b > 0.0 ? std::clamp(std::log(a) - std::log(b), low, high) : low);
   out.lower.masses.push_back(a);
 }
 
@@ -180,6 +183,15 @@ double cell_step(double range, const AccountantOptions& options) {
   double step = options.loss_step;
   while (range / step > static_cast<double>(options.max_points) / 2.0) step *= 2.0;
   return step;
+}
+
+// Every atom must be finite with a finite, non-negative mass: the discretisation indexes the grid by the losses.
+void check_atoms(const PrivacyLossAtoms& atoms, const std::string& mechanism) {
+  for (size_t i = 0; i < atoms.losses.size(); ++i)
+    if (!std::isfinite(atoms.losses[i]) || !std::isfinite(atoms.masses[i]) || atoms.masses[i] < 0.0)
+      throw std::logic_error(fmt::format("{}: a privacy-loss atom ({}, {}) is not finite", mechanism, atoms.losses[i], atoms.masses[i]));
+  if (!std::isfinite(atoms.infinity_mass) || atoms.infinity_mass < 0.0)
+    throw std::logic_error(fmt::format("{}: the infinity mass {} is not finite", mechanism, atoms.infinity_mass));
 }
 
 DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double relative_error, const AccountantOptions& options) {
@@ -192,16 +204,49 @@ DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double re
   }
   if (law.continuous) {
     const ContinuousLoss& c = *law.continuous;
-    double out_low = d.g(c.low), out_high = d.g(c.high);
+    // The fine cells only where this direction's first distribution has mass: the parts below l_low and above l_high
+    // (at most 1e-3 of the tail mass each, found by bisection) are one cell each, valid if coarse.
+    auto first_mass = [&](double from, double to) {
+      const auto [p, qm] = c.mass(from, to);
+      return d.masses(p, qm).first;
+    };
+    const double negligible = 1e-3 * options.tail_mass;
+    double l_low = c.low, l_high = c.high;
+    if (first_mass(c.low, c.high) > 0.0) {
+      double inside = c.high, outside = c.low;  // the largest l_low with mass(low, l_low) <= negligible
+      for (int i = 0; i < 100 && inside - outside > 1e-12 * std::max(1.0, std::abs(inside)); ++i) {
+        const double middle = 0.5 * (inside + outside);
+        (first_mass(c.low, middle) <= negligible ? outside : inside) = middle;
+      }
+      l_low = outside;
+      inside = l_low;
+      outside = c.high;  // the smallest l_high with mass(l_high, high) <= negligible
+      for (int i = 0; i < 100 && outside - inside > 1e-12 * std::max(1.0, std::abs(outside)); ++i) {
+        const double middle = 0.5 * (inside + outside);
+        (first_mass(middle, c.high) <= negligible ? outside : inside) = middle;
+      }
+      l_high = std::max(outside, l_low);
+    }
+    for (const auto& [from, to] : {std::pair{c.low, l_low}, std::pair{l_high, c.high}}) {
+      if (!(to > from)) continue;
+      const auto [p, qm] = c.mass(from, to);
+      const auto [a, b] = d.masses(p, qm);
+      double low = d.g(from), high = d.g(to);
+      if (low > high) std::swap(low, high);
+      if (low == high) high = std::nextafter(high, INFINITY);
+      add_cell(out, low, high, a, b, relative_error);
+    }
+    if (!(l_high > l_low)) return out;
+    double out_low = d.g(l_low), out_high = d.g(l_high);
     if (out_low > out_high) std::swap(out_low, out_high);
     const double step = cell_step(out_high - out_low, options);
     // Breakpoints of l: the ends, and where g crosses a grid point.
-    std::vector<double> breaks{c.low, c.high};
+    std::vector<double> breaks{l_low, l_high};
     const auto first = static_cast<int64_t>(std::ceil(out_low / step)), last = static_cast<int64_t>(std::floor(out_high / step));
     breaks.reserve(static_cast<size_t>(std::max<int64_t>(0, last - first + 1)) + 2);
     for (int64_t k = first; k <= last; ++k) {
       const double l = d.g_inverse(static_cast<double>(k) * step);
-      if (l > c.low && l < c.high) breaks.push_back(l);
+      if (l > l_low && l < l_high) breaks.push_back(l);
     }
     std::sort(breaks.begin(), breaks.end());
     breaks.erase(std::unique(breaks.begin(), breaks.end()), breaks.end());
@@ -245,6 +290,8 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   // Both bounds of one direction from one pass over the law.
   auto bounds_of = [&](Direction::Kind kind) {
     DirectionAtoms atoms = direction_atoms(law, Direction(kind, q), error, options);
+    check_atoms(atoms.upper, mechanism->description());
+    check_atoms(atoms.lower, mechanism->description());
     return std::pair{discretise(atoms.upper, BoundKind::kUpper, options), discretise(atoms.lower, BoundKind::kLower, options)};
   };
   DirectionalPLDs low;

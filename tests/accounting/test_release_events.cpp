@@ -293,3 +293,20 @@ TEST_CASE("events: bad input is one InputError naming the culprit", "[accountant
   CHECK_THROWS_WITH(account_events(ReleaseDescription{}, AccountantOptions{}), Contains("no events"));
   CHECK_THROWS_WITH(parse_record_relation("replace_on"), Contains("did you mean 'replace_one'"));
 }
+
+TEST_CASE("events: losses of hundreds or thousands of nats (where e^loss overflows and the second mass underflows) "
+          "are bracketed, not lost", "[accountant][events][extreme]") {
+  // Laplace with a = 1000: the closed form 1 - e^((eps - a)/2) near a; 5 releases are pure 5000-DP.
+  const PairBounds one = account_one(event("laplace", {{"noise_multiplier", "0.001"}}));
+  for (double eps : {999.0, 999.9}) check_bracket(one, -std::expm1((eps - 1000.0) / 2.0), eps);
+  const PairBounds five = account_one(event("laplace", {{"noise_multiplier", "0.001"}, {"count", "5"}}));
+  CHECK(five.delta_lower(4999.0) > 0.05);
+  CHECK(five.delta_lower(5001.0) == 0.0);
+  CHECK(five.delta_upper(5001.0) <= 1e-9);
+  // The Gaussian with mu = 100: Balle and Wang's delta where it is between 1e-6 and 0.5.
+  const PairBounds g = account_one(event("gaussian", {{"noise_multiplier", "0.01"}}));
+  for (double z : {0.0, 2.0, 4.5}) {
+    const double eps = 5000.0 + z * 100.0;
+    check_bracket(g, gaussian_mechanism_delta(0.01, 1.0, 1, eps), eps);
+  }
+}

@@ -48,7 +48,7 @@ class DiscreteGaussianPair final : public MechanismPair {
     while (log_normal_cdf(-k) > log_cut) k += 0.125;
     const int64_t reach = static_cast<int64_t>(std::ceil(k * sigma_)) + 1;
     const int64_t first = -reach, last = s_ + reach;
-    if (last - first > 50'000'000)
+    if (last - first > 5'000'000)
       throw InputError(fmt::format("discrete Gaussian with sigma {:g}: {} atoms; for sigma this large use mechanism "
                                    "gaussian (the two differ by less than the accountant's resolution)",
                                    sigma_, last - first));
