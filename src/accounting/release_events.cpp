@@ -237,13 +237,21 @@ PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relati
   // Under several_pairs auto the default decides per query: the loss step is halved (at most three times) while the
   // discretisation's predicted bracket at a query is wider than adaptive_skip_width (the prediction overstates the
   // bracket about twofold: DP-SGD's 2.4e-4 predicted, 1.3e-4 measured at loss step 1e-4).
-  if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty())
-    for (int halving = 0; halving < 3 && predicted_relative_width(single, event.count, queries) > options.adaptive_skip_width &&
-                          2 * predicted_points(single, event.count) <= options.max_points;
-         ++halving) {
-      options.loss_step /= 2.0;
+  // The discretisation's bracket shrinks with the square of the step (connect-the-dots and merge-to-grid err by
+  // O(step^2) a release), so one prediction decides how many halvings.
+  if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty()) {
+    double width = predicted_relative_width(single, event.count, queries), points = predicted_points(single, event.count);
+    int halvings = 0;
+    while (halvings < 3 && width > options.adaptive_skip_width && 2.0 * points <= static_cast<double>(options.max_points)) {
+      ++halvings;
+      width /= 4.0;
+      points *= 2.0;
+    }
+    if (halvings > 0) {
+      options.loss_step = std::ldexp(options.loss_step, -halvings);
       single = event_release_bounds(event, relation, options);
     }
+  }
   single.options = options;
   return single;
 }
