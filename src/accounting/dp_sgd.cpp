@@ -123,10 +123,19 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
     throw InputError(fmt::format("relative_tolerance {} must be in (0, 1)", relative_tolerance));
   if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the noise multiplier range must be 0 < minimum < maximum");
   NoiseCalibration result;
+  std::map<double, EpsilonBracket> certificates;  // the full certificates computed, by multiplier
   // upper(m) with the untilted composition (fast) or the full certificate.
   auto upper = [&](double m, bool refine) {
     ++result.evaluations;
-    return certified(dp_sgd_description(m, sampling_rate, steps), delta, options, refine).epsilon_upper(delta);
+    const PairBounds bounds = certified(dp_sgd_description(m, sampling_rate, steps), delta, options, refine);
+    if (refine) certificates[m] = bracket_of(bounds, delta);
+    return bounds.epsilon_upper(delta);
+  };
+  auto certificate_of = [&](double m) {
+    const auto found = certificates.find(m);
+    return found != certificates.end()
+               ? found->second
+               : bracket_of(certified(dp_sgd_description(m, sampling_rate, steps), delta, options, true), delta);
   };
   if (!(upper(maximum, false) <= target_epsilon) && !(upper(maximum, true) <= target_epsilon))
     throw InputError(fmt::format("no noise multiplier up to {} reaches epsilon {} at delta {} after {} steps at sampling rate "
@@ -160,7 +169,7 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
   }
   if (high == minimum) {
     result.noise_multiplier = minimum;
-    result.epsilon = bracket_of(certified(dp_sgd_description(minimum, sampling_rate, steps), delta, options, true), delta);
+    result.epsilon = certificate_of(minimum);
     return result;
   }
   // Bisection in log m, first on the untilted bound (an upper bound too, so what passes it passes the certificate),
@@ -182,7 +191,7 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
   bisect(true, relative_tolerance);
   result.noise_multiplier = high;
   result.below = low;
-  result.epsilon = bracket_of(certified(dp_sgd_description(high, sampling_rate, steps), delta, options, true), delta);
+  result.epsilon = certificate_of(high);
   return result;
 }
 

@@ -7,15 +7,12 @@
 
 namespace noiselearn {
 
-namespace {
-
-// Golden-section search for the minimum of a unimodal function of log(lambda) on [log lo, log hi].
-double minimise_over_log_lambda(const std::function<double(double)>& f, double lo, double hi) {
+double minimise_over_log_lambda(const std::function<double(double)>& f, double lo, double hi, double log_tolerance) {
   const double ratio = (std::sqrt(5.0) - 1.0) / 2.0;
   double a = std::log(lo), b = std::log(hi);
   double c = b - ratio * (b - a), d = a + ratio * (b - a);
   double fc = f(std::exp(c)), fd = f(std::exp(d));
-  for (int i = 0; i < 80 && b - a > 1e-7; ++i) {
+  for (int i = 0; i < 80 && b - a > log_tolerance; ++i) {
     if (fc <= fd) {
       b = d;
       d = c;
@@ -32,6 +29,8 @@ double minimise_over_log_lambda(const std::function<double(double)>& f, double l
   }
   return std::exp(0.5 * (a + b));
 }
+
+namespace {
 
 // A range of tilts worth searching: from tiny to where lambda times the loss range is a few hundred.
 std::pair<double, double> lambda_range(const PrivacyLossDistribution& pld) {

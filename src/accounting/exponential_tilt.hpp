@@ -12,6 +12,7 @@
 //
 // Any lambda gives a rigorous bound; the best for a query is the Chernoff-optimal one for its eps.
 #include <cstdint>
+#include <functional>
 
 #include "accounting/privacy_loss_distribution.hpp"
 
@@ -27,6 +28,11 @@ void apply_tilt(PrivacyLossDistribution& single, double lambda);
 
 // sum_i m_i e^{lambda (l_i - r)} of a tilted PLD (its tilted mass).
 double tilted_mass(const PrivacyLossDistribution& pld);
+
+// Golden-section search for the minimum of a unimodal function of log(lambda) on [log lo, log hi], to log_tolerance
+// in log(lambda) (at most 80 steps); the midpoint of the last interval. Any lambda of a Chernoff bound is rigorous: the
+// search only makes it tight.
+double minimise_over_log_lambda(const std::function<double(double)>& f, double lo, double hi, double log_tolerance = 1e-7);
 
 // The Chernoff-optimal tilt for delta at eps after n compositions of `single`: argmin over lambda > 0 of
 // n K(lambda) - lambda eps. 0 if eps is at or below the mean loss (no tilt helps there).

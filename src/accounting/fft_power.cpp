@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
 
+#include "accounting/exponential_tilt.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/real_fft.hpp"
 #include "accounting/vectorised_math.hpp"
@@ -32,31 +34,9 @@ double log_moment_of(const std::vector<double>& x, double theta) {
   return static_cast<double>(std::log(sum)) + top;
 }
 
-// Golden-section search of f over log theta in [log 1e-9, log 50] (any theta gives a rigorous bound; the search only
-// makes it tight: 30 steps narrow log theta to 1e-5 of the range): the best theta.
-template <typename F>
-double best_theta(F f) {
-  double a = std::log(1e-9), b = std::log(50.0);
-  const double golden = 0.5 * (std::sqrt(5.0) - 1.0);
-  double c = b - golden * (b - a), d = a + golden * (b - a);
-  double fc = f(std::exp(c)), fd = f(std::exp(d));
-  for (int i = 0; i < 30; ++i) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - golden * (b - a);
-      fc = f(std::exp(c));
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + golden * (b - a);
-      fd = f(std::exp(d));
-    }
-  }
-  return std::exp(fc < fd ? c : d);
-}
+// The theta of a Chernoff bound in [1e-9, 50] (per grid index), by the accountant's golden-section search to 1e-5 in log
+// theta (about 30 steps).
+double best_theta(const std::function<double(double)>& f) { return minimise_over_log_lambda(f, 1e-9, 50.0, 1e-5); }
 
 // Chernoff's end of the window: the index u (sign +1) above which, or v (sign -1) below which, x^{*n} has mass at most
 // e^{log_tail}, u(theta) = (n K(theta) - log_tail) / theta minimised over theta; with the theta it used.

@@ -79,22 +79,21 @@ double PairBounds::delta_upper(double epsilon) const {
 
 namespace {
 
-double scenario_delta_lower(const PairBounds& b, double epsilon) {
-  double value = 0.0;
-  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+// The largest of a query over every lower scenario, untilted and tilted, starting from `floor`.
+double scenario_lower(const PairBounds& b, double (PrivacyLossDistribution::*query)(double) const, double x, double floor) {
+  double value = floor;
+  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, query, x));
   for (const auto& t : b.tilted)
-    for (const auto& scenario : t.lower)
-      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::delta_for_epsilon, epsilon));
+    for (const auto& scenario : t.lower) value = std::max(value, max_over(scenario, query, x));
   return value;
 }
 
+double scenario_delta_lower(const PairBounds& b, double epsilon) {
+  return scenario_lower(b, &PrivacyLossDistribution::delta_for_epsilon, epsilon, 0.0);
+}
+
 double scenario_epsilon_lower(const PairBounds& b, double delta) {
-  double value = -std::numeric_limits<double>::infinity();
-  for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
-  for (const auto& t : b.tilted)
-    for (const auto& scenario : t.lower)
-      value = std::max(value, max_over(scenario, &PrivacyLossDistribution::epsilon_for_delta, delta));
-  return value;
+  return scenario_lower(b, &PrivacyLossDistribution::epsilon_for_delta, delta, -std::numeric_limits<double>::infinity());
 }
 
 double adaptive_delta_lower(const PairBounds& b, double epsilon) {

@@ -266,10 +266,7 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
     const ReleaseEvent& event = description.events.front();
     PairBounds single = event_single_release(event, description.relation, options, queries);
     options = single.options;
-    auto rediscretise = single.rediscretise;
-    PairBounds result = compose_bounds(single, event.count, options, queries);
-    result.rediscretise = std::move(rediscretise);
-    return result;
+    return compose_bounds(single, event.count, options, queries);  // keeps the single release's rediscretise
   }
   std::vector<std::pair<PairBounds, int64_t>> parts;
   for (const auto& event : description.events)

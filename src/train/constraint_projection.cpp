@@ -8,8 +8,6 @@
 
 namespace noiselearn {
 
-namespace {
-
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double s = 0.0;
   for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
@@ -19,8 +17,6 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 bool all_finite(const std::vector<double>& v) {
   return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
 }
-
-}  // namespace
 
 // Inverse of a small symmetric positive definite matrix by Gauss-Jordan elimination with partial pivoting.
 std::vector<std::vector<double>> small_inverse(std::vector<std::vector<double>> m) {

@@ -8,6 +8,10 @@
 
 namespace noiselearn {
 
+// sum_i a_i b_i (plain summation), and whether every entry is finite: the vector arithmetic the method shares.
+double dot(const std::vector<double>& a, const std::vector<double>& b);
+bool all_finite(const std::vector<double>& v);
+
 // sum_k coefficients_k p_k = target (normalisation, expected cost).
 struct LinearConstraint {
   std::string name;  // "normalisation", "cost"

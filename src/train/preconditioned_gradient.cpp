@@ -29,16 +29,6 @@ std::vector<double> to_vector(const torch::Tensor& tensor) {
   return std::vector<double>(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
 }
 
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0.0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
-bool all_finite(const std::vector<double>& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
-}
-
 }  // namespace
 
 std::string to_string(PreconditionedDirection direction) {
