@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <map>
 #include <cmath>
 
@@ -114,20 +116,23 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   return result;
 }
 
-NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
-                                            const AccountantOptions& options, double relative_tolerance, double minimum,
-                                            double maximum) {
+namespace {
+
+NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(double)>& describe,
+                                     const std::function<std::string(double)>& unreachable, double target_epsilon,
+                                     double delta, const AccountantOptions& options, double relative_tolerance,
+                                     double minimum, double maximum) {
   check_epsilon(target_epsilon);
   check_delta(delta);
   if (!(relative_tolerance > 0.0 && relative_tolerance < 1.0))
     throw InputError(fmt::format("relative_tolerance {} must be in (0, 1)", relative_tolerance));
-  if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the noise multiplier range must be 0 < minimum < maximum");
+  if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the search range must be 0 < minimum < maximum");
   NoiseCalibration result;
   std::map<double, EpsilonBracket> certificates;  // the full certificates computed, by multiplier
   // upper(m) with the untilted composition (fast) or the full certificate.
   auto upper = [&](double m, bool refine) {
     ++result.evaluations;
-    const PairBounds bounds = certified(dp_sgd_description(m, sampling_rate, steps), delta, options, refine);
+    const PairBounds bounds = certified(describe(m), delta, options, refine);
     if (refine) certificates[m] = bracket_of(bounds, delta);
     return bounds.epsilon_upper(delta);
   };
@@ -135,12 +140,10 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
     const auto found = certificates.find(m);
     return found != certificates.end()
                ? found->second
-               : bracket_of(certified(dp_sgd_description(m, sampling_rate, steps), delta, options, true), delta);
+               : bracket_of(certified(describe(m), delta, options, true), delta);
   };
   if (!(upper(maximum, false) <= target_epsilon) && !(upper(maximum, true) <= target_epsilon))
-    throw InputError(fmt::format("no noise multiplier up to {} reaches epsilon {} at delta {} after {} steps at sampling rate "
-                                 "{} (raise the maximum, or accept a larger epsilon)",
-                                 maximum, target_epsilon, delta, steps, sampling_rate));
+    throw InputError(unreachable(maximum));
   // A bracket by doubling from 1 (small multipliers are the expensive ones: their losses spread widest, so the search
   // never starts there): upper(low) > target or low == minimum, upper(high) <= target.
   double low = minimum, high = maximum;
@@ -193,6 +196,57 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
   result.below = low;
   result.epsilon = certificate_of(high);
   return result;
+}
+
+}  // namespace
+
+NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
+                                            const AccountantOptions& options, double relative_tolerance, double minimum,
+                                            double maximum) {
+  dp_sgd_description(1.0, sampling_rate, steps);  // validates q and the steps before the search
+  if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the noise multiplier range must be 0 < minimum < maximum");
+  return calibrate_parameter(
+      [&](double m) { return dp_sgd_description(m, sampling_rate, steps); },
+      [&](double top) {
+        return fmt::format("no noise multiplier up to {} reaches epsilon {} at delta {} after {} steps at sampling rate "
+                           "{} (raise the maximum, or accept a larger epsilon)",
+                           top, target_epsilon, delta, steps, sampling_rate);
+      },
+      target_epsilon, delta, options, relative_tolerance, minimum, maximum);
+}
+
+NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
+                                 double delta, const AccountantOptions& options, double relative_tolerance, double minimum,
+                                 double maximum) {
+  description.validate();
+  if (description.events.size() != 1)
+    throw InputError(fmt::format("calibration takes one event (got {}): the parameter searched must be one event's", description.events.size()));
+  const ReleaseEvent& event = description.events.front();
+  if (!event.values.count(key)) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : event.values) keys.push_back(k);
+    throw InputError(fmt::format("the {} event has no number parameter '{}' to calibrate (its parameters: {})", event.mechanism,
+                                 key, fmt::join(keys, ", ")));
+  }
+  // Only a noise parameter makes epsilon fall as it grows; a sensitivity makes it rise.
+  const MechanismKind& kind = mechanism_kind(event.mechanism);
+  for (const auto& p : kind.parameters)
+    if (p.key == key && (p.integer || key == "sensitivity"))
+      throw InputError(fmt::format("'{}' is not a noise parameter of the {} mechanism: calibrate its noise (scale, sigma or "
+                                   "noise multiplier)",
+                                   key, event.mechanism));
+  return calibrate_parameter(
+      [&](double value) {
+        ReleaseDescription d = description;
+        d.events.front().values[key] = value;
+        return d;
+      },
+      [&](double top) {
+        return fmt::format("no {} up to {} reaches epsilon {} at delta {} for {} (raise the maximum, or accept a larger "
+                           "epsilon)",
+                           key, top, target_epsilon, delta, event.describe());
+      },
+      target_epsilon, delta, options, relative_tolerance, minimum, maximum);
 }
 
 StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double target_epsilon, double delta,

@@ -39,7 +39,7 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
                                             double delta, const AccountantOptions& options = {});
 
 struct NoiseCalibration {
-  double noise_multiplier = 0.0;   // the least found: certified upper epsilon <= target
+  double noise_multiplier = 0.0;   // the least found: certified upper epsilon <= target (the calibrated parameter)
   EpsilonBracket epsilon;          // its certified bracket
   double below = 0.0;              // noise_multiplier / (1 + relative_tolerance) or less: certified upper > target
   int evaluations = 0;
@@ -50,6 +50,15 @@ struct NoiseCalibration {
 NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
                                             const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
                                             double minimum = 0.05, double maximum = 1000.0);
+
+// The least value of the number parameter `key` of the description's one event (a noise parameter: the noise multiplier,
+// scale or sigma, which epsilon falls with) in [minimum, maximum] whose certified upper epsilon at delta is at most
+// target_epsilon, to relative_tolerance; the same search as calibrate_noise_multiplier. For learned-noise comparisons
+// at equal certified epsilon: the Laplace per coordinate, the Gaussian, ... InputError for a key that is not a noise
+// parameter, or when even `maximum` does not reach the target.
+NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
+                                 double delta, const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
+                                 double minimum = 0.05, double maximum = 1000.0);
 
 struct StepsCalibration {
   int64_t steps = 0;  // the most steps whose certified upper epsilon <= target (0: not even one)

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/noise_table.hpp"
+
 namespace noiselearn {
 
 // Outcomes whose privacy loss l = ln(P/Q) lies in [low, high], with their probabilities under P and Q. An atom has
@@ -53,6 +55,14 @@ class MechanismPair {
   virtual LossLaw loss_law(double tail_mass) const = 0;
   // Relative accuracy of the masses as computed (the sampled release pads its upper bound by it).
   virtual double mass_relative_error() const { return 1e-13; }
+  // When the law is that of a stand-in (a table symmetric only up to rounding, accounted through its exactly symmetric
+  // copy): a bound on the total variation between one release of the mechanism and of the stand-in, each side of the
+  // pair (every query pays (1 + e^eps) n times it). 0: the law is the mechanism's own.
+  virtual double substitution_tv() const { return 0.0; }
+  // The mechanism on d coordinates with independent noise, each differing by at most the sensitivity, when that product
+  // is exactly another pair of closed form (the Gaussian: the Gaussian of multiplier m / sqrt(d), the L-infinity ball's
+  // corner being its farthest point); null: the product is computed (coordinate_product.hpp).
+  virtual std::shared_ptr<const MechanismPair> coordinate_product(int64_t /*coordinates*/) const { return nullptr; }
 };
 
 // One parameter of a mechanism kind, as a config key and a Python keyword: its default (none: required), unit and
@@ -63,17 +73,23 @@ struct MechanismParameter {
   std::string unit;
   std::string meaning;
   bool integer = false;  // a positive whole number (a sensitivity on the integers)
+  bool table = false;    // a noise table, given as the path of its file (read by the caller's TableReader)
 };
 
 using MechanismValues = std::map<std::string, double>;
+// The tables of a kind's table parameters, by key.
+using MechanismTables = std::map<std::string, std::shared_ptr<const NoiseTable>>;
+// Reads the noise table at a path (io/table_files.hpp through the CLI and Python); InputError naming the file.
+using TableReader = std::function<std::shared_ptr<const NoiseTable>(const std::string& path)>;
 
 // A kind of mechanism: its name in event files and Python, its parameters, and the factory of its pair. The
-// factory receives every parameter (defaults filled in, each validated against its MechanismParameter).
+// factory receives every parameter (defaults filled in, each validated against its MechanismParameter): numbers in
+// the values, tables in the tables.
 struct MechanismKind {
   std::string name;
   std::string summary;
   std::vector<MechanismParameter> parameters;
-  std::function<std::unique_ptr<MechanismPair>(const MechanismValues&)> make;
+  std::function<std::unique_ptr<MechanismPair>(const MechanismValues&, const MechanismTables&)> make;
 };
 
 // Every registered kind, in registration order (mechanism_registry.cpp).
@@ -82,9 +98,13 @@ const std::vector<MechanismKind>& mechanism_kinds();
 const MechanismKind& mechanism_kind(const std::string& name);
 // A number from an event's text (the whole text, finite), or an InputError "WHERE: KEY must be a number (got 'TEXT')".
 double parse_event_number(const std::string& text, const std::string& key, const std::string& where);
-// The parameters of `kind` from key/value text (where: for messages, e.g. "events.yaml, event 2"): unknown keys,
-// missing required ones, non-numbers and values outside the domain are InputErrors naming the key.
+// The number parameters of `kind` from key/value text (where: for messages, e.g. "events.yaml, event 2"): unknown keys,
+// missing required ones, non-numbers and values outside the domain are InputErrors naming the key. Table parameters
+// are left to mechanism_tables.
 MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
                                  const std::string& where);
+// The table parameters of `kind`, each read by `read` from its path (a required one missing, or no reader: InputError).
+MechanismTables mechanism_tables(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
+                                 const std::string& where, const TableReader& read);
 
 }  // namespace noiselearn

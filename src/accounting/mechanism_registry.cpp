@@ -15,6 +15,7 @@ MechanismKind gaussian_mechanism_kind();
 MechanismKind laplace_mechanism_kind();
 MechanismKind discrete_gaussian_mechanism_kind();
 MechanismKind discrete_laplace_mechanism_kind();
+MechanismKind table_mechanism_kind();
 
 const std::vector<MechanismKind>& mechanism_kinds() {
   static const std::vector<MechanismKind> kinds{
@@ -22,6 +23,7 @@ const std::vector<MechanismKind>& mechanism_kinds() {
       laplace_mechanism_kind(),
       discrete_gaussian_mechanism_kind(),
       discrete_laplace_mechanism_kind(),
+      table_mechanism_kind(),
   };
   return kinds;
 }
@@ -60,6 +62,7 @@ MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<st
     if (!parameter)
       throw InputError(fmt::format("{}: mechanism '{}' has no parameter '{}'{} (its parameters: {})", where, kind.name, key,
                                    did_you_mean(key, keys), fmt::join(keys, ", ")));
+    if (parameter->table) continue;
     const double value = parse_event_number(text, key, where);
     if (!(value > 0.0) || !std::isfinite(value))
       throw InputError(fmt::format("{}: {} must be positive and finite (got {})", where, key, text));
@@ -68,12 +71,32 @@ MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<st
     values[key] = value;
   }
   for (const auto& p : kind.parameters) {
-    if (values.count(p.key)) continue;
+    if (values.count(p.key) || p.table) continue;
     if (!p.default_value)
       throw InputError(fmt::format("{}: mechanism '{}' needs {} ({}, in {})", where, kind.name, p.key, p.meaning, p.unit));
     values[p.key] = *p.default_value;
   }
   return values;
+}
+
+MechanismTables mechanism_tables(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
+                                 const std::string& where, const TableReader& read) {
+  MechanismTables tables;
+  for (const auto& p : kind.parameters) {
+    if (!p.table) continue;
+    const std::string* path = nullptr;
+    for (const auto& [key, text] : fields)
+      if (key == p.key) path = &text;
+    if (!path) throw InputError(fmt::format("{}: mechanism '{}' needs {} ({})", where, kind.name, p.key, p.meaning));
+    if (path->empty()) throw InputError(fmt::format("{}: {} is empty (give the path of a noise table file)", where, p.key));
+    if (!read) throw InputError(fmt::format("{}: {} '{}': no table reader here (the CLI and Python read tables)", where, p.key, *path));
+    try {
+      tables[p.key] = read(*path);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}: {}", where, p.key, e.what()));
+    }
+  }
+  return tables;
 }
 
 }  // namespace noiselearn

@@ -13,7 +13,9 @@ namespace noiselearn {
 
 std::string ReleaseEvent::describe() const {
   std::vector<std::string> parts;
+  for (const auto& [key, path] : table_paths) parts.push_back(fmt::format("{} {}", key, path));
   for (const auto& [key, value] : values) parts.push_back(fmt::format("{} {:g}", key, value));
+  if (coordinates > 1) parts.push_back(fmt::format("{} coordinates", coordinates));
   return fmt::format("{} ({}), {}, {} release{}", mechanism, fmt::join(parts, ", "), sampling.describe(), count,
                      count == 1 ? "" : "s");
 }
@@ -38,8 +40,12 @@ void ReleaseDescription::validate() const {
 
 const std::vector<MechanismParameter>& event_keys() {
   static const std::vector<MechanismParameter> keys{
-      {"mechanism", std::nullopt, "", "the mechanism's registered name (gaussian, laplace, discrete_gaussian, discrete_laplace)"},
+      {"mechanism", std::nullopt, "", "the mechanism's registered name (gaussian, laplace, discrete_gaussian, discrete_laplace, table)"},
       {"count", 1.0, "releases", "how many times the event is released (steps)", true},
+      {"coordinates", 1.0, "coordinates",
+       "the mechanism on each of d coordinates with its own noise, neighbours differing by at most the sensitivity in "
+       "each (per-coordinate, L-infinity, clipping)",
+       true},
       {"sampling", std::nullopt, "", "none (default), poisson, without_replacement; left out, the sampling keys decide"},
       {"sampling_rate", std::nullopt, "probability", "poisson: the probability that a record is in the batch, in (0, 1]"},
       {"batch_size", std::nullopt, "records", "without_replacement: records per batch", true},
@@ -59,10 +65,10 @@ int64_t whole(const std::string& text, const std::string& key, const std::string
 
 }  // namespace
 
-ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where) {
+ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where, const TableReader& read_table) {
   ReleaseEvent event;
   std::set<std::string> seen;
-  std::optional<std::string> mechanism, sampling, rate, batch, dataset, count;
+  std::optional<std::string> mechanism, sampling, rate, batch, dataset, count, coordinates;
   EventFields mechanism_fields;
   for (const auto& [key, text] : fields) {
     if (!seen.insert(key).second) throw InputError(fmt::format("{}: {} is given twice", where, key));
@@ -72,6 +78,7 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
     else if (key == "batch_size") batch = text;
     else if (key == "dataset_size") dataset = text;
     else if (key == "count") count = text;
+    else if (key == "coordinates") coordinates = text;
     else mechanism_fields.emplace_back(key, text);
   }
   if (!mechanism) {
@@ -99,7 +106,19 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
     }
   }
   event.values = mechanism_values(*kind, mechanism_fields, where);
+  event.tables = mechanism_tables(*kind, mechanism_fields, where, read_table);
+  for (const auto& p : kind->parameters)
+    for (const auto& [key, text] : mechanism_fields)
+      if (p.table && key == p.key) event.table_paths[key] = text;
   if (count) event.count = whole(*count, "count", where, 1);
+  if (coordinates) event.coordinates = whole(*coordinates, "coordinates", where, 1);
+  // The mechanism made once here, so that what only its pair can check (a table's sensitivity on its grid, its
+  // symmetry) names the event.
+  try {
+    kind->make(event.values, event.tables);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", where, e.what()));
+  }
   // The sampling: as given, or as its keys say.
   SamplingKind sampling_kind = SamplingKind::kNone;
   if (sampling) {
@@ -149,8 +168,8 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
 
 PairBounds event_release_bounds(const ReleaseEvent& event, RecordRelation relation, const AccountantOptions& options) {
   const MechanismKind& kind = mechanism_kind(event.mechanism);
-  std::shared_ptr<const MechanismPair> mechanism = kind.make(event.values);
-  return sampled_release_bounds(std::move(mechanism), event.sampling, relation, options);
+  std::shared_ptr<const MechanismPair> mechanism = kind.make(event.values, event.tables);
+  return sampled_release_bounds(std::move(mechanism), event.sampling, relation, options, event.coordinates);
 }
 
 namespace {

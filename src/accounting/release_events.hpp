@@ -16,7 +16,13 @@
 //       batch_size: 256             # without_replacement: batch_size of dataset_size (replace_one only)
 //       dataset_size: 60000
 //       count: 100
+//     - mechanism: table           # any noise table, per coordinate of a gradient (L-infinity clipping)
+//       table: learned.csv         # a path (relative to the events file)
+//       sensitivity: 0.6
+//       coordinates: 1210          # d coordinates, each with its own noise (default 1)
+//       sampling_rate: 0.01
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,9 +37,14 @@ namespace noiselearn {
 
 struct ReleaseEvent {
   std::string mechanism;     // a registered kind (mechanism_kinds())
-  MechanismValues values;    // its parameters, defaults filled in
+  MechanismValues values;    // its number parameters, defaults filled in
+  MechanismTables tables;    // its table parameters, read
+  std::map<std::string, std::string> table_paths;  // ... and the paths they were read from (for describe)
   Sampling sampling;
   int64_t count = 1;
+  // The mechanism on each of d coordinates with independent noise, neighbours differing by at most the sensitivity in
+  // each (per-coordinate, L-infinity, clipping); sampling mixes the d-fold products (coordinate_product.hpp).
+  int64_t coordinates = 1;
   std::string describe() const;
 };
 
@@ -50,8 +61,8 @@ const std::vector<MechanismParameter>& event_keys();
 
 // One event from key/value text. `sampling` may be left out when the keys say it (sampling_rate: poisson; batch_size
 // and dataset_size: without_replacement). Unknown keys, missing ones and bad values are InputErrors that start with
-// `where` and name the key.
-ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where);
+// `where` and name the key. Table parameters (the table mechanism's `table`) are read with `read_table`.
+ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where, const TableReader& read_table = {});
 
 // Certified bounds of the whole description: one event is composed with compose_bounds (tilted refinement and the
 // per-query decisions included); several are a heterogeneous composition. With queries under several_pairs auto, one

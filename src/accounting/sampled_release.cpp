@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "accounting/coordinate_product.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/profile_envelope.hpp"
 #include "core/errors.hpp"
@@ -137,7 +139,8 @@ struct DirectionAtoms {
 
 // The cell's outcomes (losses in [low, high] of this direction, masses a under the first and b under the second
 // distribution) into the upper and lower atoms (see the header).
-void add_cell(DirectionAtoms& out, double low, double high, double a, double b, double relative_error) {
+void add_cell(DirectionAtoms& out, double low, double high, double a, double b, double relative_error,
+              bool lower_at_low_end = false) {
   if (!(a > 0.0)) return;
   if (low == high) {  // an atom (its second mass may have underflowed to 0 at a finite loss: the loss decides)
     if (low == INFINITY) {
@@ -174,7 +177,9 @@ void add_cell(DirectionAtoms& out, double low, double high, double a, double b, 
   }
   // Merged: one outcome of loss ln(a / b), kept inside [low, high] against rounding; where b underflowed (losses of
   // hundreds of nats) the merged loss is unknown, and the cell's smallest loss is a lower bound of it.
-  out.lower.losses.push_back(b > 0.0 ? std::clamp(std::log(a) - std::log(b), low, high) : low);
+  // A cell whose outcomes' loss is only known to lie in [low, high] (lower_at_low_end: the coordinate product's merged
+  // outcomes, their loss computed from masses with a bounded error) is at its smallest loss.
+  out.lower.losses.push_back(b > 0.0 && !lower_at_low_end ? std::clamp(std::log(a) - std::log(b), low, high) : low);
   out.lower.masses.push_back(a);
 }
 
@@ -194,13 +199,14 @@ void check_atoms(const PrivacyLossAtoms& atoms, const std::string& mechanism) {
     throw std::logic_error(fmt::format("{}: the infinity mass {} is not finite", mechanism, atoms.infinity_mass));
 }
 
-DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double relative_error, const AccountantOptions& options) {
+DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double relative_error, const AccountantOptions& options,
+                               bool lower_at_low_end = false) {
   DirectionAtoms out;
   for (const LossCell& cell : law.cells) {
     const auto [a, b] = d.masses(cell.p_mass, cell.q_mass);
     double low = d.g(cell.low), high = d.g(cell.high);
     if (low > high) std::swap(low, high);
-    add_cell(out, low, high, a, b, relative_error);
+    add_cell(out, low, high, a, b, relative_error, lower_at_low_end);
   }
   if (law.continuous) {
     const ContinuousLoss& c = *law.continuous;
@@ -269,17 +275,43 @@ DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double re
 }  // namespace
 
 PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism, const Sampling& sampling,
-                                  RecordRelation relation, const AccountantOptions& options) {
+                                  RecordRelation relation, const AccountantOptions& options, int64_t coordinates) {
   options.validate();
   sampling.validate();
   check_sampling_relation(sampling, relation);
+  if (coordinates < 1) throw InputError(fmt::format("coordinates {} must be at least 1", coordinates));
+  // A product of closed form (the Gaussian's) is that mechanism itself.
+  if (coordinates > 1)
+    if (auto exact = mechanism->coordinate_product(coordinates)) {
+      PairBounds bounds = sampled_release_bounds(exact, sampling, relation, options, 1);
+      bounds.pair_description = fmt::format("{} coordinates of {}: {}", coordinates, mechanism->description(), bounds.pair_description);
+      bounds.shift_justification += fmt::format("; {} coordinates, each moved by at most the sensitivity: the corner of the "
+                                                "cube, at L2 distance sqrt({}) sensitivities, is the worst",
+                                                coordinates, coordinates);
+      bounds.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
+        return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
+      };
+      return bounds;
+    }
   const double q = sampling.probability();
   const LossLaw law = mechanism->loss_law(options.tail_mass);
   const double error = mechanism->mass_relative_error();
+  // d coordinates: the upper bound from a pair that dominates the product, the lower from one it dominates
+  // (coordinate_product.hpp); one coordinate: the law itself for both.
+  std::optional<CoordinateProductLaws> product;
+  if (coordinates > 1)
+    product = coordinate_product_laws(law, error, coordinates, options.loss_step, 1e-3 * options.tail_mass);
+  const std::string what = coordinates == 1 ? mechanism->description()
+                                            : fmt::format("{}, on each of {} coordinates (each differs by at most the "
+                                                          "sensitivity: L-infinity)",
+                                                          mechanism->description(), coordinates);
   PairBounds bounds;
   bounds.pair_description = sampling.kind == SamplingKind::kNone
-                                ? fmt::format("{} ({})", mechanism->description(), to_string(relation))
-                                : fmt::format("{}, {} ({})", mechanism->description(), sampling.describe(), to_string(relation));
+                                ? fmt::format("{} ({})", what, to_string(relation))
+                                : fmt::format("{}, {} ({})", what, sampling.describe(), to_string(relation));
+  // A table accounted through its exactly symmetric copy pays for the difference: d coordinates differ by at most d
+  // times it, and a mixture of the releases by no more than they do.
+  bounds.substitution_tv = mechanism->substitution_tv() * static_cast<double>(coordinates) * (1.0 + 1e-12);
   bounds.options = options;
   bounds.neighbours = NeighbourRelation::kAnySequence;
   bounds.record_relation = relation == RecordRelation::kAddOrRemove
@@ -289,7 +321,13 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
                                  "queries";
   // Both bounds of one direction from one pass over the law.
   auto bounds_of = [&](Direction::Kind kind) {
-    DirectionAtoms atoms = direction_atoms(law, Direction(kind, q), error, options);
+    DirectionAtoms atoms;
+    if (product) {
+      atoms.upper = direction_atoms(product->upper, Direction(kind, q), error, options).upper;
+      atoms.lower = direction_atoms(product->lower, Direction(kind, q), error, options, true).lower;
+    } else {
+      atoms = direction_atoms(law, Direction(kind, q), error, options);
+    }
     check_atoms(atoms.upper, mechanism->description());
     check_atoms(atoms.lower, mechanism->description());
     return std::pair{discretise(atoms.upper, BoundKind::kUpper, options), discretise(atoms.lower, BoundKind::kLower, options)};
@@ -332,8 +370,12 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
     }
   }
   bounds.lower.push_back(std::move(low));
-  bounds.rediscretise = [mechanism, sampling, relation](const AccountantOptions& refined) {
-    return sampled_release_bounds(mechanism, sampling, relation, refined);
+  if (product)
+    bounds.shift_justification += fmt::format("; each coordinate's worst pair is the mechanism's, so the product of {} is "
+                                              "the worst (its losses on a grid of step {:.3g})",
+                                              coordinates, product->step);
+  bounds.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
+    return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
   };
   return bounds;
 }

@@ -61,7 +61,9 @@ void check_sampling_relation(const Sampling& sampling, RecordRelation relation);
 
 // One release of the mechanism under the sampling and the relation, as single-release bounds (compose with
 // compose_bounds). `rediscretise` of the result makes it again with other options (a smaller tail mass).
+// coordinates > 1: the mechanism on each of d coordinates with independent noise, neighbours differing by at most the
+// sensitivity in each (L-infinity clipping); sampling mixes the d-fold products (coordinate_product.hpp).
 PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism, const Sampling& sampling,
-                                  RecordRelation relation, const AccountantOptions& options);
+                                  RecordRelation relation, const AccountantOptions& options, int64_t coordinates = 1);
 
 }  // namespace noiselearn

@@ -8,10 +8,11 @@
 
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"
+#include "io/table_files.hpp"
 
 namespace noiselearn {
 
-ReleaseDescription parse_events_yaml(const std::string& text, const std::string& source) {
+ReleaseDescription parse_events_yaml(const std::string& text, const std::string& source, const std::filesystem::path& folder) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -49,7 +50,7 @@ ReleaseDescription parse_events_yaml(const std::string& text, const std::string&
         throw InputError(fmt::format("{}: {} must be a single value (a number or a word)", where, key));
       fields.emplace_back(key, entry.second.as<std::string>());
     }
-    description.events.push_back(parse_release_event(fields, where));
+    description.events.push_back(parse_release_event(fields, where, table_file_reader(folder)));
   }
   try {
     description.validate();
@@ -64,7 +65,7 @@ ReleaseDescription read_events_file(const std::filesystem::path& path) {
   if (!in) throw InputError(fmt::format("{}: cannot read the events file", path.string()));
   std::stringstream text;
   text << in.rdbuf();
-  return parse_events_yaml(text.str(), path.string());
+  return parse_events_yaml(text.str(), path.string(), path.parent_path());
 }
 
 EventFields parse_event_assignments(const std::string& text, const std::string& where) {

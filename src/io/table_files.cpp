@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 
 #include "core/errors.hpp"
@@ -387,6 +388,14 @@ LoadedTable read_noise_table(const fs::path& csv_path, const TableReadOptions& o
   if (fs::status(json_path, ignored).type() == fs::file_type::not_found)
     return read_bare(std::move(rows), csv_label, csv_path, options);
   return read_with_metadata(std::move(rows), csv_label, json_path, csv_checksum(text), options);
+}
+
+TableReader table_file_reader(const std::filesystem::path& relative_to) {
+  return [relative_to](const std::string& path) -> std::shared_ptr<const NoiseTable> {
+    std::filesystem::path file(path);
+    if (file.is_relative() && !relative_to.empty()) file = relative_to / file;
+    return std::make_shared<const NoiseTable>(read_noise_table(file).table);
+  };
 }
 
 }  // namespace noiselearn

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accounting/mechanism_pair.hpp"
 #include "core/noise_table.hpp"
 
 namespace noiselearn {
@@ -66,5 +67,9 @@ struct TableReadOptions {
 // increasing x) and support kind are inferred. Every problem is an InputError of one line naming the
 // file and, where there is one, the line: "noise.csv:17: 'abc' is not a number".
 LoadedTable read_noise_table(const std::filesystem::path& csv_path, const TableReadOptions& options = {});
+
+// Reads tables for the accountant's events (accounting/mechanism_pair.hpp, TableReader): a relative path from
+// `relative_to` (an events file's folder; empty: the working directory), strictly (the sum to 1 within 1e-12).
+TableReader table_file_reader(const std::filesystem::path& relative_to = {});
 
 }  // namespace noiselearn

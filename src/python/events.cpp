@@ -16,6 +16,7 @@
 #include "accounting/mechanism_pair.hpp"
 #include "accounting/release_events.hpp"
 #include "core/errors.hpp"
+#include "io/table_files.hpp"
 #include "python/bindings.hpp"
 #include "python/bounds.hpp"
 
@@ -55,7 +56,7 @@ ReleaseDescription description_of(const py::object& events, const std::string& r
       const std::string name = key.cast<std::string>();
       fields.emplace_back(name, field_text(value, name, where));
     }
-    description.events.push_back(parse_release_event(fields, where));
+    description.events.push_back(parse_release_event(fields, where, table_file_reader()));
   }
   description.validate();
   return description;
@@ -95,6 +96,7 @@ void bind_events(py::module_& m) {
             d["unit"] = p.unit;
             d["meaning"] = p.meaning;
             d["integer"] = p.integer;
+            d["table"] = p.table;
             parameters.append(d);
           }
           py::dict k;
@@ -117,7 +119,8 @@ void bind_events(py::module_& m) {
       },
       py::arg("events"), py::kw_only(), py::arg("relation") = "add_remove", py::arg("loss_step") = 1e-4,
       "Certified bounds of a list of events, each a dict as in an events file: mechanism ('gaussian', 'laplace', "
-      "'discrete_gaussian', 'discrete_laplace'; see mechanisms()) and its parameters, sampling ('none', 'poisson' with "
+      "'discrete_gaussian', 'discrete_laplace', 'table' with a table file's path; see mechanisms()) and its parameters, "
+      "coordinates (d coordinates with their own noise, L-infinity neighbours; default 1), sampling ('none', 'poisson' with "
       "sampling_rate, 'without_replacement' with batch_size and dataset_size; left out, the keys decide) and count "
       "(releases, default 1). relation: 'add_remove' (Poisson) or 'replace_one' (without replacement). Returns Bounds: "
       ".epsilon(delta) and .delta(epsilon) give (lower, upper).");
@@ -184,6 +187,30 @@ void bind_events(py::module_& m) {
       "The least noise multiplier (to relative_tolerance, in [minimum, maximum]) whose certified upper epsilon at delta "
       "after `steps` DP-SGD steps at sampling_rate is at most target_epsilon: (noise_multiplier, (lower, upper)). "
       "ValueError when even `maximum` does not reach the target.");
+
+  m.def(
+      "calibrate_event",
+      [](const py::object& event, const std::string& key, double target_epsilon, double delta, const std::string& relation,
+         double relative_tolerance, double minimum, double maximum, double loss_step) {
+        if (!py::isinstance<py::dict>(event)) throw InputError(fmt::format("event must be one dict (got {})", type_name(event)));
+        py::list events;
+        events.append(event);
+        const ReleaseDescription description = description_of(events, relation);
+        const AccountantOptions options = options_of(loss_step);
+        NoiseCalibration c;
+        {
+          py::gil_scoped_release release;
+          c = calibrate_event(description, key, target_epsilon, delta, options, relative_tolerance, minimum, maximum);
+        }
+        return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
+      },
+      py::arg("event"), py::arg("key"), py::arg("target_epsilon"), py::arg("delta"), py::kw_only(),
+      py::arg("relation") = "add_remove", py::arg("relative_tolerance") = 1e-3, py::arg("minimum") = 0.05,
+      py::arg("maximum") = 1000.0, py::arg("loss_step") = 1e-4,
+      "The least value of the event's noise parameter `key` (e.g. 'noise_multiplier' of a 'laplace' event on d "
+      "coordinates, 'scale' of a 'discrete_laplace') whose certified upper epsilon at delta is at most target_epsilon "
+      "(the value in the event dict is replaced): (value, (lower, upper)). ValueError for a key that is not a noise "
+      "parameter, or when even `maximum` does not reach the target.");
 
   m.def(
       "max_steps",

@@ -3,6 +3,8 @@
 // finer accounting, and the calibrated noise multiplier certifies the target while one a tolerance below does not.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -106,4 +108,67 @@ TEST_CASE("account: bad input is one line naming the culprit, exit 2", "[cli][ac
   write(dir / "bad3.yaml", "events:\n  - mechanism: laplace\n    noise_multiplier: [1, 2]\n");
   refused("account bad3.yaml", "bad3.yaml, event 1: noise_multiplier must be a single value");
   refused("account missing.yaml", "missing.yaml: cannot read the events file");
+}
+
+TEST_CASE("account: a noise table on d coordinates from an events file (its path relative to the file), as the "
+          "mechanism it tabulates", "[cli][account]") {
+  const fs::path dir = scratch("account-table");
+  fs::create_directories(dir / "sub");
+  // The discrete Laplace of scale 2 on [-80, 80] as a bare x,p CSV next to the events file.
+  std::string csv = "x,p\n";
+  double sum = 0.0;
+  for (int x = -80; x <= 80; ++x) sum += std::exp(-std::abs(x) / 2.0);
+  for (int x = -80; x <= 80; ++x) csv += fmt::format("{},{:.17g}\n", x, std::exp(-std::abs(x) / 2.0) / sum);
+  write(dir / "sub" / "laplace.csv", csv);
+  write(dir / "sub" / "events.yaml",
+        "events:\n  - mechanism: table\n    table: laplace.csv\n    sensitivity: 1\n    coordinates: 4\n"
+        "    sampling_rate: 0.1\n    count: 30\n");
+  const Run table = run_noiselearn("account sub/events.yaml --delta 1e-5 --json", dir);
+  REQUIRE(table.exit_code == 0);
+  const Run mechanism = run_noiselearn(
+      "account --event mechanism=discrete_laplace,scale=2,coordinates=4,sampling_rate=0.1,count=30 --delta 1e-5 --json", dir);
+  REQUIRE(mechanism.exit_code == 0);
+  const auto t = nlohmann::json::parse(table.out)["epsilon_at_delta"][0], m = nlohmann::json::parse(mechanism.out)["epsilon_at_delta"][0];
+  CHECK(double(t["epsilon_lower"]) <= double(m["epsilon_upper"]));
+  CHECK(double(m["epsilon_lower"]) <= double(t["epsilon_upper"]));
+  const Run text = run_noiselearn("account sub/events.yaml --delta 1e-5", dir);
+  CHECK_THAT(text.out, Contains("on each of 4 coordinates") && Contains("L-infinity"));
+  // A table that is not there, and a sensitivity off its grid: one line naming it, exit 2.
+  write(dir / "bad.yaml", "events:\n  - mechanism: table\n    table: absent.csv\n    sensitivity: 1\n");
+  const Run absent = run_noiselearn("account bad.yaml", dir);
+  CHECK(absent.exit_code == 2);
+  CHECK_THAT(absent.err, Contains("absent.csv"));
+  const Run off = run_noiselearn("account --event mechanism=table,table=sub/laplace.csv,sensitivity=1.5", dir);
+  CHECK(off.exit_code == 2);
+  CHECK_THAT(off.err, Contains("sensitivity 1.5"));
+}
+
+TEST_CASE("account --calibrate of any event's noise: the Laplace on d coordinates certifies the target, the value "
+          "below does not", "[cli][account]") {
+  const fs::path dir = scratch("account-calibrate-any");
+  const Run run = run_noiselearn(
+      "account --event mechanism=laplace,noise_multiplier=1,coordinates=20,sampling_rate=0.05,count=100 --delta 1e-5 "
+      "--calibrate 3 --json",
+      dir);
+  REQUIRE(run.exit_code == 0);
+  const auto json = nlohmann::json::parse(run.out);
+  CHECK(json["key"] == "noise_multiplier");
+  const double value = json["value"], below = json["value_below"];
+  CHECK(double(json["epsilon_upper"]) <= 3.0);
+  CHECK(below < value);
+  CHECK(below >= value / 1.0011);
+  auto upper_at = [&](double m) {
+    const Run r = run_noiselearn(fmt::format("account --event mechanism=laplace,noise_multiplier={:.17g},coordinates=20,"
+                                             "sampling_rate=0.05,count=100 --delta 1e-5 --json",
+                                             m),
+                                 dir);
+    REQUIRE(r.exit_code == 0);
+    return double(nlohmann::json::parse(r.out)["epsilon_at_delta"][0]["epsilon_upper"]);
+  };
+  CHECK(upper_at(value) <= 3.0);
+  CHECK(upper_at(below) > 3.0);
+  const Run sensitivity = run_noiselearn(
+      "account --event mechanism=discrete_laplace,scale=2 --delta 1e-5 --calibrate 1 --calibrate-key sensitivity", dir);
+  CHECK(sensitivity.exit_code == 2);
+  CHECK_THAT(sensitivity.err, Contains("not a noise parameter"));
 }

@@ -70,7 +70,8 @@ def test_calibration_returns_the_least_noise_multiplier_on_a_fine_scan():
 
 def test_mechanisms_lists_the_registry():
     kinds = {k["name"]: k for k in nl.mechanisms()}
-    assert set(kinds) == {"gaussian", "laplace", "discrete_gaussian", "discrete_laplace"}
+    assert set(kinds) == {"gaussian", "laplace", "discrete_gaussian", "discrete_laplace", "table"}
+    assert [p["key"] for p in kinds["table"]["parameters"] if p["table"]] == ["table"]
     keys = {p["key"]: p for p in kinds["discrete_gaussian"]["parameters"]}
     assert keys["sensitivity"]["default"] == 1.0 and keys["sigma"]["default"] is None
 
@@ -96,3 +97,35 @@ def test_bad_input_is_one_value_error_naming_the_culprit(call, message):
     with pytest.raises(ValueError, match=None) as error:
         call()
     assert message in str(error.value)
+
+
+def test_table_event_on_coordinates_is_the_mechanism_it_tabulates(tmp_path):
+    # The discrete Laplace of scale 2 on [-80, 80] as a bare x,p CSV (what is left out: 1e-18), per coordinate of 5.
+    x = np.arange(-80, 81)
+    p = np.exp(-np.abs(x) / 2.0)
+    p /= p.sum()
+    path = tmp_path / "laplace.csv"
+    path.write_text("x,p\n" + "".join(f"{int(v)},{w!r}\n" for v, w in zip(x, p)))
+    common = {"coordinates": 5, "sampling_rate": 0.1, "count": 50}
+    table = nl.account_events([{"mechanism": "table", "table": str(path), "sensitivity": 1, **common}])
+    mechanism = nl.account_events([{"mechanism": "discrete_laplace", "scale": 2.0, **common}])
+    for delta in (1e-3, 1e-6):
+        t, m = table.epsilon(delta), mechanism.epsilon(delta)
+        assert t[0] <= m[1] and m[0] <= t[1]
+    with pytest.raises(ValueError, match="cannot|missing|no such|not"):
+        nl.account_events([{"mechanism": "table", "table": str(tmp_path / "absent.csv"), "sensitivity": 1}])
+
+
+def test_calibrate_event_returns_the_least_noise_on_a_fine_scan():
+    # Laplace noise on each of 100 coordinates (L-infinity clipping), Poisson sampling, 200 steps.
+    event = {"mechanism": "laplace", "noise_multiplier": 1.0, "coordinates": 100, "sampling_rate": 0.02, "count": 200}
+    target, delta = 2.0, 1e-5
+    value, (lower, upper) = nl.calibrate_event(event, "noise_multiplier", target, delta, minimum=4.0)
+    assert lower <= upper <= target
+    for factor in (0.999, 0.99, 0.9):
+        smaller = dict(event, noise_multiplier=value * factor)
+        assert nl.account_events([smaller]).epsilon(delta)[1] > target
+    with pytest.raises(ValueError, match="not a noise parameter"):
+        nl.calibrate_event({"mechanism": "discrete_laplace", "scale": 1.0}, "sensitivity", target, delta)
+    with pytest.raises(ValueError, match="no parameter 'sigma'|no number parameter 'sigma'"):
+        nl.calibrate_event(event, "sigma", target, delta)

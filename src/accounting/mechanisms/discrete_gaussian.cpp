@@ -84,7 +84,7 @@ MechanismKind discrete_gaussian_mechanism_kind() {
           "integer noise with P(x) proportional to exp(-x^2 / (2 sigma^2)) added to an integer query",
           {{"sigma", std::nullopt, "query units (integers)", "the discrete Gaussian's scale parameter sigma"},
            {"sensitivity", 1.0, "query units (integers)", "largest change of the query between neighbours", true}},
-          [](const MechanismValues& v) -> std::unique_ptr<MechanismPair> {
+          [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
             return std::make_unique<DiscreteGaussianPair>(v.at("sigma"), static_cast<int64_t>(v.at("sensitivity")));
           }};
 }

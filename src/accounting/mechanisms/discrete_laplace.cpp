@@ -55,7 +55,7 @@ MechanismKind discrete_laplace_mechanism_kind() {
           "integer noise with P(x) proportional to exp(-|x| / scale) added to an integer query",
           {{"scale", std::nullopt, "query units (integers)", "the scale t of P(x) ~ exp(-|x|/t)"},
            {"sensitivity", 1.0, "query units (integers)", "largest change of the query between neighbours", true}},
-          [](const MechanismValues& v) -> std::unique_ptr<MechanismPair> {
+          [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
             return std::make_unique<DiscreteLaplacePair>(v.at("scale"), static_cast<int64_t>(v.at("sensitivity")));
           }};
 }

@@ -37,6 +37,12 @@ class GaussianPair final : public MechanismPair {
     return "the difference s is the worst: a smaller one is a post-processing (x -> N(a x, sigma^2 (1 - a^2)))";
   }
   bool symmetric() const override { return true; }
+  // d coordinates, each moved by at most s: the difference is a vector of L2 norm at most s sqrt(d) (a corner of the
+  // cube), and by the rotation invariance of N(0, (m s)^2 I) the pair is the one-dimensional one at s sqrt(d), whose
+  // multiplier is m / sqrt(d) (smaller differences are post-processings, as above).
+  std::shared_ptr<const MechanismPair> coordinate_product(int64_t coordinates) const override {
+    return std::make_shared<GaussianPair>(noise_multiplier_ / std::sqrt(static_cast<double>(coordinates)));
+  }
   LossLaw loss_law(double tail_mass) const override {
     const double half = m_ * m_ / 2.0, k = normal_cut(tail_mass / 1000.0);
     LossLaw law;
@@ -67,7 +73,7 @@ MechanismKind gaussian_mechanism_kind() {
           "real-valued Gaussian noise N(0, (noise_multiplier * sensitivity)^2) added to the query",
           {{"noise_multiplier", std::nullopt, "sensitivities",
             "standard deviation of the noise divided by the query's sensitivity under the relation"}},
-          [](const MechanismValues& v) -> std::unique_ptr<MechanismPair> {
+          [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
             return std::make_unique<GaussianPair>(v.at("noise_multiplier"));
           }};
 }

@@ -53,7 +53,7 @@ MechanismKind laplace_mechanism_kind() {
   return {"laplace",
           "real-valued Laplace noise of scale noise_multiplier * sensitivity added to the query",
           {{"noise_multiplier", std::nullopt, "sensitivities", "scale b of the noise divided by the query's sensitivity"}},
-          [](const MechanismValues& v) -> std::unique_ptr<MechanismPair> {
+          [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
             return std::make_unique<LaplacePair>(v.at("noise_multiplier"));
           }};
 }
