@@ -7,11 +7,13 @@ void require(bool condition, const std::string& key, const std::string& message)
 }
 
 void require_one_of(const std::string& value, const std::string& key, std::initializer_list<const char*> valid) {
-  for (const char* v : valid)
-    if (value == v) return;
-  std::vector<std::string> names(valid.begin(), valid.end());
-  throw InputError(fmt::format("{} = '{}' is not valid{} (valid: {})", key, value, did_you_mean(value, names),
-                               fmt::join(names, ", ")));
+  require_one_of(value, key, std::vector<std::string>(valid.begin(), valid.end()));
+}
+
+void require_one_of(const std::string& value, const std::string& key, const std::vector<std::string>& valid) {
+  if (std::find(valid.begin(), valid.end(), value) != valid.end()) return;
+  throw InputError(fmt::format("{} = '{}' is not valid{} (valid: {})", key, value, did_you_mean(value, valid),
+                               fmt::join(valid, ", ")));
 }
 
 std::string grouped(int64_t value) {

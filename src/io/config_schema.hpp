@@ -45,6 +45,7 @@ namespace config_schema {
 void require(bool condition, const std::string& key, const std::string& message);
 // InputError naming the key, the value and the valid values unless value is one of them.
 void require_one_of(const std::string& value, const std::string& key, std::initializer_list<const char*> valid);
+void require_one_of(const std::string& value, const std::string& key, const std::vector<std::string>& valid);
 
 // A value a key may take when it must be a positive, finite number (a scale, a step, a budget).
 inline bool positive(double v) { return v > 0.0 && std::isfinite(v); }

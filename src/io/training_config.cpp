@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "io/config_schema.hpp"
+#include "io/training_kinds.hpp"
 
 namespace noiselearn {
 
@@ -56,14 +57,7 @@ const std::vector<C::Key>& C::schema() {
       {"pair.sensitivity", &C::pair_sensitivity, "x units",
        "query sensitivity s (clipping norm C for subsampled); a whole number of grid steps, less than 2 grid.range"},
       {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
-      {"loss.kind", &C::loss_kind, "",
-       "privacy surrogate: soft-pld (ours), moments-accountant (Prop. 17), privacy-buckets-adp, privacy-buckets-pdp, "
-       "renyi (Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et al.'s gamma, "
-       "epsilon at loss.delta); with model.kind = geometric-tail, soft-pld is the soft epsilon at loss.delta (or log delta at "
-       "loss.epsilon) of the composed envelope over the shifts, the certified quantity made smooth; hrdp (Xiao et al. Def. 7, "
-       "Thm 2: with optimiser.kind = convex, Hybrid Renyi DP of T = loss.compositions releases at loss.delta must not exceed "
-       "loss.epsilon; with adam, eq. 24's delta = T delta_p + exp(T G - (alpha - 1) loss.epsilon) is the surrogate, alpha "
-       "trained as for renyi)"},
+      {"loss.kind", &C::loss_kind, "", loss_kind_listing()},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
@@ -85,11 +79,7 @@ const std::vector<C::Key>& C::schema() {
        "worst-shift (the largest same-shift composition: the certificate's lower-bound scenario, m times the work)"},
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
       {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
-      {"optimiser.kind", &C::optimiser_kind, "",
-       "adam (Sommer et al.; grid models), pgd (Gilani et al. Alg. 3, corrected: preconditioned projected gradient on "
-       "model.kind = geometric-tail) or convex (Xiao et al. eq. 25-27, corrected: the least-cost one-sided table under the "
-       "HRDP budget, one convex program per alpha solved by an interior-point method; model.support = one-sided, "
-       "loss.kind = hrdp)"},
+      {"optimiser.kind", &C::optimiser_kind, "", optimiser_kind_listing()},
       {"optimiser.epochs", &C::optimiser_epochs, "epochs", "number of Adam steps"},
       {"optimiser.learning_rate", &C::optimiser_learning_rate, "", "initial Adam learning rate"},
       {"optimiser.learning_rate_decay", &C::optimiser_learning_rate_decay, "per epoch", "exponential learning-rate decay factor"},
@@ -218,21 +208,16 @@ void TrainingConfig::validate() const {
   require(positive(model_cost_budget), "model.cost_budget", "must be positive");
   require(model_cost != "exceedance" || model_cost_budget < 1.0, "model.cost_budget", "must be below 1 (a probability) for the exceedance cost");
   require(model_cost_threshold >= 0.0 && std::isfinite(model_cost_threshold), "model.cost_threshold", "must be finite and >= 0");
-  require_one_of(optimiser_kind, "optimiser.kind", {"adam", "pgd", "convex"});
+  require_one_of(optimiser_kind, "optimiser.kind", kind_names(optimiser_kinds()));
   require(!family || optimiser_kind == "pgd", "optimiser.kind", "must be pgd for model.kind = geometric-tail");
   require(family || optimiser_kind != "pgd", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
   require(!one_sided() || model_kind == "free-logits", "model.kind", "must be free-logits for model.support = one-sided");
   require(!one_sided() || optimiser_kind == "convex" || optimiser_kind == "adam", "optimiser.kind",
           "must be convex or adam for model.support = one-sided");
-  require(optimiser_kind != "convex" || one_sided(), "optimiser.kind", "convex applies to model.support = one-sided only");
-  require(optimiser_kind != "convex" || loss_kind == "hrdp", "loss.kind", "must be hrdp for optimiser.kind = convex");
-  require(loss_kind != "hrdp" || optimiser_kind == "convex" || optimiser_kind == "adam", "loss.kind",
-          "hrdp needs optimiser.kind = convex or adam");
-  require(optimiser_kind != "convex" || utility_kind == "second-moment" || utility_kind == "l1", "utility.kind",
-          "must be second-moment (E[e^2]) or l1 (E[e]) for optimiser.kind = convex");
-  require(optimiser_kind != "convex" || target_mode != "utility", "target.mode",
-          "must be none or delta for optimiser.kind = convex (the cost is what the program minimises)");
-  require(optimiser_kind != "convex" || pair_kind == "additive", "pair.kind", "must be additive for optimiser.kind = convex");
+  // The chosen kinds' own rules (io/optimiser_kinds.cpp, io/loss_kinds.cpp), where the convex program's and hrdp's have
+  // always been checked; the loss's name itself is checked below.
+  if (const auto& rules = find_optimiser_kind(optimiser_kind)->validate) rules(*this);
+  if (const LossKind* loss = find_loss_kind(loss_kind); loss && loss->validate) loss->validate(*this);
   require(!family || loss_kind == "renyi" || loss_kind == "soft-pld", "loss.kind",
           "must be renyi or soft-pld for model.kind = geometric-tail");
   require(!family || target_mode == "none", "target.mode", "must be none for model.kind = geometric-tail (the cost is a constraint)");
@@ -268,7 +253,7 @@ void TrainingConfig::validate() const {
                                  "has delta below 1/2 (make grid.range larger than {})",
                                  pair_sensitivity, 2.0 * grid_range, pair_sensitivity / 2.0));
   require(pair_sampling_rate > 0.0 && pair_sampling_rate <= 1.0, "pair.sampling_rate", "must be in (0, 1]");
-  require_one_of(loss_kind, "loss.kind", {"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "renyi", "hrdp"});
+  require_one_of(loss_kind, "loss.kind", kind_names(loss_kinds()));
   require(loss_epsilon >= 0.0 && std::isfinite(loss_epsilon), "loss.epsilon", "must be finite and >= 0");
   require_one_of(loss_directions, "loss.directions", {"sum", "max"});
   require(std::isfinite(loss_moments_lambda_sq), "loss.moments_lambda_sq", "must be finite");

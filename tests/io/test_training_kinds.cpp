@@ -1,0 +1,114 @@
+// The registries of optimiser.kind and loss.kind (io/training_kinds.hpp): a registered kind is found by its name, a
+// mistyped one is refused in one line with the nearest registered name, and what the config validates and lists is
+// what the registrations say.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "io/config_schema.hpp"
+#include "io/training_config.hpp"
+#include "io/training_kinds.hpp"
+
+using namespace noiselearn;
+
+namespace {
+
+std::string description_of(const std::string& key) {
+  const auto* found = config_schema::find_key<TrainingConfig>(key);
+  REQUIRE(found != nullptr);
+  return found->description;
+}
+
+std::string refusal(const std::vector<std::string>& overrides) {
+  try {
+    TrainingConfig::parse("", "c.yaml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every registered optimiser and loss is found by its name, and nothing else is", "[config][kinds]") {
+  CHECK(kind_names(optimiser_kinds()) == std::vector<std::string>{"adam", "pgd", "convex"});
+  CHECK(kind_names(loss_kinds()) ==
+        std::vector<std::string>{"soft-pld", "moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "renyi", "hrdp"});
+  for (const auto& kind : optimiser_kinds()) {
+    REQUIRE(find_optimiser_kind(kind.name) == &kind);
+    CHECK(kind.resumable_length_key);
+  }
+  for (const auto& kind : loss_kinds()) CHECK(find_loss_kind(kind.name) == &kind);
+  CHECK(find_optimiser_kind("Adam") == nullptr);
+  CHECK(find_optimiser_kind("soft-pld") == nullptr);
+  CHECK(find_loss_kind("adam") == nullptr);
+  // Each registered name is a valid config value (the default config otherwise), the kinds' rules met.
+  CHECK(TrainingConfig::parse("", "c.yaml", {"loss.kind=moments-accountant"}).loss_kind == "moments-accountant");
+  CHECK(TrainingConfig::parse("model: {kind: geometric-tail}\noptimiser: {kind: pgd}\nloss: {kind: renyi}\n", "c.yaml").optimiser_kind == "pgd");
+}
+
+TEST_CASE("a mistyped optimiser or loss is refused in one line naming the nearest registered kind and every valid one", "[config][kinds]") {
+  const std::string optimiser = refusal({"optimiser.kind=adma"});
+  CHECK(optimiser == "optimiser.kind = 'adma' is not valid; did you mean 'adam'? (valid: adam, pgd, convex)");
+  const std::string loss = refusal({"loss.kind=renji"});
+  CHECK(loss == "loss.kind = 'renji' is not valid; did you mean 'renyi'? (valid: soft-pld, moments-accountant, "
+                "privacy-buckets-adp, privacy-buckets-pdp, renyi, hrdp)");
+  // Nothing near: every valid kind, no guess.
+  const std::string far = refusal({"optimiser.kind=simulated-annealing"});
+  CHECK(far == "optimiser.kind = 'simulated-annealing' is not valid (valid: adam, pgd, convex)");
+  for (const std::string& message : {optimiser, loss, far}) CHECK(message.find('\n') == std::string::npos);
+}
+
+TEST_CASE("config-keys' text of optimiser.kind and loss.kind is generated from the registrations", "[config][kinds]") {
+  CHECK(description_of("optimiser.kind") == optimiser_kind_listing());
+  CHECK(description_of("loss.kind") == loss_kind_listing());
+  // Each kind's entry, in registration order: its name, its summary in parentheses, its aside after a semicolon.
+  const std::string listing = optimiser_kind_listing();
+  size_t at = 0;
+  for (const auto& kind : optimiser_kinds()) {
+    const size_t found = listing.find(kind.name + " (" + kind.summary + ")", at);
+    CHECK(found != std::string::npos);
+    at = found;
+  }
+  CHECK(listing.find(" or convex (") != std::string::npos);  // a choice of one: "a, b or c"
+  for (const auto& kind : loss_kinds()) {
+    CHECK(loss_kind_listing().find(kind.summary.empty() ? kind.name : kind.name + " (" + kind.summary + ")") != std::string::npos);
+    if (!kind.aside.empty()) CHECK(loss_kind_listing().find("; " + kind.aside + "; ") != std::string::npos);
+  }
+  // The rule on its own kinds.
+  std::vector<TrainingKind> kinds(3);
+  kinds[0].name = "first";
+  kinds[0].summary = "its summary";
+  kinds[1].name = "second";
+  kinds[1].aside = "a remark on what follows";
+  kinds[2].name = "third";
+  kinds[2].summary = "x";
+  CHECK(kind_listing("lead: ", kinds, " or ") == "lead: first (its summary), second; a remark on what follows; third (x)");
+  kinds[1].aside.clear();
+  CHECK(kind_listing("", kinds, " or ") == "first (its summary), second or third (x)");
+  CHECK(kind_listing("", std::vector<TrainingKind>(kinds.begin(), kinds.begin() + 1), " or ") == "first (its summary)");
+}
+
+TEST_CASE("a kind's rules and what --resume may grow come from its registration", "[config][kinds]") {
+  const OptimiserKind& convex = *find_optimiser_kind("convex");
+  REQUIRE(convex.validate);
+  // The default config is two-sided: the convex program's first rule refuses it, naming the key.
+  CHECK_THROWS_WITH(convex.validate(TrainingConfig{}), "optimiser.kind convex applies to model.support = one-sided only");
+  CHECK(refusal({"optimiser.kind=convex"}) == "optimiser.kind convex applies to model.support = one-sided only");
+  CHECK(refusal({"model.kind=free-logits", "model.support=one-sided", "grid.range=20", "optimiser.kind=convex"}) ==
+        "loss.kind must be hrdp for optimiser.kind = convex");
+  CHECK(refusal({"model.kind=geometric-tail", "optimiser.kind=pgd", "loss.kind=hrdp"}) == "loss.kind hrdp needs optimiser.kind = convex or adam");
+  CHECK_FALSE(find_optimiser_kind("adam")->validate);
+  TrainingConfig plain;
+  CHECK(find_optimiser_kind("adam")->resumable_length_key(plain) == "optimiser.epochs");
+  CHECK(find_optimiser_kind("pgd")->resumable_length_key(plain) == "optimiser.iterations");
+  CHECK_THROWS_WITH(convex.resumable_length_key(plain), Catch::Contains("--resume does not apply to optimiser.kind = convex"));
+  plain.target_mode = "delta";
+  CHECK_THROWS_WITH(find_optimiser_kind("adam")->resumable_length_key(plain), Catch::Contains("it does not apply to target.mode"));
+  // The run layer names the learners a LibTorch optimiser needs; the convex program it builds itself.
+  CHECK(find_optimiser_kind("adam")->learner_task == "training a neural model with Adam");
+  CHECK(convex.learner_task.empty());
+}
