@@ -1,5 +1,5 @@
 #pragma once
-// Makes the LibTorch optimisers (Adam, the preconditioned gradient) available to run() (run/learner_factories.hpp).
+// Makes the LibTorch optimisers (Adam, the preconditioned gradient) available to run() (run/optimiser_factories.hpp).
 // In noiselearn::learners, which does it by itself: linking that library (or noiselearn::noiselearn) registers them
 // before main() (link_learners.cpp). Calling this is still allowed, and idempotent: it registers the same factories.
 namespace noiselearn {

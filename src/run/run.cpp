@@ -14,9 +14,9 @@
 #include "io/run_directory_lock.hpp"
 #include "io/run_status.hpp"
 #include "io/table_files.hpp"
+#include "io/training_kinds.hpp"
 #include "run/config_options.hpp"
-#include "run/hybrid_renyi_optimiser.hpp"
-#include "run/learner_factories.hpp"
+#include "run/optimiser_factories.hpp"
 
 namespace noiselearn {
 
@@ -43,51 +43,24 @@ bool already_complete(const fs::path& directory, const TrainingConfig& config) {
   return true;
 }
 
-// Which optimiser the config names: the geometric-tail families train by the preconditioned gradient, one-sided
-// tables with optimiser.kind = convex are solved by the HRDP program, everything else is Adam on a neural model.
-enum class OptimiserKind { kAdam, kPreconditionedGradient, kHybridRenyi };
-
-OptimiserKind optimiser_kind_of(const TrainingConfig& c) {
-  if (c.model_kind == "geometric-tail") return OptimiserKind::kPreconditionedGradient;
-  if (c.optimiser_kind == "convex") return OptimiserKind::kHybridRenyi;
-  return OptimiserKind::kAdam;
+// The kind the config names (io/optimiser_kinds.cpp); the resolved config has been validated, so it is registered.
+const OptimiserKind& optimiser_kind_of(const TrainingConfig& c) {
+  const OptimiserKind* kind = find_optimiser_kind(c.optimiser_kind);
+  if (kind == nullptr) throw std::logic_error(fmt::format("optimiser.kind = {} is not registered (io/optimiser_kinds.cpp)", c.optimiser_kind));
+  return *kind;
 }
 
-// The config key whose growth --resume allows; InputError for a run that cannot be resumed.
-std::string resumable_length_key(OptimiserKind kind, const TrainingConfig& c) {
-  switch (kind) {
-    case OptimiserKind::kPreconditionedGradient:
-      return "optimiser.iterations";
-    case OptimiserKind::kHybridRenyi:
-      throw InputError("--resume does not apply to optimiser.kind = convex (the solve takes seconds and keeps no checkpoint)");
-    case OptimiserKind::kAdam:
-      if (c.target_mode != "none") throw InputError("--resume continues a plain run; it does not apply to target.mode");
-      return "optimiser.epochs";
-  }
-  return "";
-}
-
-// The LibTorch optimisers come from noiselearn::learners (run/learner_factories.hpp); a program that did not link them
-// is told so (a programming error, not bad input).
-std::unique_ptr<RunOptimiser> make_optimiser(OptimiserKind kind, const RunOptions& options, const TrainingConfig& config) {
-  const LearnerFactories& learners = learner_factories();
-  auto missing = [](const char* what) {
-    return std::logic_error(fmt::format("{} needs the learners: link noiselearn::learners (or noiselearn::noiselearn), which "
-                                        "registers them; a link made without CMake calls noiselearn::link_learners() before "
-                                        "run() (run/link_learners.hpp)",
-                                        what));
-  };
-  switch (kind) {
-    case OptimiserKind::kPreconditionedGradient:
-      if (learners.preconditioned_gradient == nullptr) throw missing("training a geometric-tail family");
-      return learners.preconditioned_gradient(options, config);
-    case OptimiserKind::kHybridRenyi:
-      return make_hybrid_renyi_optimiser(options, config);
-    case OptimiserKind::kAdam:
-      break;
-  }
-  if (learners.adam == nullptr) throw missing("training a neural model with Adam");
-  return learners.adam(options, config);
+// The factory registered under the kind's name (run/optimiser_factories.hpp). The LibTorch optimisers come from
+// noiselearn::learners; a program that did not link them is told so (a programming error, not bad input).
+std::unique_ptr<RunOptimiser> make_optimiser(const OptimiserKind& kind, const RunOptions& options, const TrainingConfig& config) {
+  const OptimiserFactory factory = optimiser_factory(kind.name);
+  if (factory != nullptr) return factory(options, config);
+  if (kind.learner_task.empty())
+    throw std::logic_error(fmt::format("optimiser.kind = {} has no factory: register one in run/optimiser_factories.cpp", kind.name));
+  throw std::logic_error(fmt::format("{} needs the learners: link noiselearn::learners (or noiselearn::noiselearn), which "
+                                     "registers them; a link made without CMake calls noiselearn::link_learners() before "
+                                     "run() (run/link_learners.hpp)",
+                                     kind.learner_task));
 }
 
 }  // namespace
@@ -101,11 +74,11 @@ RunSummary run(const RunOptions& options) {
     summary.skipped = true;
     return summary;
   }
-  const OptimiserKind kind = optimiser_kind_of(config);
+  const OptimiserKind& kind = optimiser_kind_of(config);
   // --resume: the directory is locked before reading what another run could be writing, and must hold this run.
   std::unique_ptr<RunDirectoryLock> lock;
   if (options.resume) {
-    const std::string length_key = resumable_length_key(kind, config);
+    const std::string length_key = kind.resumable_length_key(config);
     if (!fs::is_directory(directory)) throw InputError(fmt::format("--resume: run directory {} does not exist", directory.string()));
     lock = std::make_unique<RunDirectoryLock>(directory);
     if (!fs::exists(directory / "checkpoint.pt")) throw InputError(fmt::format("--resume: {} has no checkpoint.pt", directory.string()));
