@@ -4,6 +4,7 @@
 
 #include "core/baselines.hpp"
 #include "core/errors.hpp"
+#include "core/nearest_word.hpp"
 #include "losses/moments_accountant_loss.hpp"
 #include "losses/privacy_buckets_loss.hpp"
 #include "losses/renyi_loss.hpp"
@@ -60,59 +61,84 @@ std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecif
 
 namespace {
 
-std::shared_ptr<PrivacyLoss> make_loss(const LossSpecification& s);
+RenyiLossOptions renyi_options_of(const LossSpecification& s) {
+  RenyiLossOptions options;
+  options.epsilon = s.epsilon;
+  options.compositions = s.compositions;
+  options.initial_alpha = s.renyi_alpha;
+  options.alpha_update = parse_alpha_update(s.renyi_alpha_update);
+  return options;
+}
+
+std::shared_ptr<PrivacyLoss> make_renyi_loss(const LossSpecification& s) {
+  RenyiLossOptions options = renyi_options_of(s);
+  options.conversion = s.renyi_conversion == "balle" ? RdpConversion::kBalle : RdpConversion::kMironov;
+  return std::make_shared<RenyiLoss>(options);
+}
+
+// Xiao et al.'s eq. 24 converts the HRDP budget itself; loss.rdp_conversion does not apply.
+std::shared_ptr<PrivacyLoss> make_hybrid_renyi_loss(const LossSpecification& s) {
+  RenyiLossOptions options = renyi_options_of(s);
+  options.hybrid_renyi = true;
+  options.conversion = RdpConversion::kMironov;
+  return std::make_shared<RenyiLoss>(options);
+}
+
+std::shared_ptr<PrivacyLoss> make_soft_pld_loss(const LossSpecification& s) {
+  SoftPldLossOptions options;
+  options.epsilon = s.epsilon;
+  options.compositions = s.compositions;
+  options.loss_step = s.soft_pld_loss_step;
+  options.fused = s.fused;
+  return std::make_shared<SoftPldLoss>(options);
+}
+
+std::shared_ptr<PrivacyLoss> make_moments_accountant_loss(const LossSpecification& s) {
+  MomentsAccountantLossOptions options;
+  options.epsilon = s.epsilon;
+  options.compositions = s.compositions;
+  options.initial_lambda_sq = s.moments_lambda_sq;
+  options.fused = s.fused;
+  return std::make_shared<MomentsAccountantLoss>(options);
+}
+
+template <PrivacyBucketsOptions::Kind kind>
+std::shared_ptr<PrivacyLoss> make_privacy_buckets_loss(const LossSpecification& s) {
+  PrivacyBucketsOptions options;
+  options.epsilon = s.epsilon;
+  options.compositions = s.compositions;
+  options.buckets = s.buckets;
+  options.factor = s.bucket_factor;
+  options.kind = kind;
+  options.fused = s.fused;
+  return std::make_shared<PrivacyBucketsLoss>(options);
+}
 
 }  // namespace
+
+const std::vector<std::pair<std::string, LossFactory>>& loss_factories() {
+  static const std::vector<std::pair<std::string, LossFactory>> factories{
+      {"soft-pld", &make_soft_pld_loss},
+      {"moments-accountant", &make_moments_accountant_loss},
+      {"privacy-buckets-adp", &make_privacy_buckets_loss<PrivacyBucketsOptions::Kind::kAdp>},
+      {"privacy-buckets-pdp", &make_privacy_buckets_loss<PrivacyBucketsOptions::Kind::kPdp>},
+      {"renyi", &make_renyi_loss},
+      {"hrdp", &make_hybrid_renyi_loss},
+  };
+  return factories;
+}
 
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
-  std::shared_ptr<PrivacyLoss> loss = make_loss(s);
-  loss->symmetric_shortcut = s.fused;
-  return loss;
+  std::vector<std::string> names;
+  for (const auto& [kind, make] : loss_factories()) {
+    if (kind == s.kind) {
+      std::shared_ptr<PrivacyLoss> loss = make(s);
+      loss->symmetric_shortcut = s.fused;
+      return loss;
+    }
+    names.push_back(kind);
+  }
+  throw InputError(fmt::format("unknown loss.kind '{}'{} (valid: {})", s.kind, did_you_mean(s.kind, names), fmt::join(names, ", ")));
 }
-
-namespace {
-
-std::shared_ptr<PrivacyLoss> make_loss(const LossSpecification& s) {
-  if (s.kind == "renyi" || s.kind == "hrdp") {
-    RenyiLossOptions options;
-    options.epsilon = s.epsilon;
-    options.compositions = s.compositions;
-    options.hybrid_renyi = s.kind == "hrdp";
-    options.initial_alpha = s.renyi_alpha;
-    options.conversion = s.renyi_conversion == "balle" && s.kind == "renyi" ? RdpConversion::kBalle : RdpConversion::kMironov;
-    options.alpha_update = parse_alpha_update(s.renyi_alpha_update);
-    return std::make_shared<RenyiLoss>(options);
-  }
-  if (s.kind == "soft-pld") {
-    SoftPldLossOptions options;
-    options.epsilon = s.epsilon;
-    options.compositions = s.compositions;
-    options.loss_step = s.soft_pld_loss_step;
-    options.fused = s.fused;
-    return std::make_shared<SoftPldLoss>(options);
-  }
-  if (s.kind == "moments-accountant") {
-    MomentsAccountantLossOptions options;
-    options.epsilon = s.epsilon;
-    options.compositions = s.compositions;
-    options.initial_lambda_sq = s.moments_lambda_sq;
-    options.fused = s.fused;
-    return std::make_shared<MomentsAccountantLoss>(options);
-  }
-  if (s.kind == "privacy-buckets-adp" || s.kind == "privacy-buckets-pdp") {
-    PrivacyBucketsOptions options;
-    options.epsilon = s.epsilon;
-    options.compositions = s.compositions;
-    options.buckets = s.buckets;
-    options.factor = s.bucket_factor;
-    options.kind = s.kind == "privacy-buckets-adp" ? PrivacyBucketsOptions::Kind::kAdp : PrivacyBucketsOptions::Kind::kPdp;
-    options.fused = s.fused;
-    return std::make_shared<PrivacyBucketsLoss>(options);
-  }
-  throw InputError(fmt::format("unknown loss.kind '{}' (valid: soft-pld, moments-accountant, privacy-buckets-adp, "
-                               "privacy-buckets-pdp, renyi, hrdp)", s.kind));
-}
-
-}  // namespace
 
 }  // namespace noiselearn

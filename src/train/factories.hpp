@@ -3,6 +3,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/noise_table.hpp"
 #include "losses/privacy_loss.hpp"
@@ -40,6 +42,12 @@ struct LossSpecification {
   bool fused = true;
 };
 
+// The loss of specification.kind; InputError naming the nearest kind for an unknown one.
 std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& specification);
+
+// How each training loss is built, one line per loss.kind (factories.cpp). The kinds themselves, with their listing in
+// configs/README.md and their rules on the other keys, are registered in io/loss_kinds.cpp, under the same names.
+using LossFactory = std::shared_ptr<PrivacyLoss> (*)(const LossSpecification&);
+const std::vector<std::pair<std::string, LossFactory>>& loss_factories();
 
 }  // namespace noiselearn
