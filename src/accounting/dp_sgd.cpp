@@ -121,7 +121,7 @@ namespace {
 NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(double)>& describe,
                                      const std::function<std::string(double)>& unreachable, double target_epsilon,
                                      double delta, const AccountantOptions& options, double relative_tolerance,
-                                     double minimum, double maximum) {
+                                     double minimum, double maximum, double start) {
   check_epsilon(target_epsilon);
   check_delta(delta);
   if (!(relative_tolerance > 0.0 && relative_tolerance < 1.0))
@@ -144,10 +144,10 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
   };
   if (!(upper(maximum, false) <= target_epsilon) && !(upper(maximum, true) <= target_epsilon))
     throw InputError(unreachable(maximum));
-  // A bracket by doubling from 1 (small multipliers are the expensive ones: their losses spread widest, so the search
-  // never starts there): upper(low) > target or low == minimum, upper(high) <= target.
+  // A bracket by doubling from `start` (small multipliers are the expensive ones: their losses spread widest, so the
+  // search never starts there): upper(low) > target or low == minimum, upper(high) <= target.
   double low = minimum, high = maximum;
-  double m = std::clamp(1.0, minimum, maximum);
+  double m = std::clamp(start, minimum, maximum);
   if (upper(m, false) <= target_epsilon) {
     high = m;
     while (high > minimum) {
@@ -212,7 +212,7 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
                            "{} (raise the maximum, or accept a larger epsilon)",
                            top, target_epsilon, delta, steps, sampling_rate);
       },
-      target_epsilon, delta, options, relative_tolerance, minimum, maximum);
+      target_epsilon, delta, options, relative_tolerance, minimum, maximum, 1.0);
 }
 
 NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
@@ -246,7 +246,7 @@ NoiseCalibration calibrate_event(const ReleaseDescription& description, const st
                            "epsilon)",
                            key, top, target_epsilon, delta, event.describe());
       },
-      target_epsilon, delta, options, relative_tolerance, minimum, maximum);
+      target_epsilon, delta, options, relative_tolerance, minimum, maximum, event.values.at(key));
 }
 
 StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double target_epsilon, double delta,

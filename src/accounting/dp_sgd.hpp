@@ -53,7 +53,8 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
 
 // The least value of the number parameter `key` of the description's one event (a noise parameter: the noise multiplier,
 // scale or sigma, which epsilon falls with) in [minimum, maximum] whose certified upper epsilon at delta is at most
-// target_epsilon, to relative_tolerance; the same search as calibrate_noise_multiplier. For learned-noise comparisons
+// target_epsilon, to relative_tolerance; the same search as calibrate_noise_multiplier, started at the event's value
+// of `key` (a guess near the answer saves the expensive evaluations at small noise). For learned-noise comparisons
 // at equal certified epsilon: the Laplace per coordinate, the Gaussian, ... InputError for a key that is not a noise
 // parameter, or when even `maximum` does not reach the target.
 NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,

@@ -209,7 +209,7 @@ void bind_events(py::module_& m) {
       py::arg("maximum") = 1000.0, py::arg("loss_step") = 1e-4,
       "The least value of the event's noise parameter `key` (e.g. 'noise_multiplier' of a 'laplace' event on d "
       "coordinates, 'scale' of a 'discrete_laplace') whose certified upper epsilon at delta is at most target_epsilon "
-      "(the value in the event dict is replaced): (value, (lower, upper)). ValueError for a key that is not a noise "
+      "(the value in the event dict is where the search starts): (value, (lower, upper)). ValueError for a key that is not a noise "
       "parameter, or when even `maximum` does not reach the target.");
 
   m.def(

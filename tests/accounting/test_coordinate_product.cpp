@@ -20,41 +20,15 @@
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/release_events.hpp"
 #include "brute_force.hpp"
+#include "event_helpers.hpp"
 #include "core/errors.hpp"
 #include "core/noise_table.hpp"
 
 using namespace noiselearn;
 using noiselearn::testing::brute_force_delta;
+using namespace noiselearn::testing;
 
 namespace {
-
-ReleaseEvent event(const std::string& mechanism, EventFields fields, const TableReader& read = {}) {
-  fields.insert(fields.begin(), {"mechanism", mechanism});
-  return parse_release_event(fields, "test", read);
-}
-
-PairBounds account_one(const ReleaseEvent& e, RecordRelation relation = RecordRelation::kAddOrRemove,
-                       const AccountantOptions& options = {}) {
-  ReleaseDescription d;
-  d.relation = relation;
-  d.events.push_back(e);
-  return account_events(d, options);
-}
-
-std::vector<double> discrete_laplace(double t, int c, int lo, int hi) {
-  const double r = std::exp(-1.0 / t), norm = (1.0 - r) / (1.0 + r);
-  std::vector<double> p;
-  for (int x = lo; x <= hi; ++x) p.push_back(norm * std::pow(r, std::abs(x - c)));
-  return p;
-}
-
-std::vector<double> discrete_gaussian(double sigma, int c, int lo, int hi) {
-  double z = 0.0;
-  for (int x = -400; x <= 400; ++x) z += std::exp(-x * x / (2.0 * sigma * sigma));
-  std::vector<double> p;
-  for (int x = lo; x <= hi; ++x) p.push_back(std::exp(-(x - c) * (x - c) / (2.0 * sigma * sigma)) / z);
-  return p;
-}
 
 // The distribution of d independent coordinates, each distributed as `one`, over every d-tuple.
 std::vector<double> product(const std::vector<double>& one, int d) {
@@ -67,12 +41,6 @@ std::vector<double> product(const std::vector<double>& one, int d) {
     out = std::move(next);
   }
   return out;
-}
-
-std::vector<double> mix(const std::vector<double>& q_pmf, const std::vector<double>& p_pmf, double q) {
-  std::vector<double> a(q_pmf.size());
-  for (size_t i = 0; i < a.size(); ++i) a[i] = (1.0 - q) * q_pmf[i] + q * p_pmf[i];
-  return a;
 }
 
 // The Gaussian's pair without its closed-form product: what a mechanism without one goes through.
@@ -92,12 +60,6 @@ PairBounds computed_product(double m, const Sampling& sampling, int64_t d) {
   auto gaussian = mechanism_kind("gaussian").make({{"noise_multiplier", m}}, {});
   return sampled_release_bounds(std::make_shared<ComputedProductOnly>(std::move(gaussian)), sampling,
                                 RecordRelation::kAddOrRemove, AccountantOptions{}, d);
-}
-
-void check_bracket(const PairBounds& b, double exact, double eps, double slack = 1e-13) {
-  INFO("eps " << eps << ": [" << b.delta_lower(eps) << ", " << b.delta_upper(eps) << "], exact " << exact);
-  CHECK(b.delta_lower(eps) <= exact * (1.0 + 1e-12) + slack);
-  CHECK(b.delta_upper(eps) >= exact * (1.0 - 1e-12) - slack);
 }
 
 }  // namespace
