@@ -121,3 +121,57 @@ def test_quick_run_accounting(experiment, tmp_path):
     assert float(curve[0]["eps_certified_hi"]) == pytest.approx(hi, rel=1e-3)  # the curve is untilted: a little wider
     for name in ("summary.md", "dp-sgd-digits.png"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+@pytest.fixture(scope="module")
+def per_coordinate(experiment):
+    import per_coordinate
+    return per_coordinate
+
+
+def test_per_example_gradients_sum_to_the_unclipped_gradient_sum(experiment, per_coordinate):
+    import torch
+    x, y, _, _ = experiment.load_data()
+    x, y = x[:16], y[:16]
+    model = experiment.MLP(8, torch.Generator().manual_seed(0))
+    per_example = per_coordinate.per_example_gradients(model, x, y)
+    sums, _ = model.gradient_sum(x, y, None)
+    assert sum(g[0].numel() for g in per_example) == per_coordinate.parameter_count(8)
+    for g, s in zip(per_example, sums):
+        assert torch.allclose(g.sum(0), s, atol=1e-6)
+
+
+def test_per_coordinate_quick_run_accounting(per_coordinate, tmp_path):
+    """The per-coordinate comparison, one epoch, hidden width 8 (d = 610), a discrete Gaussian standing in for the
+    learned table: every method is certified at the table's epsilon, and the calibrations agree with what the
+    mathematics says of them."""
+    pytest.importorskip("matplotlib")
+    import noiselearn as nl
+    hidden = 8
+    d = per_coordinate.parameter_count(hidden)
+    per_coordinate.run(per_coordinate.parse(["--quick", "--hidden", str(hidden), "--out", str(tmp_path)]))
+    with open(tmp_path / "results.csv") as f:
+        rows = {r["method"]: r for r in csv.DictReader(f)}
+    assert set(rows) == set(per_coordinate.METHODS)
+    q, steps = 64 / 1438, round(1438 / 64)
+    table = str(tmp_path / "stand-in" / "noise.csv")
+    lo, hi = nl.account_events([dict(mechanism="table", table=table, sensitivity=1, coordinates=d, sampling_rate=q,
+                                     count=steps)]).epsilon(1e-5)
+    assert float(rows["learned-coordinate"]["eps_certified_hi"]) == pytest.approx(hi, rel=1e-9)  # 10 digits in the CSV
+    for r in rows.values():
+        assert int(r["steps"]) == steps
+        assert float(r["eps_certified_lo"]) <= float(r["eps_certified_hi"]) <= hi * (1 + 1e-9)  # at the table's epsilon
+    noise = {m: float(r["noise"]) for m, r in rows.items()}
+    # The Gaussian on d coordinates is the L2 Gaussian at multiplier m sqrt(d) (both calibrated to 1e-3).
+    assert noise["gaussian-coordinate"] == pytest.approx(noise["gaussian-l2"] * math.sqrt(d), rel=3e-3)
+    # The stand-in is a discrete Gaussian of the per-coordinate Gaussian's std at epsilon 2: the same noise.
+    assert float(rows["learned-coordinate"]["std_per_coordinate"]) == pytest.approx(
+        float(rows["gaussian-coordinate"]["std_per_coordinate"]), rel=1e-2)
+    # Many small privacy losses: the Laplace needs the Gaussian's Fisher information (scale b = std), so its std is
+    # about sqrt(2) times the Gaussian's (a little less: the composition is not yet quite Gaussian).
+    ratio = float(rows["laplace-coordinate"]["std_per_coordinate"]) / float(rows["gaussian-coordinate"]["std_per_coordinate"])
+    assert 1.3 < ratio < math.sqrt(2.0) * 1.01
+    for r in rows.values():  # the noise drawn has the std calibrated
+        assert float(r["noise_std_empirical"]) == pytest.approx(float(r["std_per_coordinate"]), rel=0.02)
+    for name in ("summary.md", "per-coordinate.png"):
+        assert (tmp_path / name).stat().st_size > 0
