@@ -559,17 +559,24 @@ void PairBounds::adapt_to_queries(const AccountingQueries& queries) {
 
 namespace {
 
-// Whether accounting a table's symmetric copy costs the queries nothing measurable: the allowance for the difference
-// is at most 1e-6 of delta at every query (so it moves no bound by more than about 1e-6 relative).
-bool copy_allowance_negligible(const PairBounds& copy, const AccountingQueries& queries) {
-  constexpr double kNegligible = 1e-6;
+// Whether accounting a table's symmetric copy costs the queries at most a quarter of the default's tolerance
+// (adaptive_skip_width, relative): the allowance for the difference moves no delta, and no epsilon, by more than that
+// share of itself. Within it the copy's bracket is what the table's own pairs would give, up to what the default
+// accepts anyway; beyond it the table's own pairs are accounted.
+bool copy_allowance_within_tolerance(const PairBounds& copy, const AccountingQueries& queries, double tolerance) {
+  const double share = 0.25 * tolerance;
   for (double eps : queries.epsilons) {
     const double upper = copy.delta_upper(eps);
-    if (!(copy.substitution_allowance(eps) <= kNegligible * upper)) return false;
+    if (!(copy.substitution_allowance(eps) <= share * upper)) return false;
   }
+  if (queries.deltas.empty()) return true;
+  PairBounds bare = copy;  // the copy's own bounds, without the allowance
+  bare.substitution_tv = 0.0;
   for (double delta : queries.deltas) {
-    const double eps = copy.epsilon_upper(delta);
-    if (!std::isfinite(eps) || !(copy.substitution_allowance(eps) <= kNegligible * delta)) return false;
+    const double eps = bare.epsilon_upper(delta);
+    if (!std::isfinite(eps) || !(eps > 0.0)) return false;
+    if (!(copy.epsilon_upper(delta) - eps <= share * eps)) return false;
+    if (!(bare.epsilon_lower(delta) - copy.epsilon_lower(delta) <= share * eps)) return false;
   }
   return true;
 }
@@ -577,12 +584,12 @@ bool copy_allowance_negligible(const PairBounds& copy, const AccountingQueries& 
 }  // namespace
 
 PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries) {
-  // A table symmetric up to rounding: its exact copy (one shift, one sign) where the difference costs the queries
-  // nothing measurable; the table itself otherwise, or when no queries say what is measurable.
+  // A table symmetric up to rounding: its exact copy (one shift, one sign) where the difference costs the queries at
+  // most a quarter of the tolerance; the table itself otherwise, or when no queries say what is measurable.
   if (family.rounding_symmetric_copy && !queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto) {
     PairBounds copy = compose_bounds(single_release_bounds(*family.rounding_symmetric_copy, options), n, options, queries);
     copy.family = family.rounding_symmetric_copy;
-    if (copy_allowance_negligible(copy, queries)) return copy;
+    if (copy_allowance_within_tolerance(copy, queries, options.adaptive_skip_width)) return copy;
   }
   PairBounds result = compose_bounds(single_release_bounds(family, options), n, options, queries);
   result.family = std::make_shared<const PairFamily>(family);

@@ -59,12 +59,17 @@ double PairBounds::delta_upper_of_direction(bool reverse, double epsilon) const 
 double PairBounds::epsilon_paying_allowance(const std::function<double(double)>& copy_epsilon, double delta) const {
   const double copy = copy_epsilon(delta);
   if (substitution_tv == 0.0 || !std::isfinite(copy)) return copy;
-  // The least eps whose copy bound plus allowance is at most delta, from above: with the allowance a at eps0 + 1
-  // (eps0 the copy's answer), the copy's eps at delta - a certifies delta whenever it is at most eps0 + 1.
-  const double a = substitution_allowance(std::max(0.0, copy) + 1.0);
-  if (!(a < delta)) return std::numeric_limits<double>::infinity();
-  const double shifted = copy_epsilon(delta - a);
-  return shifted <= std::max(0.0, copy) + 1.0 ? shifted : std::numeric_limits<double>::infinity();
+  // The least eps whose copy bound plus allowance is at most delta, from above: with the allowance a at eps0 + m
+  // (eps0 the copy's answer), the copy's eps at delta - a certifies delta whenever it is at most eps0 + m (the
+  // allowance grows with eps). A small margin m first (1e-3 of max(1, eps0): the allowance there is barely above its
+  // value at eps0), then m = 1.
+  for (const double margin : {1e-3 * std::max(1.0, copy), 1.0}) {
+    const double a = substitution_allowance(std::max(0.0, copy) + margin);
+    if (!(a < delta)) continue;
+    const double shifted = copy_epsilon(delta - a);
+    if (shifted <= std::max(0.0, copy) + margin) return shifted;
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const {

@@ -144,3 +144,45 @@ TEST_CASE("a table symmetric only up to rounding is certified through its symmet
   CHECK(own.substitution_tv == 0.0);
   CHECK_THAT(own.shift_justification, !Catch::Contains("copy accounted"));
 }
+
+TEST_CASE("the 60,001-point Gaussian written as CDF differences (symmetric only up to rounding) goes through its "
+          "symmetric copy at the paper's scale, its bracket within the tolerance and overlapping the table's own pairs'",
+          "[accounting][default]") {
+  // sigma 60 on [-500, 500], step 1/60, as another tool writes it: Phi differences, right-tail entries differences of
+  // numbers near 1 (an absolute error of an ulp of 1), normalised.
+  const int64_t half = 30000;
+  const double step = 500.0 / static_cast<double>(half);
+  std::vector<double> p;
+  double total = 0.0;
+  for (int64_t i = -half; i <= half; ++i) {
+    const double x = static_cast<double>(i) * step;
+    const double v = 0.5 * std::erfc(-(x + 0.5 * step) / (60.0 * std::sqrt(2.0))) - 0.5 * std::erfc(-(x - 0.5 * step) / (60.0 * std::sqrt(2.0)));
+    p.push_back(std::max(0.0, v));
+    total += p.back();
+  }
+  for (double& v : p) v /= total;
+  const NoiseTable table(Grid::symmetric(500.0, step), p);
+  PairSpecification specification;
+  specification.sensitivity = 1.0;  // 60 cells
+  const PairFamily family = make_pair_family(table, specification);
+  REQUIRE_FALSE(family.mirror_symmetric);
+  REQUIRE(family.rounding_symmetric_copy);
+  CertificateRequest request;
+  request.compositions = 128;
+  request.deltas = {1e-6};
+  request.curve_points = 0;
+  const Certificate copy = certify_family(family, request, AccountantOptions{});
+  CHECK(copy.substitution_tv > 0.0);
+  CHECK_THAT(copy.report(), Catch::Contains("symmetric copy accounted"));
+  const auto& e = copy.epsilons.front();
+  CHECK((e.epsilon_upper - e.epsilon_lower) / e.epsilon_upper <= 1e-4);  // the default's tolerance
+  // The table's own pairs (every shift, both signs: the envelope) give another rigorous bracket: they overlap.
+  AccountantOptions envelope;
+  envelope.several_pairs = SeveralPairsMethod::kEnvelope;
+  const Certificate own = certify_family(family, request, envelope);
+  CHECK(own.substitution_tv == 0.0);
+  const auto& o = own.epsilons.front();
+  INFO("copy [" << e.epsilon_lower << ", " << e.epsilon_upper << "], own [" << o.epsilon_lower << ", " << o.epsilon_upper << "]");
+  CHECK(e.epsilon_lower <= o.epsilon_upper);
+  CHECK(o.epsilon_lower <= e.epsilon_upper);
+}
