@@ -139,9 +139,11 @@ def learned_table(out, retrain, quick_sigma=None):
         return csv_path, 0.0
     if os.path.exists(csv_path) and not retrain:
         return csv_path, 0.0
-    binary = os.environ.get("NOISELEARN", os.path.join(REPO, "build", "src", "cli", "noiselearn"))
+    binary = os.path.abspath(os.environ.get("NOISELEARN", os.path.join(REPO, "build", "src", "cli", "noiselearn")))
     t = time.perf_counter()
-    subprocess.run([binary, "train", TABLE_CONFIG, "--out", run_dir, "--force"], check=True)
+    # From this folder with relative paths, so that the table's provenance names no machine's paths.
+    subprocess.run([binary, "train", os.path.basename(TABLE_CONFIG), "--out", os.path.relpath(run_dir, HERE), "--force"],
+                   check=True, cwd=HERE)
     return csv_path, time.perf_counter() - t
 
 
