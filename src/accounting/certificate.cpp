@@ -73,14 +73,15 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   PairBounds bounds = composed;
   // Bounds composed without these queries may have kept the envelope where a query's bracket is wide: the exact
   // adaptive programme for them now (several_pairs auto).
-  bounds.adapt_to_queries(queries_of(request));
+  bounds = adapted_to_queries(std::move(bounds), queries_of(request));
   // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   for (double eps : request.epsilons)
-    if (bounds.truncation_dominates(eps))
-      bounds.refine_for_epsilon(eps, bounds.tail_mass_for_delta(std::max(bounds.delta_lower(eps), 1e-3 * bounds.delta_upper(eps))));
-    else if (bounds.allowance_dominates(eps))
-      bounds.refine_for_epsilon(eps);
-  for (double delta : request.deltas) bounds.refine_for_delta(delta);
+    if (bounds.truncation_dominates(eps)) {
+      const double tail = bounds.tail_mass_for_delta(std::max(bounds.delta_lower(eps), 1e-3 * bounds.delta_upper(eps)));
+      bounds = refined_for_epsilon(std::move(bounds), eps, tail);
+    } else if (bounds.allowance_dominates(eps))
+      bounds = refined_for_epsilon(std::move(bounds), eps);
+  for (double delta : request.deltas) bounds = refined_for_delta(std::move(bounds), delta);
   Certificate certificate;
   certificate.compositions = bounds.compositions;
   certificate.pair_description = bounds.pair_description;

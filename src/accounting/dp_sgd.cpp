@@ -28,7 +28,7 @@ PairBounds certified(const ReleaseDescription& description, double delta, const 
   AccountingQueries queries;
   queries.deltas = {delta};
   PairBounds bounds = account_events(description, options, queries);
-  if (refine) bounds.refine_for_delta(delta);
+  if (refine) bounds = refined_for_delta(std::move(bounds), delta);
   return bounds;
 }
 

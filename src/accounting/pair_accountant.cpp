@@ -279,67 +279,72 @@ bool is_tilted(const DirectionalPLDs& d) {
 
 }  // namespace
 
-void PairBounds::refine_for_epsilon(double epsilon, double tail_mass) {
-  if (!single_release || !options.tilted_refinement || !std::isfinite(epsilon)) return;
-  const double tail = tail_mass > 0.0 ? std::min(tail_mass, options.tail_mass) : options.tail_mass;
-  for (const auto& t : tilted)
+namespace {
+
+// The bodies of the accountant's refinements, on the bounds being made (refined_for_epsilon and its kin return them).
+void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
+  if (!b.single_release || !b.options.tilted_refinement || !std::isfinite(epsilon)) return;
+  const double tail = tail_mass > 0.0 ? std::min(tail_mass, b.options.tail_mass) : b.options.tail_mass;
+  for (const auto& t : b.tilted)
     if (std::abs(t.target_epsilon - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon)) && t.tail_mass <= tail) return;
-  AccountantOptions refined = options;
+  AccountantOptions refined = b.options;
   refined.tail_mass = tail;
   // The single release's own truncation (its tails moved to infinity) is composed too, about n times its mass: with a
   // smaller tail mass, discretise the release again.
-  if (tail < options.tail_mass && (family || rediscretise) &&
-      (!fine_single_release || fine_single_release->options.tail_mass != tail)) {
-    PairBounds fine = family ? single_release_bounds(*family, refined) : rediscretise(refined);
+  if (tail < b.options.tail_mass && (b.family || b.rediscretise) &&
+      (!b.fine_single_release || b.fine_single_release->options.tail_mass != tail)) {
+    PairBounds fine = b.family ? single_release_bounds(*b.family, refined) : b.rediscretise(refined);
     fine.options = refined;
-    fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
+    b.fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
   }
-  const PairBounds& single = tail < options.tail_mass && fine_single_release ? *fine_single_release : *single_release;
+  const PairBounds& single = tail < b.options.tail_mass && b.fine_single_release ? *b.fine_single_release : *b.single_release;
   TiltedComposition alternative;
   alternative.target_epsilon = epsilon;
   alternative.tail_mass = tail;
   // The exact adaptive programme in blocks composes the blocks' dominating PLDs by FFT: tilt that composition too.
-  for (auto& curve : adaptive) add_tilted_blocks(curve, epsilon, refined);
-  const DirectionalPLDs upper_single = tilted_for(single.upper, compositions, epsilon);
+  for (auto& curve : b.adaptive) add_tilted_blocks(curve, epsilon, refined);
+  const DirectionalPLDs upper_single = tilted_for(single.upper, b.compositions, epsilon);
   if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
   std::vector<DirectionalPLDs> lower_singles;
-  for (const auto& scenario : single.lower) lower_singles.push_back(tilted_for(scenario, compositions, epsilon));
-  std::tie(alternative.upper, alternative.lower) = compose_scenarios(upper_single, lower_singles, compositions, refined);
-  if (single.mixed_sign_lower && !whole_adaptive_programme())
-    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, compositions, epsilon), compositions, refined))
+  for (const auto& scenario : single.lower) lower_singles.push_back(tilted_for(scenario, b.compositions, epsilon));
+  std::tie(alternative.upper, alternative.lower) = compose_scenarios(upper_single, lower_singles, b.compositions, refined);
+  if (single.mixed_sign_lower && !b.whole_adaptive_programme())
+    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, b.compositions, epsilon), b.compositions, refined))
       alternative.lower.push_back(std::move(scenario));
-  tilted.push_back(std::move(alternative));
+  b.tilted.push_back(std::move(alternative));
 }
 
-void PairBounds::refine_for_delta(double delta) {
-  if (!single_release || !options.tilted_refinement) return;
-  double current = epsilon_upper(delta);
+void refine_for_delta(PairBounds& b, double delta) {
+  if (!b.single_release || !b.options.tilted_refinement) return;
+  double current = b.epsilon_upper(delta);
   if (!std::isfinite(current)) {
     // The untilted upper bound never reaches delta. If the distinguishing events alone exceed delta, nothing can;
     // otherwise aim at the lower bound of eps(delta) when there is one (the truth is above it, usually close), else
     // at the Chernoff estimate of eps(delta) for the dominating single release (above the truth, often far).
-    if (std::max(composed_infinity_mass_first, composed_infinity_mass_second) >= delta) return;
-    const PairBounds& single = *single_release;
-    double target = chernoff_epsilon(single.upper.first_to_second, compositions, delta);
+    if (std::max(b.composed_infinity_mass_first, b.composed_infinity_mass_second) >= delta) return;
+    const PairBounds& single = *b.single_release;
+    double target = chernoff_epsilon(single.upper.first_to_second, b.compositions, delta);
     if (single.upper.second_to_first)
-      target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, compositions, delta));
-    const double lower_end = epsilon_lower(delta);
+      target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, b.compositions, delta));
+    const double lower_end = b.epsilon_lower(delta);
     if (std::isfinite(lower_end) && lower_end > 0.0) target = std::min(target, lower_end);
-    refine_for_epsilon(target, truncated_mass() > 1e-3 * delta ? tail_mass_for_delta(delta) : 0.0);
-    current = epsilon_upper(delta);
+    refine_for_epsilon(b, target, b.truncated_mass() > 1e-3 * delta ? b.tail_mass_for_delta(delta) : 0.0);
+    current = b.epsilon_upper(delta);
   }
   // A tilt is tightest at the epsilon it was made for: while the allowance (or the mass the truncations moved to
   // infinity, then with a smaller tail mass) still dominates at the current upper end, tilt again for it (each
   // tilted composition is one more pass; refine_for_epsilon skips near-duplicates).
   for (int round = 0; round < 3 && std::isfinite(current); ++round) {
-    const bool truncation = truncation_dominates(current);
-    if (!truncation && !allowance_dominates(current)) break;
-    const size_t before = tilted.size();
-    refine_for_epsilon(current, truncation ? tail_mass_for_delta(delta) : 0.0);
-    if (tilted.size() == before) break;
-    current = epsilon_upper(delta);
+    const bool truncation = b.truncation_dominates(current);
+    if (!truncation && !b.allowance_dominates(current)) break;
+    const size_t before = b.tilted.size();
+    refine_for_epsilon(b, current, truncation ? b.tail_mass_for_delta(delta) : 0.0);
+    if (b.tilted.size() == before) break;
+    current = b.epsilon_upper(delta);
   }
 }
+
+}  // namespace
 
 namespace {
 
@@ -544,17 +549,36 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   return result;
 }
 
-void PairBounds::adapt_to_queries(const AccountingQueries& queries) {
-  if (!adaptive.empty() || !single_release || single_release->adaptive_single.empty() || queries.empty() ||
-      options.several_pairs != SeveralPairsMethod::kAuto)
+namespace {
+
+void adapt_to_queries(PairBounds& b, const AccountingQueries& queries) {
+  if (!b.adaptive.empty() || !b.single_release || b.single_release->adaptive_single.empty() || queries.empty() ||
+      b.options.several_pairs != SeveralPairsMethod::kAuto)
     return;
-  run_adaptive_programme(*this, single_release->adaptive_single, compositions, options, queries);
+  run_adaptive_programme(b, b.single_release->adaptive_single, b.compositions, b.options, queries);
   // Tilted compositions made before the programme ran hold no tilted blocks of it: make them again.
-  if (!adaptive.empty() && !tilted.empty()) {
-    std::vector<TiltedComposition> previous = std::move(tilted);
-    tilted.clear();
-    for (const auto& t : previous) refine_for_epsilon(t.target_epsilon, t.tail_mass < options.tail_mass ? t.tail_mass : 0.0);
+  if (!b.adaptive.empty() && !b.tilted.empty()) {
+    std::vector<TiltedComposition> previous = std::move(b.tilted);
+    b.tilted.clear();
+    for (const auto& t : previous) refine_for_epsilon(b, t.target_epsilon, t.tail_mass < b.options.tail_mass ? t.tail_mass : 0.0);
   }
+}
+
+}  // namespace
+
+PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_mass) {
+  refine_for_epsilon(bounds, epsilon, tail_mass);
+  return bounds;
+}
+
+PairBounds refined_for_delta(PairBounds bounds, double delta) {
+  refine_for_delta(bounds, delta);
+  return bounds;
+}
+
+PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries) {
+  adapt_to_queries(bounds, queries);
+  return bounds;
 }
 
 namespace {

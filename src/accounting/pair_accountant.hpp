@@ -75,7 +75,7 @@ struct PairBounds {
   // mix both signs; empty unless the relation is any-sequence and the additive table is asymmetric.
   std::optional<DirectionalPLDs> mixed_sign_lower;
   // After composition: the single-release bounds it came from and the options, so that tilted alternatives can
-  // be computed on demand (refine_for_epsilon); empty for heterogeneous compositions (not refined).
+  // be computed on demand (refined_for_epsilon); empty for heterogeneous compositions (not refined).
   std::shared_ptr<const PairBounds> single_release;
   AccountantOptions options;
   // The family it came from (set by account()), so that a refinement with a smaller tail mass can discretise the
@@ -139,11 +139,6 @@ struct PairBounds {
   double absolute_allowance(double epsilon) const;
   // True when the floating-point allowance, not the discretisation, makes most of the bracket at eps.
   bool allowance_dominates(double epsilon) const;
-  // Adds a composition tilted for eps (each PLD with its Chernoff-optimal tilt), unless one close to it exists.
-  // Does nothing for bounds without single_release.
-  // tail_mass > 0 composes it with that tail mass per truncation instead of the options' (the mass truncated away is
-  // paid in full by the upper bound, about 2 n tail_mass, which at small delta can be most of the bracket).
-  void refine_for_epsilon(double epsilon, double tail_mass = 0.0);
   // The largest probability mass the upper bound's truncations moved to infinity (over the directions).
   double truncated_mass() const;
   // True when that mass, not the discretisation, makes most of the bracket at eps.
@@ -151,13 +146,22 @@ struct PairBounds {
   // The tail mass per truncation that keeps the truncated mass below 1e-4 delta (at least 1e-25, at most the
   // options').
   double tail_mass_for_delta(double delta) const;
-  // Under several_pairs auto, when the exact adaptive programme has not run: runs it if it would narrow the bracket
-  // at one of the queries (as account() with these queries decides). Does nothing otherwise.
-  void adapt_to_queries(const AccountingQueries& queries);
-  // Refines where eps(delta) is decided: at the current upper bound on eps, or, when that is infinite because
-  // the untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
-  void refine_for_delta(double delta);
 };
+
+// Asking a result more is a call to the accountant: these return the bounds with what a further question needs (the
+// result they are given is not changed; pass it with std::move where it is no longer needed, to spare the copy).
+//
+// A composition tilted for eps added (each PLD with its Chernoff-optimal tilt), unless one close to it exists; the
+// bounds as they are without single_release. tail_mass > 0 composes it with that tail mass per truncation instead of
+// the options' (the mass truncated away is paid in full by the upper bound, about 2 n tail_mass, which at small delta
+// can be most of the bracket).
+PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_mass = 0.0);
+// Refined where eps(delta) is decided: at the current upper bound on eps, or, when that is infinite because the
+// untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
+PairBounds refined_for_delta(PairBounds bounds, double delta);
+// Under several_pairs auto, when the exact adaptive programme has not run: with it run if it would narrow the bracket
+// at one of the queries (as account() with these queries decides); as they are otherwise.
+PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries);
 
 // Discretises one release of every pair of the family (no composition yet).
 PairBounds single_release_bounds(const PairFamily& family, const AccountantOptions& options);

@@ -63,8 +63,8 @@ void run_compare(const CompareOptions& o) {
   for (const auto& path : o.tables) {
     const LoadedTable loaded = load_table(path);
     PairBounds bounds = account(make_pair_family(loaded.table, settings.pair), o.compositions, settings.accountant);
-    if (bounds.allowance_dominates(o.epsilon)) bounds.refine_for_epsilon(o.epsilon);
-    bounds.refine_for_delta(o.delta);
+    if (bounds.allowance_dominates(o.epsilon)) bounds = refined_for_epsilon(std::move(bounds), o.epsilon);
+    bounds = refined_for_delta(std::move(bounds), o.delta);
     const double utility_value = utility(loaded.table, settings.utility);
     BaselineComparison comparison;
     if (!o.no_gaussian && loaded.table.grid().is_symmetric()) {

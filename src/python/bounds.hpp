@@ -1,7 +1,8 @@
 #pragma once
 // noiselearn.Bounds: the certified bounds of a composition as Python sees them. Each query asks the accountant for
 // what the certificates use at that query (the adaptive programme where the default decides it narrows the bracket,
-// exponential tilting where the floating-point allowance dominates), then returns (lower, upper).
+// exponential tilting where the floating-point allowance dominates), then returns (lower, upper); the object itself
+// does not change.
 #include <fmt/format.h>
 
 #include <string>
@@ -15,16 +16,17 @@ namespace noiselearn::python {
 class Bounds {
  public:
   explicit Bounds(PairBounds bounds) : bounds_(std::move(bounds)) {}
-  std::pair<double, double> delta(double epsilon) {
-    bounds_.adapt_to_queries({{epsilon}, {}});  // the default decides per query: the adaptive programme if it narrows this one
-    bounds_.refine_for_epsilon(epsilon);
-    return {bounds_.delta_lower(epsilon), bounds_.delta_upper(epsilon)};
+  // Each answer from the composed bounds and the question alone (the accountant refines a copy for it), so that the
+  // same question always gets the same answer, whatever was asked before.
+  std::pair<double, double> delta(double epsilon) const {
+    // The default decides per query: the adaptive programme if it narrows this one, a tilted composition for it.
+    const PairBounds asked = refined_for_epsilon(adapted_to_queries(bounds_, {{epsilon}, {}}), epsilon);
+    return {asked.delta_lower(epsilon), asked.delta_upper(epsilon)};
   }
-  std::pair<double, double> epsilon(double delta) {
+  std::pair<double, double> epsilon(double delta) const {
     if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
-    bounds_.adapt_to_queries({{}, {delta}});
-    bounds_.refine_for_delta(delta);
-    return {bounds_.epsilon_lower(delta), bounds_.epsilon_upper(delta)};
+    const PairBounds asked = refined_for_delta(adapted_to_queries(bounds_, {{}, {delta}}), delta);
+    return {asked.epsilon_lower(delta), asked.epsilon_upper(delta)};
   }
   std::string description() const {
     std::string text = bounds_.pair_description + "; " + bounds_.shift_justification;

@@ -115,7 +115,7 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   report["loss_step"] = o.loss_step;
   nlohmann::json at_delta = nlohmann::json::array();
   if (o.compositions > 1)
-    for (double d : deltas) bounds.refine_for_delta(d);
+    for (double d : deltas) bounds = refined_for_delta(std::move(bounds), d);
   text += fmt::format("privacy boosting: {} kernel, scale {:.6g}; {} region (smallest width {:g}); rho {:g}: q = {:.6g}\n", o.kernel,
              scale, o.region, region.smallest_width(), o.rho, mechanism.q());
   text += fmt::format("neighbours: {}\n", bounds.shift_justification);
@@ -147,7 +147,7 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   }
   nlohmann::json at_epsilon = nlohmann::json::array();
   for (double e : o.epsilons) {
-    if (o.compositions > 1) bounds.refine_for_epsilon(e);
+    if (o.compositions > 1) bounds = refined_for_epsilon(std::move(bounds), e);
     const double up = bounds.delta_upper(e), low = bounds.delta_lower(e);
     at_epsilon.push_back({{"epsilon", e}, {"delta_upper", up}, {"delta_lower", low}});
     text += fmt::format("n = {}, epsilon = {:g}: certified delta in [{:.6e}, {:.6e}]\n", o.compositions, e, low, up);

@@ -16,7 +16,7 @@ namespace {
 
 SameCostRow row_of(const std::string& noise, const std::string& parameter, double cost, const PairBounds& composed, double delta) {
   PairBounds bounds = composed;
-  bounds.refine_for_delta(delta);
+  bounds = refined_for_delta(std::move(bounds), delta);
   return SameCostRow{noise, parameter, cost, bounds.epsilon_lower(delta), bounds.epsilon_upper(delta)};
 }
 

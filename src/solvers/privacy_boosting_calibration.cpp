@@ -16,7 +16,7 @@ std::pair<double, double> boosting_certified_epsilon(const PrivacyBoostingMechan
                                                      double delta, const AccountantOptions& options) {
   const PrivacyBoostingBounds single = privacy_boosting_bounds(mechanism, neighbours, options);
   PairBounds composed = compositions == 1 ? single.bounds : compose_bounds(single.bounds, compositions, options);
-  composed.refine_for_delta(delta);
+  composed = refined_for_delta(std::move(composed), delta);
   return {composed.epsilon_upper(delta), composed.epsilon_lower(delta)};
 }
 

@@ -106,8 +106,8 @@ TEST_CASE("FFT power and square-and-multiply: two rigorous brackets of DP-SGD's 
   queries.deltas = {1e-5};
   PairBounds by_squaring = compose_bounds(single, 3000, plain, queries);
   PairBounds by_power = compose_bounds(single, 3000, powered, queries);
-  by_squaring.refine_for_delta(1e-5);
-  by_power.refine_for_delta(1e-5);
+  by_squaring = refined_for_delta(std::move(by_squaring), 1e-5);
+  by_power = refined_for_delta(std::move(by_power), 1e-5);
   const double a_low = by_squaring.epsilon_lower(1e-5), a_high = by_squaring.epsilon_upper(1e-5);
   const double b_low = by_power.epsilon_lower(1e-5), b_high = by_power.epsilon_upper(1e-5);
   INFO("squaring [" << a_low << ", " << a_high << "], power [" << b_low << ", " << b_high << "]");

@@ -331,7 +331,7 @@ void benchmark_mechanism_events() {
       squaring.fft_power = false;
       PairBounds bounds = compose_bounds(event_release_bounds(description.events.front(), description.relation, squaring),
                                          c.steps, squaring, queries);
-      bounds.refine_for_delta(1e-5);
+      bounds = refined_for_delta(std::move(bounds), 1e-5);
       slow = {bounds.epsilon_lower(1e-5), bounds.epsilon_upper(1e-5)};
     });
     std::printf("  %s\n    default (FFT power): [%.6f, %.6f] (%.1e relative) in %.2f s; square-and-multiply: [%.6f, %.6f] "

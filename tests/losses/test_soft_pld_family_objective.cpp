@@ -125,7 +125,7 @@ TEST_CASE("soft-PLD family epsilon: the closed-form epsilon(delta) inverts delta
   const SoftPldFamilyObjective by_epsilon(shape.window, shape.ratio, options);
   CHECK(std::exp(by_epsilon.value(as_tensor(log_window))) == Approx(1e-5).epsilon(1e-10));
   PairBounds bounds = certified(shape, log_window, 4, 6);
-  bounds.refine_for_delta(1e-5);
+  bounds = refined_for_delta(std::move(bounds), 1e-5);
   INFO("soft epsilon " << epsilon << ", certified [" << bounds.epsilon_lower(1e-5) << ", " << bounds.epsilon_upper(1e-5) << "]");
   CHECK(epsilon >= bounds.epsilon_lower(1e-5) - 1e-4);
   CHECK(epsilon <= bounds.epsilon_upper(1e-5) + 1e-4);

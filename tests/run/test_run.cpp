@@ -84,7 +84,7 @@ TEST_CASE("run: a C++ caller gets the certified table, and the certificate is th
   AccountantOptions accountant;
   accountant.loss_step = 1e-3;
   PairBounds bounds = account(make_pair_family(*summary.table, pair), 10, accountant);
-  bounds.refine_for_delta(1e-5);
+  bounds = refined_for_delta(std::move(bounds), 1e-5);
   CHECK(bounds.epsilon_upper(1e-5) == Approx(certified.epsilon_upper).epsilon(1e-12));
   CHECK(bounds.epsilon_lower(1e-5) == Approx(certified.epsilon_lower).epsilon(1e-12));
   // Hybrid Renyi DP at (4, 1e-5) implies (4, 1e-5)-DP, so the exact epsilon(1e-5), which the lower bound does not

@@ -27,7 +27,7 @@ double certified_epsilon_upper(const GeometricTailShape& shape, const std::vecto
   specification.sensitivity = 1.0;
   specification.shifts = ShiftPolicy::kAll;
   PairBounds bounds = account(make_pair_family(GeometricTailFamily(shape, theta).table(), specification), 10, {});
-  bounds.refine_for_delta(delta);
+  bounds = refined_for_delta(std::move(bounds), delta);
   return bounds.epsilon_upper(delta);
 }
 
