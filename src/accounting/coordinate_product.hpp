@@ -39,6 +39,6 @@ struct CoordinateProductLaws {
 // The product of `coordinates` copies of `law` (>= 2) on a grid of step at most `step` (coarser where the product's
 // loss range would need more than max_points points). `negligible`: what may be pruned at each end of a product.
 CoordinateProductLaws coordinate_product_laws(const LossLaw& law, double mass_relative_error, int64_t coordinates,
-                                              double step, double negligible, int64_t max_points = 1 << 15);
+                                              double step, double negligible, int64_t max_points = 1 << 16);
 
 }  // namespace noiselearn
