@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/avx2_clones.hpp"
+#include "accounting/convolution.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -176,27 +176,6 @@ GridMasses lower_coordinate(const LossLaw& law, double law_error, double h, doub
   return g;
 }
 
-// out[j] += s in[j], j < n: the convolution's inner loop, four doubles wide where the machine has AVX2 (no FMA in the
-// clone, so both clones round alike).
-NOISELEARN_AVX2_CLONES void add_scaled(double* out, const double* in, double s, size_t n) {
-  for (size_t j = 0; j < n; ++j) out[j] += s * in[j];
-}
-
-// z = x * y, every entry a sum of non-negative products (relative error at most (m + 1) units, m the terms).
-std::vector<double> convolve(const std::vector<double>& x, const std::vector<double>& y) {
-  std::vector<double> z(x.size() + y.size() - 1, 0.0);
-  const std::vector<double>& longer = x.size() >= y.size() ? x : y;
-  const std::vector<double>& shorter = x.size() >= y.size() ? y : x;
-  const size_t n = longer.size();
-  const double* in = longer.data();
-  for (size_t i = 0; i < shorter.size(); ++i) {
-    const double s = shorter[i];
-    if (s == 0.0) continue;
-    add_scaled(z.data() + i, in, s, n);
-  }
-  return z;
-}
-
 // Drops the ends whose P and Q masses are each at most `negligible`: the upper chain rounds the low end's loss up to
 // the first kept point and sends the high end to +infinity; the lower chain merges each end into its end point.
 void prune(GridMasses& g, double h, double negligible, bool upper) {
@@ -240,10 +219,16 @@ void prune(GridMasses& g, double h, double negligible, bool upper) {
 GridMasses multiply(const GridMasses& x, const GridMasses& y, double h, double negligible, bool upper) {
   GridMasses z;
   z.first = x.first + y.first;
-  z.p = convolve(x.p, y.p);
-  if (!upper) z.q = convolve(x.q, y.q);
-  const double terms = static_cast<double>(std::min(x.p.size(), y.p.size()));
-  z.error = x.error + y.error + x.error * y.error + (terms + 2.0) * kUnit * 1.01;
+  // Direct summation of non-negative products (convolution.hpp): an entrywise relative error bound.
+  Convolution p = convolve_direct(x.p, y.p);
+  double error = p.relative_error;
+  z.p = std::move(p.values);
+  if (!upper) {
+    Convolution q = convolve_direct(x.q, y.q);
+    error = std::max(error, q.relative_error);
+    z.q = std::move(q.values);
+  }
+  z.error = x.error + y.error + x.error * y.error + error * (1.0 + x.error) * (1.0 + y.error) * 1.01;
   prune(z, h, negligible, upper);
   return z;
 }

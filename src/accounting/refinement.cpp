@@ -1,0 +1,140 @@
+// Asking a result more (pair_accountant.hpp: refined_for_epsilon, refined_for_delta, adapted_to_queries): a
+// composition tilted for an epsilon (exponential_tilt.hpp), the tilts where eps(delta) is decided, the adaptive
+// programme for the queries that it narrows; each returns the bounds with it added.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "accounting/adaptive_blocks.hpp"
+#include "accounting/adaptive_decision.hpp"
+#include "accounting/exponential_tilt.hpp"
+#include "accounting/pair_accountant.hpp"
+#include "accounting/scenario_composition.hpp"
+
+namespace noiselearn {
+
+namespace {
+
+// A copy of single-release PLDs tilted for eps after n compositions, each with its own Chernoff-optimal tilt.
+DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
+  DirectionalPLDs result = single;
+  apply_tilt(result.first_to_second, chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon));
+  if (result.second_to_first)
+    apply_tilt(*result.second_to_first, chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
+  return result;
+}
+
+// The same with one tilt for both directions: the mixed-sign scenarios compose releases up with releases down, and
+// a composition needs one tilt for its factors (composition.cpp). Any lambda >= 0 gives the same PLD in exact
+// arithmetic (the tilt only moves where floating-point error lands; each factor's error is tracked with its tilt), so
+// the mean of the two Chernoff-optimal tilts is used. Before this, one-sided tables at small delta (T = 1000,
+// delta = 1e-8) failed with "cannot compose PLDs with different tilts".
+DirectionalPLDs tilted_in_common_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
+  DirectionalPLDs result = single;
+  double lambda = chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon);
+  if (result.second_to_first) lambda = 0.5 * (lambda + chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
+  apply_tilt(result.first_to_second, lambda);
+  if (result.second_to_first) apply_tilt(*result.second_to_first, lambda);
+  return result;
+}
+
+bool is_tilted(const DirectionalPLDs& d) {
+  return d.first_to_second.tilt > 0.0 || (d.second_to_first && d.second_to_first->tilt > 0.0);
+}
+
+// The bodies of the accountant's refinements, on the bounds being made (refined_for_epsilon and its kin return them).
+void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
+  if (!b.single_release || !b.options.tilted_refinement || !std::isfinite(epsilon)) return;
+  const double tail = tail_mass > 0.0 ? std::min(tail_mass, b.options.tail_mass) : b.options.tail_mass;
+  for (const auto& t : b.tilted)
+    if (std::abs(t.target_epsilon - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon)) && t.tail_mass <= tail) return;
+  AccountantOptions refined = b.options;
+  refined.tail_mass = tail;
+  // The single release's own truncation (its tails moved to infinity) is composed too, about n times its mass: with a
+  // smaller tail mass, discretise the release again.
+  if (tail < b.options.tail_mass && (b.family || b.rediscretise) &&
+      (!b.fine_single_release || b.fine_single_release->options.tail_mass != tail)) {
+    PairBounds fine = b.family ? single_release_bounds(*b.family, refined) : b.rediscretise(refined);
+    fine.options = refined;
+    b.fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
+  }
+  const PairBounds& single = tail < b.options.tail_mass && b.fine_single_release ? *b.fine_single_release : *b.single_release;
+  TiltedComposition alternative;
+  alternative.target_epsilon = epsilon;
+  alternative.tail_mass = tail;
+  // The exact adaptive programme in blocks composes the blocks' dominating PLDs by FFT: tilt that composition too.
+  for (auto& curve : b.adaptive) add_tilted_blocks(curve, epsilon, refined);
+  const DirectionalPLDs upper_single = tilted_for(single.upper, b.compositions, epsilon);
+  if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
+  std::vector<DirectionalPLDs> lower_singles;
+  for (const auto& scenario : single.lower) lower_singles.push_back(tilted_for(scenario, b.compositions, epsilon));
+  std::tie(alternative.upper, alternative.lower) = compose_scenarios(upper_single, lower_singles, b.compositions, refined);
+  if (single.mixed_sign_lower && !b.whole_adaptive_programme())
+    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, b.compositions, epsilon), b.compositions, refined))
+      alternative.lower.push_back(std::move(scenario));
+  b.tilted.push_back(std::move(alternative));
+}
+
+void refine_for_delta(PairBounds& b, double delta) {
+  if (!b.single_release || !b.options.tilted_refinement) return;
+  double current = b.epsilon_upper(delta);
+  if (!std::isfinite(current)) {
+    // The untilted upper bound never reaches delta. If the distinguishing events alone exceed delta, nothing can;
+    // otherwise aim at the lower bound of eps(delta) when there is one (the truth is above it, usually close), else
+    // at the Chernoff estimate of eps(delta) for the dominating single release (above the truth, often far).
+    if (std::max(b.composed_infinity_mass_first, b.composed_infinity_mass_second) >= delta) return;
+    const PairBounds& single = *b.single_release;
+    double target = chernoff_epsilon(single.upper.first_to_second, b.compositions, delta);
+    if (single.upper.second_to_first)
+      target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, b.compositions, delta));
+    const double lower_end = b.epsilon_lower(delta);
+    if (std::isfinite(lower_end) && lower_end > 0.0) target = std::min(target, lower_end);
+    refine_for_epsilon(b, target, b.truncated_mass() > 1e-3 * delta ? b.tail_mass_for_delta(delta) : 0.0);
+    current = b.epsilon_upper(delta);
+  }
+  // A tilt is tightest at the epsilon it was made for: while the allowance (or the mass the truncations moved to
+  // infinity, then with a smaller tail mass) still dominates at the current upper end, tilt again for it (each
+  // tilted composition is one more pass; refine_for_epsilon skips near-duplicates).
+  for (int round = 0; round < 3 && std::isfinite(current); ++round) {
+    const bool truncation = b.truncation_dominates(current);
+    if (!truncation && !b.allowance_dominates(current)) break;
+    const size_t before = b.tilted.size();
+    refine_for_epsilon(b, current, truncation ? b.tail_mass_for_delta(delta) : 0.0);
+    if (b.tilted.size() == before) break;
+    current = b.epsilon_upper(delta);
+  }
+}
+
+void adapt_to_queries(PairBounds& b, const AccountingQueries& queries) {
+  if (!b.adaptive.empty() || !b.single_release || b.single_release->adaptive_single.empty() || queries.empty() ||
+      b.options.several_pairs != SeveralPairsMethod::kAuto)
+    return;
+  run_adaptive_programme(b, b.single_release->adaptive_single, b.compositions, b.options, queries);
+  // Tilted compositions made before the programme ran hold no tilted blocks of it: make them again.
+  if (!b.adaptive.empty() && !b.tilted.empty()) {
+    std::vector<TiltedComposition> previous = std::move(b.tilted);
+    b.tilted.clear();
+    for (const auto& t : previous) refine_for_epsilon(b, t.target_epsilon, t.tail_mass < b.options.tail_mass ? t.tail_mass : 0.0);
+  }
+}
+
+}  // namespace
+
+PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_mass) {
+  refine_for_epsilon(bounds, epsilon, tail_mass);
+  return bounds;
+}
+
+PairBounds refined_for_delta(PairBounds bounds, double delta) {
+  refine_for_delta(bounds, delta);
+  return bounds;
+}
+
+PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries) {
+  adapt_to_queries(bounds, queries);
+  return bounds;
+}
+
+}  // namespace noiselearn
