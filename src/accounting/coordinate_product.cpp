@@ -156,12 +156,15 @@ GridMasses lower_coordinate(const LossLaw& law, double law_error, double h, doub
   p_infinity = q_minus_infinity = 0.0;
   visit_pieces(law, cuts, [&](double l1, double l2, double a, double b) {
     if (!(a > 0.0) && !(b > 0.0)) return;
+    // An outcome of infinite loss (Q = 0 on a cell at +infinity) or of P = 0 (at -infinity) stays one. A mass that
+    // underflowed at a finite loss (e^{-1000} of the Laplace at 1000 nats) is dropped: a lower bound may leave mass
+    // out, but must not call a finite loss infinite.
     if (!(b > 0.0)) {
-      p_infinity += a;
+      if (l1 == INFINITY) p_infinity += a;
       return;
     }
     if (!(a > 0.0)) {
-      q_minus_infinity += b;
+      if (l2 == -INFINITY) q_minus_infinity += b;
       return;
     }
     double l = std::log(a) - std::log(b);

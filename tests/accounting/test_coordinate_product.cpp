@@ -220,3 +220,19 @@ TEST_CASE("coordinate product: bad input is one InputError naming the culprit", 
     CHECK_THAT(std::string(e.what()), Catch::Contains("needs table"));
   }
 }
+
+TEST_CASE("coordinate product: masses that underflow at losses of a thousand nats are left out of the lower bound, "
+          "never called infinite", "[accountant][events][product][extreme]") {
+  // The Laplace of noise multiplier 0.001: per coordinate the loss is +-1000 nats, where e^{-1000} underflows to 0.
+  // Before the fix the lower bound took those outcomes as infinite losses and exceeded the upper bound.
+  AccountantOptions coarse;
+  coarse.loss_step = 0.01;
+  const PairBounds b = account_one(event("laplace", {{"noise_multiplier", "0.001"}, {"coordinates", "2"}}),
+                                   RecordRelation::kAddOrRemove, coarse);
+  for (double delta : {1e-5, 0.1}) {
+    INFO("delta " << delta << ": [" << b.epsilon_lower(delta) << ", " << b.epsilon_upper(delta) << "]");
+    CHECK(b.epsilon_lower(delta) <= b.epsilon_upper(delta));
+    CHECK(b.epsilon_upper(delta) <= 2000.0 * (1 + 1e-3));  // two coordinates of at most 1000 nats each
+  }
+  for (double eps : {1.0, 1000.0, 1999.0}) CHECK(b.delta_lower(eps) <= b.delta_upper(eps));
+}
