@@ -74,7 +74,7 @@ class TablePair final : public MechanismPair {
 }  // namespace
 
 MechanismKind table_mechanism_kind() {
-  MechanismParameter table{"table", std::nullopt, "path", "a noise table file (CSV with its .json metadata, or a bare x,p CSV)"};
+  MechanismParameter table{"table", std::nullopt, "", "the path of a noise table file (CSV with its .json metadata, or a bare x,p CSV)"};
   table.table = true;
   return {"table",
           "any noise table (e.g. a learned one) added to a query on the table's grid",
