@@ -26,9 +26,7 @@ const std::vector<C::Key>& C::schema() {
        "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
       {"grid.points", &C::grid_points, "",
        "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
-      {"model.kind", &C::model_kind, "",
-       "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits, geometric-tail (Gilani et al. Defs 3.3-3.4: "
-       "needs optimiser.kind = pgd and loss.kind = renyi or soft-pld; the grid.* keys do not apply)"},
+      {"model.kind", &C::model_kind, "", model_kind_listing()},
       {"model.support", &C::model_support, "",
        "two-sided (the grid [-r, r]) or one-sided (Xiao et al.: noise >= 0 on the grid [0, r], r = grid.range the largest "
        "noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits (model.symmetric does not apply) and "
@@ -198,7 +196,7 @@ void TrainingConfig::validate() const {
     require(grid_points == 0 || (grid_points >= 3 && grid_points % 2 == 1 && grid_points <= 10000001), "grid.points",
             "must be 0 or an odd number from 3 to 10,000,001");
   grid();  // consistency of range, step and points
-  require_one_of(model_kind, "model.kind", {"sigmoid-stack", "free-logits", "monotone-logits", "geometric-tail"});
+  require_one_of(model_kind, "model.kind", kind_names(model_kinds()));
   const bool family = model_kind == "geometric-tail";
   require_one_of(model_domain, "model.domain", {"continuous", "discrete"});
   require(model_tail_ratio > 0.0 && model_tail_ratio < 1.0, "model.tail_ratio", "must be in (0, 1)");

@@ -1,6 +1,6 @@
 #pragma once
-// The kinds a training config chooses by name, optimiser.kind and loss.kind, as the config knows them: one
-// registration each (io/optimiser_kinds.cpp, io/loss_kinds.cpp) gives the name TrainingConfig::validate() accepts (a
+// The kinds a training config chooses by name, optimiser.kind, loss.kind and model.kind, as the config knows them: one
+// registration each (io/optimiser_kinds.cpp, io/loss_kinds.cpp, io/model_kinds.cpp) gives the name TrainingConfig::validate() accepts (a
 // mistyped one is refused with the nearest registered name), the text `noiselearn config-keys` and configs/README.md
 // print for the key, the kind's rules on the other keys, and, for an optimiser, what --resume may grow. How a kind is
 // built lives above: the optimisers in the run layer (run/optimiser_factories.hpp), the losses with LibTorch in
@@ -35,14 +35,17 @@ struct OptimiserKind : TrainingKind {
 };
 
 using LossKind = TrainingKind;
+using ModelKind = TrainingKind;
 
 // Every registered kind, in registration order (the order of the listing and of "valid: ...").
 const std::vector<OptimiserKind>& optimiser_kinds();
 const std::vector<LossKind>& loss_kinds();
+const std::vector<ModelKind>& model_kinds();
 
 // The kind of this name, or nullptr.
 const OptimiserKind* find_optimiser_kind(const std::string& name);
 const LossKind* find_loss_kind(const std::string& name);
+const ModelKind* find_model_kind(const std::string& name);
 
 // The kinds' names, in registration order.
 template <class Kind>
@@ -69,5 +72,6 @@ std::string kind_listing(const std::string& lead, const std::vector<Kind>& kinds
 // The listings of optimiser.kind and loss.kind (TrainingConfig::schema()).
 std::string optimiser_kind_listing();
 std::string loss_kind_listing();
+std::string model_kind_listing();
 
 }  // namespace noiselearn

@@ -36,27 +36,48 @@ std::optional<NoiseTable> starting_table(const Grid& grid, const ModelSpecificat
 
 }  // namespace
 
+namespace {
+
+std::shared_ptr<NoiseModel> make_sigmoid_stack(const Grid& grid, const ModelSpecification& s) {
+  if (s.init != "paper")
+    throw InputError(fmt::format("model.init = {} is for the logit models; the sigmoid stack starts as the paper "
+                                 "(model.init = paper)", s.init));
+  SigmoidStackOptions options;
+  options.sigmoids = s.sigmoids;
+  options.slope = s.slope;
+  return std::make_shared<SigmoidStack>(grid, options);
+}
+
+std::shared_ptr<NoiseModel> make_free_logits(const Grid& grid, const ModelSpecification& s) {
+  FreeLogitsOptions options;
+  options.symmetric = s.symmetric;
+  if (auto table = starting_table(grid, s)) return FreeLogits::from_table(*table, options);
+  return std::make_shared<FreeLogits>(grid, options);
+}
+
+std::shared_ptr<NoiseModel> make_monotone_logits(const Grid& grid, const ModelSpecification& s) {
+  if (auto table = starting_table(grid, s)) return MonotoneLogits::from_table(*table);
+  return std::make_shared<MonotoneLogits>(grid, MonotoneLogitsOptions{});
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, ModelFactory>>& model_factories() {
+  static const std::vector<std::pair<std::string, ModelFactory>> factories{
+      {"sigmoid-stack", &make_sigmoid_stack},
+      {"free-logits", &make_free_logits},
+      {"monotone-logits", &make_monotone_logits},
+  };
+  return factories;
+}
+
 std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecification& s) {
-  if (s.kind == "sigmoid-stack") {
-    if (s.init != "paper")
-      throw InputError(fmt::format("model.init = {} is for the logit models; the sigmoid stack starts as the paper "
-                                   "(model.init = paper)", s.init));
-    SigmoidStackOptions options;
-    options.sigmoids = s.sigmoids;
-    options.slope = s.slope;
-    return std::make_shared<SigmoidStack>(grid, options);
+  std::vector<std::string> names;
+  for (const auto& [kind, make] : model_factories()) {
+    if (kind == s.kind) return make(grid, s);
+    names.push_back(kind);
   }
-  if (s.kind == "free-logits") {
-    FreeLogitsOptions options;
-    options.symmetric = s.symmetric;
-    if (auto table = starting_table(grid, s)) return FreeLogits::from_table(*table, options);
-    return std::make_shared<FreeLogits>(grid, options);
-  }
-  if (s.kind == "monotone-logits") {
-    if (auto table = starting_table(grid, s)) return MonotoneLogits::from_table(*table);
-    return std::make_shared<MonotoneLogits>(grid, MonotoneLogitsOptions{});
-  }
-  throw InputError(fmt::format("unknown model.kind '{}' (valid: sigmoid-stack, free-logits, monotone-logits)", s.kind));
+  throw InputError(fmt::format("unknown model.kind '{}' (valid: {})", s.kind, fmt::join(names, ", ")));
 }
 
 namespace {

@@ -25,6 +25,10 @@ struct ModelSpecification {
 // Throws InputError for an unknown kind or an initialisation the model cannot take (the sigmoid stack starts
 // as the paper; the logit models start from any table on their grid).
 std::shared_ptr<NoiseModel> make_noise_model(const Grid& grid, const ModelSpecification& specification);
+// The model.kind each is built for (the kinds themselves, with their listing, are registered in io/model_kinds.cpp;
+// geometric-tail is built by its optimiser): one line each.
+using ModelFactory = std::shared_ptr<NoiseModel> (*)(const Grid&, const ModelSpecification&);
+const std::vector<std::pair<std::string, ModelFactory>>& model_factories();
 
 struct LossSpecification {
   std::string kind = "soft-pld";  // soft-pld, moments-accountant, privacy-buckets-adp, privacy-buckets-pdp, renyi, hrdp

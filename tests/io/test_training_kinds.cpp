@@ -112,3 +112,17 @@ TEST_CASE("a kind's rules and what --resume may grow come from its registration"
   CHECK(find_optimiser_kind("adam")->learner_task == "training a neural model with Adam");
   CHECK(convex.learner_task.empty());
 }
+
+TEST_CASE("model.kind is a registry too: its config-keys text and its valid names come from the registrations",
+          "[config][kinds]") {
+  CHECK(description_of("model.kind") == model_kind_listing());
+  // The text configs/README.md has always had (the docs test compares the whole table; this pins the entry).
+  CHECK(model_kind_listing() ==
+        "sigmoid-stack (Sommer et al. eq. 4), free-logits, monotone-logits, geometric-tail (Gilani et al. Defs 3.3-3.4: "
+        "needs optimiser.kind = pgd and loss.kind = renyi or soft-pld; the grid.* keys do not apply)");
+  for (const auto& kind : model_kinds()) CHECK(find_model_kind(kind.name) == &kind);
+  CHECK(find_model_kind("sigmoid_stack") == nullptr);
+  const std::string refused = refusal({"model.kind=monotone-logit"});
+  CHECK(refused == "model.kind = 'monotone-logit' is not valid; did you mean 'monotone-logits'? (valid: sigmoid-stack, "
+                   "free-logits, monotone-logits, geometric-tail)");
+}
