@@ -10,6 +10,7 @@
 
 #include "accounting/convolution.hpp"
 #include "core/errors.hpp"
+#include "core/noise_table.hpp"
 
 namespace noiselearn {
 
@@ -282,15 +283,6 @@ Moments moments(const GridMasses& g, double h) {
   return m;
 }
 
-double compensated(const std::vector<double>& v) {
-  double sum = 0.0, c = 0.0;
-  for (double x : v) {
-    const double t = sum + x;
-    c += std::abs(sum) >= std::abs(x) ? (sum - t) + x : (x - t) + sum;
-    sum = t;
-  }
-  return sum + c;
-}
 
 }  // namespace
 
@@ -333,8 +325,8 @@ CoordinateProductLaws coordinate_product_laws(const LossLaw& law, double mass_re
       out.upper.cells.push_back({L, L, p, qm});
     }
     const double keep = 1.0 - e - 16.0 * kUnit;
-    const double p_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated(up.p) * keep) + 4.0 * kUnit);
-    const double q_minus_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated(q_finite) * keep) + 4.0 * kUnit);
+    const double p_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated_sum(up.p) * keep) + 4.0 * kUnit);
+    const double q_minus_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated_sum(q_finite) * keep) + 4.0 * kUnit);
     if (p_infinity > 0.0) out.upper.cells.push_back({INFINITY, INFINITY, p_infinity, 0.0});
     if (q_minus_infinity > 0.0) out.upper.cells.push_back({-INFINITY, -INFINITY, 0.0, q_minus_infinity});
   }

@@ -10,15 +10,9 @@ namespace noiselearn {
 
 namespace {
 
-LossKind named_loss(const std::string& name, const std::string& summary) {
-  LossKind kind;
-  kind.name = name;
-  kind.summary = summary;
-  return kind;
-}
 
 LossKind renyi_loss_kind() {
-  LossKind kind = named_loss("renyi", "Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et "
+  LossKind kind = named_kind("renyi", "Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et "
                                       "al.'s gamma, epsilon at loss.delta");
   // configs/README.md has always said here, after the family's other loss, what soft-pld is for the family.
   kind.aside = "with model.kind = geometric-tail, soft-pld is the soft epsilon at loss.delta (or log delta at loss.epsilon) of "
@@ -27,7 +21,7 @@ LossKind renyi_loss_kind() {
 }
 
 LossKind hybrid_renyi_loss_kind() {
-  LossKind kind = named_loss("hrdp", "Xiao et al. Def. 7, Thm 2: with optimiser.kind = convex, Hybrid Renyi DP of T = "
+  LossKind kind = named_kind("hrdp", "Xiao et al. Def. 7, Thm 2: with optimiser.kind = convex, Hybrid Renyi DP of T = "
                                      "loss.compositions releases at loss.delta must not exceed loss.epsilon; with adam, eq. "
                                      "24's delta = T delta_p + exp(T G - (alpha - 1) loss.epsilon) is the surrogate, alpha "
                                      "trained as for renyi");
@@ -42,10 +36,10 @@ LossKind hybrid_renyi_loss_kind() {
 
 const std::vector<LossKind>& loss_kinds() {
   static const std::vector<LossKind> kinds{
-      named_loss("soft-pld", "ours"),
-      named_loss("moments-accountant", "Prop. 17"),
-      named_loss("privacy-buckets-adp", ""),
-      named_loss("privacy-buckets-pdp", ""),
+      named_kind("soft-pld", "ours"),
+      named_kind("moments-accountant", "Prop. 17"),
+      named_kind("privacy-buckets-adp", ""),
+      named_kind("privacy-buckets-pdp", ""),
       renyi_loss_kind(),
       hybrid_renyi_loss_kind(),
   };

@@ -6,24 +6,13 @@
 
 namespace noiselearn {
 
-namespace {
-
-ModelKind named_model(const std::string& name, const std::string& summary) {
-  ModelKind kind;
-  kind.name = name;
-  kind.summary = summary;
-  return kind;
-}
-
-}  // namespace
-
 const std::vector<ModelKind>& model_kinds() {
   static const std::vector<ModelKind> kinds{
-      named_model("sigmoid-stack", "Sommer et al. eq. 4"),
-      named_model("free-logits", ""),
-      named_model("monotone-logits", ""),
+      named_kind("sigmoid-stack", "Sommer et al. eq. 4"),
+      named_kind("free-logits", ""),
+      named_kind("monotone-logits", ""),
       // Built by its optimiser (the preconditioned gradient), not by train/factories.cpp.
-      named_model("geometric-tail", "Gilani et al. Defs 3.3-3.4: needs optimiser.kind = pgd and loss.kind = renyi or "
+      named_kind("geometric-tail", "Gilani et al. Defs 3.3-3.4: needs optimiser.kind = pgd and loss.kind = renyi or "
                                     "soft-pld; the grid.* keys do not apply"),
   };
   return kinds;

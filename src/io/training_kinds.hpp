@@ -37,6 +37,14 @@ struct OptimiserKind : TrainingKind {
 using LossKind = TrainingKind;
 using ModelKind = TrainingKind;
 
+// A kind with only a name and a summary (no rules of its own).
+inline TrainingKind named_kind(const std::string& name, const std::string& summary) {
+  TrainingKind kind;
+  kind.name = name;
+  kind.summary = summary;
+  return kind;
+}
+
 // Every registered kind, in registration order (the order of the listing and of "valid: ...").
 const std::vector<OptimiserKind>& optimiser_kinds();
 const std::vector<LossKind>& loss_kinds();
