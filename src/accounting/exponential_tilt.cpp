@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <vector>
 
 namespace noiselearn {
 
@@ -41,16 +42,41 @@ std::pair<double, double> lambda_range(const PrivacyLossDistribution& pld) {
 
 }  // namespace
 
-double log_moment(const PrivacyLossDistribution& pld, double lambda) {
-  double largest = -std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < pld.masses.size(); ++i)
-    if (pld.masses[i] > 0.0) largest = std::max(largest, std::log(pld.masses[i]) + lambda * pld.loss(i));
-  if (!std::isfinite(largest)) return largest;
-  double sum = 0.0;
-  for (size_t i = 0; i < pld.masses.size(); ++i)
-    if (pld.masses[i] > 0.0) sum += std::exp(std::log(pld.masses[i]) + lambda * pld.loss(i) - largest);
-  return largest + std::log(sum);
-}
+namespace {
+
+// K(lambda) = log sum_i m_i e^{lambda l_i} for many lambda of one PLD: the logarithms of the positive masses and their
+// losses are taken once (the searches below ask for K up to 80 times), the arithmetic per lambda is the same.
+class LogMoment {
+ public:
+  explicit LogMoment(const PrivacyLossDistribution& pld) {
+    for (size_t i = 0; i < pld.masses.size(); ++i)
+      if (pld.masses[i] > 0.0) {
+        log_masses_.push_back(std::log(pld.masses[i]));
+        losses_.push_back(pld.loss(i));
+      }
+  }
+
+  double operator()(double lambda) const {
+    thread_local std::vector<double> exponents;
+    exponents.resize(log_masses_.size());
+    double largest = -std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < log_masses_.size(); ++i) {
+      exponents[i] = log_masses_[i] + lambda * losses_[i];
+      largest = std::max(largest, exponents[i]);
+    }
+    if (!std::isfinite(largest)) return largest;
+    double sum = 0.0;
+    for (double e : exponents) sum += std::exp(e - largest);
+    return largest + std::log(sum);
+  }
+
+ private:
+  std::vector<double> log_masses_, losses_;
+};
+
+}  // namespace
+
+double log_moment(const PrivacyLossDistribution& pld, double lambda) { return LogMoment(pld)(lambda); }
 
 double tilted_mass(const PrivacyLossDistribution& pld) {
   if (!(pld.tilt > 0.0)) return pld.finite_mass();
@@ -72,7 +98,8 @@ void apply_tilt(PrivacyLossDistribution& single, double lambda) {
 double chernoff_tilt_for_epsilon(const PrivacyLossDistribution& single, int64_t n, double epsilon) {
   if (single.masses.empty()) return 0.0;
   const double count = static_cast<double>(n);
-  auto exponent = [&](double lambda) { return count * log_moment(single, lambda) - lambda * epsilon; };
+  const LogMoment moment(single);
+  auto exponent = [&](double lambda) { return count * moment(lambda) - lambda * epsilon; };
   // Below the mean loss the exponent increases from lambda = 0: no tilt.
   const auto [lo, hi] = lambda_range(single);
   if (exponent(lo) >= exponent(0.0)) return 0.0;
@@ -82,7 +109,8 @@ double chernoff_tilt_for_epsilon(const PrivacyLossDistribution& single, int64_t 
 double chernoff_epsilon(const PrivacyLossDistribution& single, int64_t n, double delta) {
   if (single.masses.empty()) return 0.0;
   const double count = static_cast<double>(n), log_inverse = -std::log(delta);
-  auto estimate = [&](double lambda) { return (count * log_moment(single, lambda) + log_inverse) / lambda; };
+  const LogMoment moment(single);
+  auto estimate = [&](double lambda) { return (count * moment(lambda) + log_inverse) / lambda; };
   const auto [lo, hi] = lambda_range(single);
   return estimate(minimise_over_log_lambda(estimate, lo, hi));
 }

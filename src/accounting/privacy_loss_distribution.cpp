@@ -61,17 +61,33 @@ double grid_epsilon(const PrivacyLossDistribution& pld, double epsilon) {
 }
 }  // namespace
 
+namespace {
+
+// The finite part of delta at eps on the grid: the sum of the non-negative terms (1 - e^{eps - l}) m over l > eps,
+// each computed with expm1 to keep precision for l close to eps, from the top.
+double finite_delta(const PrivacyLossDistribution& pld, double epsilon_on_grid) {
+  double sum = 0.0;
+  for (size_t i = pld.masses.size(); i-- > 0;) {
+    const double l = pld.loss(i);
+    if (l <= epsilon_on_grid) break;
+    sum += -std::expm1(epsilon_on_grid - l) * pld.masses[i];
+  }
+  return sum;
+}
+
+// delta at eps on the grid from the finite part's computed sum: the infinity mass, the rounding allowances and the
+// clamp. Non-decreasing in `sum` whenever rounding_factor and relative_divisor are positive (every operation is).
+double finished_delta(const PrivacyLossDistribution& pld, double sum, double epsilon_on_grid) {
+  return clamp_probability(
+      ((pld.infinity_mass + sum) * rounding_factor(pld) + allowance(pld, epsilon_on_grid)) / relative_divisor(pld),
+      pld.bound);
+}
+
+}  // namespace
+
 double PrivacyLossDistribution::delta_for_epsilon(double epsilon) const {
   epsilon = grid_epsilon(*this, epsilon);
-  // Sum of non-negative terms (1 - e^{eps - l}) m, each computed with expm1 to keep precision for l close
-  // to eps.
-  double sum = 0.0;
-  for (size_t i = masses.size(); i-- > 0;) {
-    const double l = loss(i);
-    if (l <= epsilon) break;
-    sum += -std::expm1(epsilon - l) * masses[i];
-  }
-  return clamp_probability(((infinity_mass + sum) * rounding_factor(*this) + allowance(*this, epsilon)) / relative_divisor(*this), bound);
+  return finished_delta(*this, finite_delta(*this, epsilon), epsilon);
 }
 
 std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vector<double>& epsilons) const {
@@ -160,6 +176,72 @@ double invert_with_constant_allowance(const PrivacyLossDistribution& pld, double
   return lowest + std::log1p(-ratio);
 }
 
+// Answers "delta_for_epsilon(eps) > delta?" exactly as delta_for_epsilon computes it, for the many eps of a bisection,
+// without the O(N) sum of expm1s where the answer is clear. One pass from the top gives, for every grid index k,
+//   G_k = sum_{i >= k} m_i e^{l_k - l_i}   and   D_k = sum_{i > k} m_i (1 - e^{l_k - l_i})
+// (G_k = m_k + e^{-h} G_{k+1}, D_k = D_{k+1} + (1 - e^{-h}) G_{k+1}: positive terms only), and for eps in
+// [l_{k-1}, l_k) the finite sum is D_k + (1 - e^{eps - l_k}) G_k. That estimate and delta_for_epsilon's own sum are
+// both within a rigorous distance of the sum over the computed losses (the `slack` below), so when the
+// estimate's whole interval, finished the same way (finished_delta is monotone), lies on one side of delta, so does
+// delta_for_epsilon's value; otherwise the exact sum decides. A bisection therefore returns the same bits as with
+// delta_for_epsilon at every step.
+class DeltaComparison {
+ public:
+  explicit DeltaComparison(const PrivacyLossDistribution& pld) : pld_(pld) {
+    const size_t n = pld.masses.size();
+    // Positive factors only; otherwise finished_delta is not monotone and every question goes to the exact sum.
+    usable_ = n > 0 && rounding_factor(pld) > 0.0 && relative_divisor(pld) > 0.0;
+    if (!usable_) return;
+    g_.assign(n + 1, 0.0);
+    d_.assign(n + 1, 0.0);
+    const double one_minus_decay = -std::expm1(-pld.loss_step), decay = std::exp(-pld.loss_step);
+    for (size_t k = n; k-- > 0;) {
+      g_[k] = pld.masses[k] + decay * g_[k + 1];
+      d_[k] = d_[k + 1] + one_minus_decay * g_[k + 1];
+    }
+    span_ = std::max({std::abs(pld.loss(0)), std::abs(pld.loss(n - 1)), pld.loss_step});
+    usable_ = std::isfinite(span_) && std::isfinite(g_[0]) && std::isfinite(d_[0]);
+  }
+
+  bool exceeds(double epsilon, double delta) const {
+    const double on_grid = grid_epsilon(pld_, epsilon);
+    if (usable_) {
+      // The first index whose computed loss is above eps: the terms delta_for_epsilon sums are those from it up.
+      size_t low = 0, high = pld_.masses.size();
+      while (low < high) {
+        const size_t middle = low + (high - low) / 2;
+        if (pld_.loss(middle) > on_grid) high = middle; else low = middle + 1;
+      }
+      const size_t k = low;
+      if (k + 32 < pld_.masses.size()) {  // a few terms are cheaper summed
+        const double estimate = d_[k] + (-std::expm1(on_grid - pld_.loss(k))) * g_[k];
+        // How far delta_for_epsilon's computed sum S and the estimate may lie from the exact sum over the computed
+        // losses, T = sum_{i >= k} m_i (1 - e^{eps - loss(i)}), for the t = N - k terms:
+        // - S: t additions, and per term a product, expm1 (within an ulp) and its rounded argument (which moves
+        //   1 - e^y by at most u relatively): relatively within (t + 4) u of T;
+        // - the estimate: the recurrences' few roundings per step and e^{-h}'s error raised to the t-th power,
+        //   relatively within 6 t u + 10 u; and losses taken as loss(k) + (i - k) h instead of the computed loss(i),
+        //   which moves each exponent y <= 0 by at most 3 u span and so each m_i e^y by at most
+        //   3 u span m_i e^y: absolutely within 3 u span G_k.
+        // Twice their sum covers the second-order terms.
+        const double u = std::numeric_limits<double>::epsilon() / 2.0;
+        const double terms = static_cast<double>(pld_.masses.size() - k);
+        const double slack = 2.0 * (u * (7.0 * terms + 16.0) * estimate + 3.0 * u * span_ * g_[k]) +
+                             (8.0 * terms + 64.0) * std::numeric_limits<double>::denorm_min();
+        if (finished_delta(pld_, estimate + slack, on_grid) <= delta) return false;
+        if (finished_delta(pld_, std::max(0.0, estimate - slack), on_grid) > delta) return true;
+      }
+    }
+    return finished_delta(pld_, finite_delta(pld_, on_grid), on_grid) > delta;
+  }
+
+ private:
+  const PrivacyLossDistribution& pld_;
+  std::vector<double> g_, d_;
+  double span_ = 0.0;  // the largest |loss| on the grid (at least the step)
+  bool usable_ = false;
+};
+
 }  // namespace
 
 double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
@@ -180,20 +262,21 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
     // until U(high) <= delta, then bisect. high is always a point where U <= delta was checked.
     const double low_limit = invert_with_constant_allowance(*this, delta, std::min(numerical_error, infinity_error));
     if (!std::isfinite(low_limit) || std::isnan(low_limit)) return conservative;
+    const DeltaComparison above(*this);
     double low = low_limit, high = conservative;
     if (!(std::isfinite(high) && high > low)) {
       double width = std::max(loss_step, 1e-9 * std::abs(low));
       high = low + width;
-      for (int i = 0; i < 80 && delta_for_epsilon(high) > delta; ++i) {
+      for (int i = 0; i < 80 && above.exceeds(high, delta); ++i) {
         low = high;
         width *= 2.0;
         high = low_limit + width;
       }
-      if (delta_for_epsilon(high) > delta) return conservative;
+      if (above.exceeds(high, delta)) return conservative;
     }
     for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
       const double middle = 0.5 * (low + high);
-      if (delta_for_epsilon(middle) <= delta) high = middle; else low = middle;
+      if (!above.exceeds(middle, delta)) high = middle; else low = middle;
     }
     return high;
   }
@@ -210,6 +293,7 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
   // eps(delta) (delta's lower curve L bounds the true delta, which does not increase with eps), and none lies above
   // the inversion with the smallest allowance any eps can have.
   if (!(numerical_error < delta)) {
+    const DeltaComparison above(*this);
     double high = invert_with_constant_allowance(*this, delta, -std::min(numerical_error, infinity_error));
     // L > delta holds just below `high` where the allowance is small: step down from it until it does, then bisect.
     double low = -std::numeric_limits<double>::infinity();
@@ -218,7 +302,7 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
       for (int i = 0; i < 60; ++i, width *= 2.0) {
         const double candidate = high - width;
         if (candidate <= answer) break;
-        if (delta_for_epsilon(candidate) > delta) {
+        if (above.exceeds(candidate, delta)) {
           low = candidate;
           answer = std::max(answer, candidate);
           break;
@@ -228,7 +312,7 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
     if (std::isfinite(high) && std::isfinite(low) && high > low) {
       for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
         const double middle = 0.5 * (low + high);
-        if (delta_for_epsilon(middle) > delta) {
+        if (above.exceeds(middle, delta)) {
           low = middle;
           answer = std::max(answer, middle);  // verified: L(middle) > delta
         } else {

@@ -86,3 +86,43 @@ TEST_CASE("the numerical-error allowance widens upper and lower bounds outwards"
   CHECK(lower.delta_for_epsilon(1.0) == Approx(exact - 1e-6).epsilon(1e-12));
   CHECK(upper.epsilon_for_delta(1e-3) > lower.epsilon_for_delta(1e-3));
 }
+
+TEST_CASE("eps(delta) of a tilted PLD is the bisection's smallest verified eps, on long grids too", "[pld]") {
+  // With a tilt the allowance falls with eps and eps(delta) is found by bisection; its comparisons are decided from a
+  // one-pass estimate with a rigorous slack where that is clear and by the full sum otherwise. Either way the answer
+  // must be, for an upper bound, an eps whose delta_for_epsilon is at most delta with one a bisection step below it
+  // above delta; for a lower bound, one whose lower curve is above delta just below it.
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (BoundKind bound : {BoundKind::kUpper, BoundKind::kLower})
+    for (double step : {1e-2, 1e-4}) {
+      PrivacyLossDistribution pld;
+      pld.bound = bound;
+      pld.loss_step = step;
+      pld.first_index = static_cast<int64_t>(std::llround(-3.0 / step));
+      pld.masses.resize(static_cast<size_t>(std::llround(12.0 / step)));
+      double total = 0.0;
+      for (size_t i = 0; i < pld.masses.size(); ++i) {
+        const double l = pld.loss(i) - 1.0;
+        total += (pld.masses[i] = std::exp(-l * l) * (0.5 + u(rng)));  // smooth, positive, noisy
+      }
+      for (double& m : pld.masses) m /= total;
+      pld.tilt = 2.0;
+      pld.tilt_reference = 1.5;
+      pld.tilted_error = 1e-13;
+      pld.infinity_error = 1e-15;
+      pld.numerical_error = bound == BoundKind::kUpper ? 1e-9 : 1e-3;  // the lower bound's bisection needs error >= delta
+      for (double delta : {1e-2, 1e-4, 1e-6, 1e-8}) {
+        const double eps = pld.epsilon_for_delta(delta);
+        INFO("bound " << to_string(bound) << ", step " << step << ", delta " << delta << ", eps " << eps);
+        REQUIRE(std::isfinite(eps));
+        const double below = eps - 4e-14 * std::max(1.0, std::abs(eps));
+        if (bound == BoundKind::kUpper) {
+          CHECK(pld.delta_for_epsilon(eps) <= delta);
+          CHECK(pld.delta_for_epsilon(below) > delta);
+        } else {
+          CHECK(pld.delta_for_epsilon(below) > delta);  // the true eps(delta) is above every such point
+        }
+      }
+    }
+}
