@@ -369,6 +369,11 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
       bounds.upper.first_to_second = std::move(envelope.envelope);
     }
   }
+  // The distinguishing events' probability per release, a floor as the certificate prints it: the lower PLDs keep
+  // exactly the outcomes of infinite loss (cut tails go to infinity only in the upper ones).
+  bounds.single_release_infinity_mass_first = low.first_to_second.infinity_mass;
+  bounds.single_release_infinity_mass_second =
+      low.second_to_first ? low.second_to_first->infinity_mass : low.first_to_second.infinity_mass;
   bounds.lower.push_back(std::move(low));
   if (product)
     bounds.shift_justification += fmt::format("; each coordinate's worst pair is the mechanism's, so the product of {} is "

@@ -183,6 +183,26 @@ TEST_CASE("coordinate product: the table mechanism is the mechanism it tabulates
     }
 }
 
+TEST_CASE("a table event reports its distinguishing events: the outputs one input cannot produce",
+          "[accountant][events][table]") {
+  // Uniform on {-1, 0, 1}, sensitivity 1: P = uniform on {0, 1, 2}. Unsampled, P puts 1/3 where Q is 0 (and Q puts
+  // 1/3 where P is 0): omega = 1/3 a release, 1 - (2/3)^2 = 5/9 after two. Poisson at rate 1/2: remove, A = (Q + P)/2
+  // puts 1/6 on x = 2 where Q is 0; add, Q puts nothing where A is 0. The certificate prints these (it printed 0).
+  const auto table = std::make_shared<const NoiseTable>(Grid{-1.0, 1.0, 3}, std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3});
+  const TableReader read = [&](const std::string&) { return table; };
+  const PairBounds alone =
+      account_one(event("table", {{"table", "u.csv"}, {"sensitivity", "1"}, {"count", "2"}}, read));
+  CHECK(alone.single_release_infinity_mass_first == Approx(1.0 / 3).epsilon(1e-12));
+  CHECK(alone.composed_infinity_mass_first == Approx(5.0 / 9).epsilon(1e-12));
+  CHECK(alone.delta_lower(1.0) >= 5.0 / 9 * (1 - 1e-12));  // the floor it reports is a floor of delta
+  CHECK(std::isinf(alone.epsilon_upper(0.5)));
+  const PairBounds sampled = account_one(
+      event("table", {{"table", "u.csv"}, {"sensitivity", "1"}, {"count", "2"}, {"sampling_rate", "0.5"}}, read));
+  CHECK(sampled.single_release_infinity_mass_first == Approx(1.0 / 6).epsilon(1e-12));
+  CHECK(sampled.single_release_infinity_mass_second == 0.0);
+  CHECK(sampled.composed_infinity_mass_first == Approx(1.0 - 25.0 / 36).epsilon(1e-12));
+}
+
 TEST_CASE("coordinate product: bad input is one InputError naming the culprit", "[accountant][events][product][input]") {
   auto message = [](const EventFields& f, const TableReader& read = {}) {
     try {

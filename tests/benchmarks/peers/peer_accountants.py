@@ -307,13 +307,17 @@ def main():
     p.add_argument("--json", metavar="OUT", help="write all figures as JSON")
     p.add_argument("--threads", metavar="N[,M]",
                    help="re-run in one child process per count with OMP/OPENBLAS/MKL_NUM_THREADS set")
-    p.add_argument("--settings", default="a,b,c")
+    p.add_argument("--settings", default="a,b,c", help="comma-separated among " + ", ".join(SETTINGS))
     p.add_argument("--tight", action="store_true",
                    help="add the expensive accuracies (prv eps_error 1e-4 on a, 1e-3 on b, c; PLD 1e-5 on b)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--max-repeat-seconds", type=float, default=30.0,
                    help="a configuration whose run takes longer is not repeated")
     args = p.parse_args()
+    unknown = [s.strip() for s in args.settings.split(",") if s.strip() and s.strip() not in SETTINGS]
+    if unknown:
+        p.exit(2, f"{p.prog}: error: unknown setting {unknown[0]!r} in --settings: use some of "
+                  f"{', '.join(SETTINGS)}\n")
 
     if args.threads:
         run_children(args)
