@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "accounting/exponential_tilt.hpp"
+#include "accounting/loss_step_choice.hpp"
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"
 
@@ -172,100 +172,14 @@ PairBounds event_release_bounds(const ReleaseEvent& event, RecordRelation relati
   return sampled_release_bounds(std::move(mechanism), event.sampling, relation, options, event.coordinates);
 }
 
-namespace {
-
-// The mean of the privacy loss of a PLD's finite part under the tilt lambda (the law that decides the tail at the
-// epsilon the tilt is made for).
-double tilted_mean(const PrivacyLossDistribution& pld, double lambda) {
-  long double sum = 0.0L, weight = 0.0L;
-  const double top = pld.loss(pld.masses.empty() ? 0 : pld.masses.size() - 1);
-  for (size_t i = 0; i < pld.masses.size(); ++i) {
-    if (pld.masses[i] <= 0.0) continue;
-    const long double w = pld.masses[i] * std::exp(lambda * (pld.loss(i) - top));
-    sum += w * pld.loss(i);
-    weight += w;
-  }
-  return weight > 0.0L ? static_cast<double>(sum / weight) : 0.0;
-}
-
-// The discretisation's part of the bracket after n releases, predicted from one release: n times the difference of the
-// tilted means of the upper and lower PLDs (a shift of the composed loss that the tail follows; measured about 1.7
-// times the bracket it predicts for DP-SGD), relative to epsilon (epsilon queries: times lambda, relative to delta).
-double predicted_relative_width(const PairBounds& single, int64_t n, const AccountingQueries& queries) {
-  std::vector<bool> directions{false};
-  if (single.upper.second_to_first) directions.push_back(true);
-  auto width_at = [&](bool reverse, double lambda) {
-    return static_cast<double>(n) *
-           (tilted_mean(single.upper.direction(reverse), lambda) - tilted_mean(single.lower.front().direction(reverse), lambda));
-  };
-  double widest = 0.0;
-  // epsilon at delta: the guarantee is the larger direction's epsilon; each direction's width relative to it.
-  for (double delta : queries.deltas) {
-    double eps = 0.0;
-    for (bool reverse : directions) eps = std::max(eps, chernoff_epsilon(single.upper.direction(reverse), n, delta));
-    if (!(eps > 0.0) || !std::isfinite(eps)) continue;
-    for (bool reverse : directions) {
-      const double lambda = chernoff_tilt_for_epsilon(single.upper.direction(reverse), n, eps);
-      if (lambda > 0.0) widest = std::max(widest, width_at(reverse, lambda) / eps);
-    }
-  }
-  // delta at epsilon: the direction with the larger Chernoff bound decides delta; its width times lambda, relative.
-  for (double eps : queries.epsilons) {
-    double best_log_bound = -INFINITY, width = 0.0;
-    for (bool reverse : directions) {
-      const PrivacyLossDistribution& up = single.upper.direction(reverse);
-      const double lambda = chernoff_tilt_for_epsilon(up, n, eps);
-      if (!(lambda > 0.0)) continue;
-      const double log_bound = static_cast<double>(n) * log_moment(up, lambda) - lambda * eps;
-      if (log_bound > best_log_bound) {
-        best_log_bound = log_bound;
-        width = width_at(reverse, lambda) * lambda;
-      }
-    }
-    widest = std::max(widest, width);
-  }
-  return widest;
-}
-
-// The grid points the n-fold composition will span (16 standard deviations of the composed loss of the wider
-// direction): a finer step than max_points allows would only be coarsened again.
-double predicted_points(const PairBounds& single, int64_t n) {
-  double widest = 0.0;
-  for (bool reverse : {false, true}) {
-    if (reverse && !single.upper.second_to_first) break;
-    const PrivacyLossDistribution& p = single.upper.direction(reverse);
-    long double mass = 0.0L, mean = 0.0L, square = 0.0L;
-    for (size_t i = 0; i < p.masses.size(); ++i) {
-      mass += p.masses[i];
-      mean += p.masses[i] * p.loss(i);
-      square += p.masses[i] * p.loss(i) * p.loss(i);
-    }
-    if (mass <= 0.0L) continue;
-    const double variance = static_cast<double>(square / mass - (mean / mass) * (mean / mass));
-    widest = std::max(widest, 16.0 * std::sqrt(std::max(0.0, variance) * static_cast<double>(n)) / p.loss_step);
-  }
-  return widest;
-}
-
-}  // namespace
-
 PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relation, const AccountantOptions& requested,
                                 const AccountingQueries& queries) {
   AccountantOptions options = requested;
   PairBounds single = event_release_bounds(event, relation, options);
-  // Under several_pairs auto the default decides per query: the loss step is halved (at most three times) while the
-  // discretisation's predicted bracket at a query is wider than adaptive_skip_width (the prediction overstates the
-  // bracket about twofold: DP-SGD's 2.4e-4 predicted, 1.3e-4 measured at loss step 1e-4).
-  // The discretisation's bracket shrinks with the square of the step (connect-the-dots and merge-to-grid err by
-  // O(step^2) a release), so one prediction decides how many halvings.
+  // Under several_pairs auto the default decides per query: the loss step is halved while the discretisation's
+  // predicted bracket at a query is wider than adaptive_skip_width (loss_step_choice.hpp).
   if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty()) {
-    double width = predicted_relative_width(single, event.count, queries), points = predicted_points(single, event.count);
-    int halvings = 0;
-    while (halvings < 3 && width > options.adaptive_skip_width && 2.0 * points <= static_cast<double>(options.max_points)) {
-      ++halvings;
-      width /= 4.0;
-      points *= 2.0;
-    }
+    const int halvings = loss_step_halvings(single, event.count, queries, options);
     if (halvings > 0) {
       options.loss_step = std::ldexp(options.loss_step, -halvings);
       single = event_release_bounds(event, relation, options);
