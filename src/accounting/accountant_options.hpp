@@ -77,7 +77,8 @@ struct AccountantOptions {
 
   // n-fold compositions by one FFT power of a window chosen by Chernoff's bound (fft_power.hpp) instead of
   // square-and-multiply (composition.hpp). Off by default for tables (their pinned certificates were made by
-  // square-and-multiply); account_events turns it on for mechanisms without a grid.
+  // square-and-multiply); account_events turns it on for mechanisms without a grid, and account() under the default
+  // for a table of one pair composed 1,024 times or more (pair_accountant.cpp).
   bool fft_power = false;
 
   // Throws InputError naming the offending field.

@@ -65,7 +65,9 @@ std::string lower_method_name(bool adaptive_wins) { return adaptive_wins ? kAdap
 AccountingQueries queries_of(const CertificateRequest& request) { return AccountingQueries{request.epsilons, request.deltas}; }
 
 Certificate certify_family(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options) {
-  return make_certificate(account(family, request.compositions, options, queries_of(request)), request, options);
+  // The options the accountant used: the default may have chosen a finer loss step for the queries.
+  const PairBounds bounds = account(family, request.compositions, options, queries_of(request));
+  return make_certificate(bounds, request, bounds.options);
 }
 
 Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request, const AccountantOptions& options) {

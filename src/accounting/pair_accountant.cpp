@@ -11,6 +11,7 @@
 #include "accounting/adaptive_decision.hpp"
 #include "accounting/composition.hpp"
 #include "accounting/loss_discretisation.hpp"
+#include "accounting/loss_step_choice.hpp"
 #include "accounting/profile_envelope.hpp"
 #include "accounting/scenario_composition.hpp"
 #include "core/errors.hpp"
@@ -226,17 +227,44 @@ bool copy_allowance_within_tolerance(const PairBounds& copy, const AccountingQue
   return true;
 }
 
+// From this many releases the default composes a family of one pair (one shift, one sign) as account_events composes
+// a mechanism: by one FFT power (fft_power.hpp) of the single release discretised with the loss step chosen for the
+// queries (loss_step_choice.hpp). Below it, square-and-multiply at the requested step, as the pinned certificates
+// (at most 500 releases) were made: there the squarings are few and the discretisation's bracket narrow.
+constexpr int64_t kPerQueryStepFrom = 1024;
+
+// The family's n-fold composition with the default's choices, the discretisation's bracket aimed at `share` of the
+// tolerance; bounds.options says which were made.
+PairBounds composed(const PairFamily& family, int64_t n, AccountantOptions options, const AccountingQueries& queries,
+                    double share = 1.0) {
+  PairBounds single = single_release_bounds(family, options);
+  if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty() && n >= kPerQueryStepFrom &&
+      family.pairs.size() == 1) {
+    options.fft_power = true;
+    AccountantOptions aim = options;
+    aim.adaptive_skip_width = share * options.adaptive_skip_width;
+    const int halvings = loss_step_halvings(single, n, queries, aim);
+    if (halvings > 0) {
+      options.loss_step = std::ldexp(options.loss_step, -halvings);
+      single = single_release_bounds(family, options);
+    }
+    single.options = options;
+  }
+  return compose_bounds(single, n, options, queries);
+}
+
 }  // namespace
 
 PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries) {
   // A table symmetric up to rounding: its exact copy (one shift, one sign) where the difference costs the queries at
   // most a quarter of the tolerance; the table itself otherwise, or when no queries say what is measurable.
   if (family.rounding_symmetric_copy && !queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto) {
-    PairBounds copy = compose_bounds(single_release_bounds(*family.rounding_symmetric_copy, options), n, options, queries);
+    // The copy's allowance may take a quarter of the tolerance on each side: its discretisation aims at the half left.
+    PairBounds copy = composed(*family.rounding_symmetric_copy, n, options, queries, 0.5);
     copy.family = family.rounding_symmetric_copy;
     if (copy_allowance_within_tolerance(copy, queries, options.adaptive_skip_width)) return copy;
   }
-  PairBounds result = compose_bounds(single_release_bounds(family, options), n, options, queries);
+  PairBounds result = composed(family, n, options, queries);
   result.family = std::make_shared<const PairFamily>(family);
   return result;
 }

@@ -80,7 +80,8 @@ void run_evaluate(const EvaluateOptions& o) {
       spdlog::info("part: {} composition(s) of {} ({})", count, part.pairs.back().description, part.justification);
     bounds = account_heterogeneous(parts, accountant);
   }
-  const Certificate certificate = make_certificate(bounds, request, accountant);
+  // The options the accountant used: the default may have chosen a finer loss step for the queries.
+  const Certificate certificate = make_certificate(bounds, request, bounds.options);
   if (!o.curve.empty()) {
     write_certificate_curve(certificate, o.curve, o.force);
     spdlog::info("wrote the delta(epsilon) curve to {}", o.curve);
@@ -102,6 +103,10 @@ void run_evaluate(const EvaluateOptions& o) {
   }
   if (!recorded.empty())
     std::cout << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n", recorded.describe());
+  if (bounds.options.loss_step != accountant.loss_step)
+    std::cout << fmt::format("loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider "
+                             "than {:g} relative)\n",
+                             bounds.options.loss_step, accountant.loss_step, accountant.adaptive_skip_width);
   std::cout << certificate.report();
   if (comparisons) std::cout << comparisons->report();
 }

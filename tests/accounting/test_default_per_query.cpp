@@ -186,3 +186,49 @@ TEST_CASE("the 60,001-point Gaussian written as CDF differences (symmetric only 
   CHECK(e.epsilon_lower <= o.epsilon_upper);
   CHECK(o.epsilon_lower <= e.epsilon_upper);
 }
+
+TEST_CASE("DP-SGD on a table (14,063 releases): the default chooses the loss step for the query and composes by one FFT "
+          "power, its bracket within the tolerance and overlapping square-and-multiply's",
+          "[accounting][default]") {
+  // The Gaussian sigma 1.1 on step 0.01 as `noiselearn baseline gaussian` writes it (bin masses, exactly symmetric),
+  // the subsampled mixture at q = 256/60000, delta 1e-5: square-and-multiply at loss step 1e-4 gives a bracket of
+  // 2.8e-4 relative (the loss step's), more than the default's tolerance.
+  const int64_t half = 1000;
+  const double step = 0.01, sigma = 1.1;
+  std::vector<double> p(static_cast<size_t>(2 * half + 1));
+  for (int64_t i = 0; i <= half; ++i) {
+    const double x = static_cast<double>(i) * step;
+    const double v = 0.5 * (std::erfc((x - 0.5 * step) / (sigma * std::sqrt(2.0))) -
+                            std::erfc((x + 0.5 * step) / (sigma * std::sqrt(2.0))));
+    p[static_cast<size_t>(half + i)] = p[static_cast<size_t>(half - i)] = v;
+  }
+  double total = 0.0;
+  for (double v : p) total += v;
+  for (double& v : p) v /= total;
+  PairSpecification dpsgd;
+  dpsgd.kind = PairKind::kSubsampledMixture;
+  dpsgd.sensitivity = 1.0;
+  dpsgd.sampling_rate = 256.0 / 60000.0;
+  const PairFamily family = make_pair_family(NoiseTable(Grid::symmetric(10.0, step), p), dpsgd);
+  REQUIRE(family.mirror_symmetric);
+  CertificateRequest request;
+  request.compositions = 14063;
+  request.deltas = {1e-5};
+  request.curve_points = 0;
+  const AccountantOptions requested;
+  const Certificate chosen = certify_family(family, request, requested);
+  CHECK(chosen.accountant.fft_power);
+  CHECK(chosen.discretisation.loss_step < requested.loss_step);  // halved for the query
+  const auto& e = chosen.epsilons.front();
+  CHECK((e.epsilon_upper - e.epsilon_lower) / e.epsilon_upper <= requested.adaptive_skip_width);
+  AccountantOptions envelope;
+  envelope.several_pairs = SeveralPairsMethod::kEnvelope;
+  const Certificate squared = certify_family(family, request, envelope);
+  CHECK_FALSE(squared.accountant.fft_power);
+  const auto& o = squared.epsilons.front();
+  INFO("default [" << e.epsilon_lower << ", " << e.epsilon_upper << "], square-and-multiply [" << o.epsilon_lower << ", "
+                   << o.epsilon_upper << "]");
+  CHECK(e.epsilon_lower <= o.epsilon_upper);
+  CHECK(o.epsilon_lower <= e.epsilon_upper);
+  CHECK(o.epsilon_upper - o.epsilon_lower > e.epsilon_upper - e.epsilon_lower);
+}

@@ -290,6 +290,14 @@ void benchmark_default_per_query() {
   at_delta.deltas = {1e-5};
   default_case("DP-SGD: Gaussian sigma 1.1 by CDF differences, step 0.01, q = 256/60000, delta 1e-5",
                make_pair_family(g11, dpsgd), 14063, at_delta);
+  // The same table mirrored to be exactly symmetric, as `noiselearn baseline gaussian` writes it: no copy, no allowance.
+  std::vector<double> mirrored = g11.probabilities();
+  for (size_t i = 0; i < mirrored.size() / 2; ++i) mirrored[mirrored.size() - 1 - i] = mirrored[i];
+  double mirrored_total = 0.0;
+  for (double v : mirrored) mirrored_total += v;
+  for (double& v : mirrored) v /= mirrored_total;
+  default_case("the same table exactly symmetric (as noiselearn baseline writes it)",
+               make_pair_family(NoiseTable(g11.grid(), mirrored), dpsgd), 14063, at_delta);
   // A skewed table whose envelope bracket at its query is wide: the programme runs for it.
   const std::vector<double> skewed{0.14163192877177827, 0.026741812862291218, 0.2778018584097398, 0.1202540024123008,
                                    0.040171722941238476, 0.35673664672449895, 0.03666202787815256};
