@@ -8,7 +8,9 @@
 #include <map>
 #include <cmath>
 
+#include "accounting/accountant_threads.hpp"
 #include "accounting/composition.hpp"
+#include "accounting/exponential_tilt.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -62,6 +64,64 @@ EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int
   return bracket_of(certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, true), delta);
 }
 
+namespace {
+
+// Each direction of `single` tilted by its Chernoff-optimal lambda for eps after n releases (exponential_tilt.hpp): the
+// error of every composition made from it is then relative to the tail that delta at eps depends on.
+DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
+  DirectionalPLDs result = single;
+  apply_tilt(result.first_to_second, chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon));
+  if (result.second_to_first)
+    apply_tilt(*result.second_to_first, chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
+  return result;
+}
+
+// The bracket after each count of `steps`: each checkpoint's PLDs are the previous checkpoint's composed with the
+// composition of the steps since (one per distinct gap, cached).
+std::vector<EpsilonBracket> curve_of(const PairBounds& single, const std::vector<int64_t>& steps, double delta,
+                                     const AccountantOptions& powered) {
+  std::vector<EpsilonBracket> result;
+  PairBounds current;
+  int64_t done = 0;
+  std::map<int64_t, PairBounds> gaps;
+  for (int64_t count : steps) {
+    const int64_t gap = count - done;
+    auto found = gaps.find(gap);
+    if (found == gaps.end()) found = gaps.emplace(gap, compose_bounds(single, gap, powered)).first;
+    if (done == 0) {
+      current = found->second;
+    } else {
+      PairBounds next = current;
+      // Each direction of each bound composed on its own (in parallel where there are threads).
+      std::vector<std::function<void()>> jobs;
+      auto combine = [&](PrivacyLossDistribution& into, const PrivacyLossDistribution& a, const PrivacyLossDistribution& b) {
+        jobs.push_back([&into, &a, &b, &powered] { into = compose(a, b, powered); });
+      };
+      const PairBounds& since = found->second;
+      combine(next.upper.first_to_second, current.upper.first_to_second, since.upper.first_to_second);
+      if (current.upper.second_to_first)
+        combine(*next.upper.second_to_first, *current.upper.second_to_first, *since.upper.second_to_first);
+      for (size_t i = 0; i < next.lower.size(); ++i) {
+        combine(next.lower[i].first_to_second, current.lower[i].first_to_second, since.lower[i].first_to_second);
+        if (current.lower[i].second_to_first)
+          combine(*next.lower[i].second_to_first, *current.lower[i].second_to_first, *since.lower[i].second_to_first);
+      }
+      run_jobs(jobs);
+      next.compositions = count;
+      next.composed_infinity_mass_first = 0.0;  // the Gaussian has no distinguishing events
+      next.composed_infinity_mass_second = 0.0;
+      next.single_release.reset();  // not refined (see the header)
+      next.tilted.clear();
+      current = std::move(next);
+    }
+    done = count;
+    result.push_back(bracket_of(current, delta));
+  }
+  return result;
+}
+
+}  // namespace
+
 std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate, const std::vector<int64_t>& steps,
                                             double delta, const AccountantOptions& options) {
   check_delta(delta);
@@ -75,40 +135,21 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   // The loss step account_events would choose for the last count, for every entry.
   AccountingQueries queries;
   queries.deltas = {delta};
-  const PairBounds single = event_single_release(description.events.front(), description.relation, powered, queries);
+  PairBounds single = event_single_release(description.events.front(), description.relation, powered, queries);
   powered.loss_step = single.options.loss_step;
-  // Each direction's PLD after the previous checkpoint, times the composition of the steps since (cached per gap).
-  std::vector<EpsilonBracket> result;
-  PairBounds current;
-  int64_t done = 0;
-  std::map<int64_t, PairBounds> gaps;
-  for (int64_t count : steps) {
-    const int64_t gap = count - done;
-    auto found = gaps.find(gap);
-    if (found == gaps.end()) found = gaps.emplace(gap, compose_bounds(single, gap, powered)).first;
-    if (done == 0) {
-      current = found->second;
-    } else {
-      PairBounds next = current;
-      auto combine = [&](const PrivacyLossDistribution& a, const PrivacyLossDistribution& b) { return compose(a, b, powered); };
-      next.upper.first_to_second = combine(current.upper.first_to_second, found->second.upper.first_to_second);
-      if (current.upper.second_to_first)
-        next.upper.second_to_first = combine(*current.upper.second_to_first, *found->second.upper.second_to_first);
-      for (size_t i = 0; i < next.lower.size(); ++i) {
-        next.lower[i].first_to_second = combine(current.lower[i].first_to_second, found->second.lower[i].first_to_second);
-        if (current.lower[i].second_to_first)
-          next.lower[i].second_to_first = combine(*current.lower[i].second_to_first, *found->second.lower[i].second_to_first);
-      }
-      next.compositions = count;
-      next.composed_infinity_mass_first = 0.0;  // the Gaussian has no distinguishing events
-      next.composed_infinity_mass_second = 0.0;
-      next.single_release.reset();  // not refined (see the header)
-      next.tilted.clear();
-      current = std::move(next);
+  // Tilted for the budget's epsilon (its Chernoff estimate) after the last count: one tilt per direction for the whole
+  // curve, since a composition needs one tilt for its factors. Where an earlier checkpoint's epsilon is far below it
+  // the untilted allowance is the smaller (absolute_allowance takes the minimum of the two).
+  if (single.options.tilted_refinement) {
+    const int64_t n = steps.back();
+    double target = chernoff_epsilon(single.upper.first_to_second, n, delta);
+    if (single.upper.second_to_first) target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, n, delta));
+    if (std::isfinite(target) && target > 0.0) {
+      single.upper = tilted_for(single.upper, n, target);
+      for (auto& scenario : single.lower) scenario = tilted_for(scenario, n, target);
     }
-    done = count;
-    result.push_back(bracket_of(current, delta));
   }
+  std::vector<EpsilonBracket> result = curve_of(single, steps, delta, powered);
   // The last entry (the budget spent) also from the tilted certificate: both brackets hold the truth, so their
   // intersection does.
   const EpsilonBracket last = dp_sgd_epsilon(noise_multiplier, sampling_rate, steps.back(), delta, options);
