@@ -182,6 +182,99 @@ double expectation_step(const std::vector<Candidate>& candidates, const double* 
 
 }  // namespace
 
+namespace {
+
+// The programme's state between releases: the upper and lower value runs on the window [lo, top] of loss indices, and
+// whether every release so far raised the top by its whole reach (then the true V is affine in e^{-l} above it, through
+// (0, 1)).
+struct Window {
+  Run up, low;
+  int64_t lo = 0, top = 2;
+  bool top_exact = true;
+};
+
+// The old values over every index an atom of the next release can reach, [ext_lo, ext_hi]: the window, the stand-in
+// below it, and the convexity continuations above it. `decay` caches e^{-x} for x = (t - top) h (the same for every
+// release, computed once by std::exp); step_factor is u_{H-1} / u_H - 1 = e^h - 1.
+void extend_window(const Window& w, int64_t ext_lo, int64_t ext_hi, double h, double step_factor, bool upper_only,
+                   std::vector<double>& decay, std::vector<double>& extended_up, std::vector<double>& extended_low) {
+  const size_t ext_size = static_cast<size_t>(ext_hi - ext_lo + 1);
+  const double up_top = w.up.values.back(), up_before_top = w.up.values[w.up.values.size() - 2];
+  const double low_top = w.low.values.back();
+  const double slope_gap = std::max(0.0, low_top - up_before_top);  // lower bound of V(H) - V(H - 1)
+  extended_up.assign(ext_size, 0.0);
+  extended_low.assign(upper_only ? 0 : ext_size, 0.0);
+  while (static_cast<int64_t>(decay.size()) <= ext_hi - w.top) decay.push_back(std::exp(-static_cast<double>(decay.size()) * h));
+  for (int64_t t = ext_lo; t <= ext_hi; ++t) {
+    const size_t i = static_cast<size_t>(t - ext_lo);
+    if (t < w.lo) {
+      extended_up[i] = w.up.below;
+      if (!upper_only) extended_low[i] = w.low.below;
+    } else if (t <= w.top) {
+      extended_up[i] = w.up.values[static_cast<size_t>(t - w.lo)];
+      if (!upper_only) extended_low[i] = w.low.values[static_cast<size_t>(t - w.lo)];
+    } else {
+      const double x = static_cast<double>(t - w.top) * h;
+      // Upper: 1 - (1 - V(H)) e^{-x}, the product rounded down so that the value is rounded up.
+      const double q = lowered_by((1.0 - up_top) * decay[static_cast<size_t>(t - w.top)], 8.0 * kUnit);
+      extended_up[i] = std::min(1.0, raised_by(1.0 - q, 4.0 * kUnit));
+      if (upper_only) continue;
+      // Lower: while the top is exact, the line through (0, 1) and the lower value at H, 1 - (1 - V(H)) e^{-x}
+      // (the product rounded up); otherwise V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with
+      // (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
+      const double chord =
+          w.top_exact ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - w.top)], 8.0 * kUnit), 4.0 * kUnit)
+                      : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
+      const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
+      extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
+    }
+  }
+}
+
+// The lower run's asymptote after a release of these candidates: the largest chance of a distinguishing event from
+// here on (low_below: the previous asymptote).
+double lower_asymptote(const std::vector<Candidate>& lower, double low_below) {
+  double asymptote = 0.0;
+  for (const Candidate& c : lower) {
+    const double gamma = 8.0 * kUnit;
+    asymptote = std::max(asymptote, std::max(0.0, (c.infinity - c.numerical_error + c.finite * low_below) *
+                                                      (1.0 - gamma) / (1.0 + c.relative_error)));
+  }
+  return asymptote;
+}
+
+// The upper run's own asymptote after a release (up_asymptote: the previous one), computed with the same roundings as
+// its values, which tend to it as l -> -inf.
+double upper_asymptote(const std::vector<Candidate>& upper, double up_asymptote) {
+  double asymptote = 0.0;
+  for (const Candidate& c : upper) {
+    const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+    asymptote = std::max(asymptote, (c.infinity + c.numerical_error + c.finite * up_asymptote) * (1.0 + gamma) /
+                                        (1.0 - c.relative_error) * (1.0 + 8.0 * kUnit));
+  }
+  return std::min(1.0, asymptote);
+}
+
+// Where to raise the bottom of the window: the first index whose upper value is above the upper asymptote by more than
+// the tolerance (below it the values differ from it by less: they are non-decreasing in l), keeping at least two.
+// Any lo is sound (V is non-decreasing, so V(lo) bounds V below lo); this only decides what is worth computing. The
+// values and the asymptote are rounded sums of the same terms in different orders, and the value at lo stands for
+// everything below it, so they may differ by a few relative roundings per release; 1e-10 of the asymptote (at least
+// 4 (m + 8) u) counts as equal.
+int64_t first_kept_index(const std::vector<double>& next_up, const std::vector<Candidate>& upper, double up_asymptote,
+                         double tolerance) {
+  size_t most_atoms = 0;
+  for (const Candidate& c : upper) most_atoms = std::max(most_atoms, c.offsets.size());
+  const double level =
+      up_asymptote * (1.0 + std::max(1e-10, 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnit)) + tolerance;
+  const int64_t width = static_cast<int64_t>(next_up.size());
+  int64_t first_kept = 0;
+  while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] <= level) ++first_kept;
+  return first_kept;
+}
+
+}  // namespace
+
 AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& releases, const AccountantOptions& options,
                                     const AdaptiveOptions& adaptive) {
   if (releases.empty()) throw InputError("adaptive composition needs at least one release");
@@ -198,22 +291,17 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
   // the loss an atom can cause, up to top_loss: from above it the remaining releases cannot bring the loss below 0,
   // so V is affine in e^{-l} there (every candidate's line passes through (0, 1)) and the continuations are exact.
   const int64_t top_cap = std::max<int64_t>(2, static_cast<int64_t>(std::ceil(adaptive.top_loss / h)));
-  int64_t top = 2;
-  // Whether every release so far raised the top by its whole reach (plus one grid step for the snapping of losses,
-  // loss_discretisation.hpp): then the true V is affine in e^{-l} above it, through (0, 1).
-  bool top_exact = true;
+  Window w;
 
   // Terminal values V_n(l) = (1 - e^{-l})_+ on [0, top] (zero below).
-  int64_t lo = 0;
-  Run up, low;
-  up.values.resize(static_cast<size_t>(top + 1));
-  low.values.resize(up.values.size());
-  for (int64_t t = 0; t <= top; ++t) {
+  w.up.values.resize(static_cast<size_t>(w.top + 1));
+  w.low.values.resize(w.up.values.size());
+  for (int64_t t = 0; t <= w.top; ++t) {
     const double v = -std::expm1(-static_cast<double>(t) * h);
-    up.values[static_cast<size_t>(t)] = std::min(1.0, raised_by(v, 4.0 * kUnit));
-    low.values[static_cast<size_t>(t)] = lowered_by(v, 4.0 * kUnit);
+    w.up.values[static_cast<size_t>(t)] = std::min(1.0, raised_by(v, 4.0 * kUnit));
+    w.low.values[static_cast<size_t>(t)] = lowered_by(v, 4.0 * kUnit);
   }
-  const double step_factor = std::expm1(h);                       // u_{H-1} / u_H - 1
+  const double step_factor = std::expm1(h);  // u_{H-1} / u_H - 1
 
   std::vector<double> extended_up, extended_low, out, decay;
   double compounded = 1.0;
@@ -223,19 +311,19 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
   // The curves of the releases stepped so far: delta(eps_e) = V(-e h), e from -H to -lo.
   auto curves_so_far = [&](AdaptiveCurves& c) {
     c.loss_step = h;
-    c.first_index = -top;
+    c.first_index = -w.top;
     c.compositions = done;
     c.loss_shift_upper = done_shift_upper;
     c.loss_shift_lower = done_shift_lower;
-    const size_t points = up.values.size();
+    const size_t points = w.up.values.size();
     c.upper.resize(points);
     c.lower.resize(points);
     for (size_t j = 0; j < points; ++j) {
-      c.upper[j] = up.values[points - 1 - j];
-      c.lower[j] = std::min(low.values[points - 1 - j], c.upper[j]);
+      c.upper[j] = w.up.values[points - 1 - j];
+      c.lower[j] = std::min(w.low.values[points - 1 - j], c.upper[j]);
     }
-    c.upper_beyond = up.below;
-    c.lower_beyond = std::min(low.below, up.below);
+    c.upper_beyond = w.up.below;
+    c.lower_beyond = std::min(w.low.below, w.up.below);
     c.relative_allowance = compounded - 1.0;
   };
   double up_asymptote = 0.0;  // the upper run's value as l -> -inf (0 at the end: V_n(l) = 0 for l <= 0)
@@ -248,47 +336,13 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
         curves.snapshot = std::move(snapshot);
       }
       // The window of the new values: atoms reach down by the highest offset.
-      const int64_t new_lo = lo - std::max<int64_t>(0, s.highest_offset);
-      const int64_t wanted_top = top + std::max<int64_t>(0, -s.lowest_offset) + 1;
+      const int64_t new_lo = w.lo - std::max<int64_t>(0, s.highest_offset);
+      const int64_t wanted_top = w.top + std::max<int64_t>(0, -s.lowest_offset) + 1;
       const int64_t new_top = std::min(top_cap, wanted_top);
       const int64_t width = new_top - new_lo + 1;
       const int64_t ext_lo = new_lo + std::min<int64_t>(0, s.lowest_offset);
       const int64_t ext_hi = new_top + std::max<int64_t>(0, s.highest_offset);
-      const size_t ext_size = static_cast<size_t>(ext_hi - ext_lo + 1);
-      // The old values over every index an atom can reach: the window, the stand-in below it, and the convexity
-      // continuations above it.
-      const double up_top = up.values.back(), up_before_top = up.values[up.values.size() - 2];
-      const double low_top = low.values.back();
-      const double slope_gap = std::max(0.0, low_top - up_before_top);  // lower bound of V(H) - V(H - 1)
-      extended_up.assign(ext_size, 0.0);
-      extended_low.assign(adaptive.upper_only ? 0 : ext_size, 0.0);
-      // e^{-x} for x = (t - H) h above the top: the same for every release (computed once, by std::exp).
-      while (static_cast<int64_t>(decay.size()) <= ext_hi - top)
-        decay.push_back(std::exp(-static_cast<double>(decay.size()) * h));
-      for (int64_t t = ext_lo; t <= ext_hi; ++t) {
-        const size_t i = static_cast<size_t>(t - ext_lo);
-        if (t < lo) {
-          extended_up[i] = up.below;
-          if (!adaptive.upper_only) extended_low[i] = low.below;
-        } else if (t <= top) {
-          extended_up[i] = up.values[static_cast<size_t>(t - lo)];
-          if (!adaptive.upper_only) extended_low[i] = low.values[static_cast<size_t>(t - lo)];
-        } else {
-          const double x = static_cast<double>(t - top) * h;
-          // Upper: 1 - (1 - V(H)) e^{-x}, the product rounded down so that the value is rounded up.
-          const double q = lowered_by((1.0 - up_top) * decay[static_cast<size_t>(t - top)], 8.0 * kUnit);
-          extended_up[i] = std::min(1.0, raised_by(1.0 - q, 4.0 * kUnit));
-          if (adaptive.upper_only) continue;
-          // Lower: while the top is exact, the line through (0, 1) and the lower value at H, 1 - (1 - V(H)) e^{-x}
-          // (the product rounded up); otherwise V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with
-          // (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
-          const double chord =
-              top_exact ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - top)], 8.0 * kUnit), 4.0 * kUnit)
-                        : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
-          const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
-          extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
-        }
-      }
+      extend_window(w, ext_lo, ext_hi, h, step_factor, adaptive.upper_only, decay, extended_up, extended_low);
       std::vector<double> next_up, next_low;
       const double* up_source = extended_up.data() + (new_lo - ext_lo);
       const double gamma_up = expectation_step(s.upper, up_source, width, true, out, next_up);
@@ -297,40 +351,16 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       else
         expectation_step(s.lower, extended_low.data() + (new_lo - ext_lo), width, false, out, next_low);
       compounded *= 1.0 + gamma_up;
-      // The lower run's asymptote: the largest chance of a distinguishing event from here on.
-      double asymptote = 0.0;
-      for (const Candidate& c : s.lower) {
-        const double gamma = 8.0 * kUnit;
-        asymptote = std::max(asymptote, std::max(0.0, (c.infinity - c.numerical_error + c.finite * low.below) *
-                                                          (1.0 - gamma) / (1.0 + c.relative_error)));
-      }
-      // The upper run's own asymptote, computed with the same roundings as its values (which tend to it as l -> -inf).
-      double upper_asymptote = 0.0;
-      for (const Candidate& c : s.upper) {
-        const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
-        upper_asymptote = std::max(upper_asymptote, (c.infinity + c.numerical_error + c.finite * up_asymptote) *
-                                                        (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 8.0 * kUnit));
-      }
-      up_asymptote = std::min(1.0, upper_asymptote);
-      // Raise the bottom of the window to where the upper values are within the tolerance of the upper asymptote:
-      // below it they would differ from it by less (they are non-decreasing in l). Any lo is sound (V is
-      // non-decreasing, so V(lo) bounds V below lo); this only decides what is worth computing.
-      // The values and the asymptote are rounded sums of the same terms in different orders, and the value at lo
-      // stands for everything below it, so they may differ by a few relative roundings per release; 1e-10 of the
-      // asymptote (at least 4 (m + 8) u) counts as equal. It only decides what to compute: any lo is sound.
-      size_t most_atoms = 0;
-      for (const Candidate& c : s.upper) most_atoms = std::max(most_atoms, c.offsets.size());
-      const double level =
-          up_asymptote * (1.0 + std::max(1e-10, 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnit)) + tolerance;
-      int64_t first_kept = 0;
-      while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] <= level) ++first_kept;
-      lo = new_lo + first_kept;
-      top = new_top;
-      top_exact = top_exact && new_top == wanted_top;
-      up.values.assign(next_up.begin() + first_kept, next_up.end());
-      low.values.assign(next_low.begin() + first_kept, next_low.end());
-      up.below = up.values.front();
-      low.below = std::min(asymptote, low.values.front());
+      const double asymptote = lower_asymptote(s.lower, w.low.below);
+      up_asymptote = upper_asymptote(s.upper, up_asymptote);
+      const int64_t first_kept = first_kept_index(next_up, s.upper, up_asymptote, tolerance);
+      w.lo = new_lo + first_kept;
+      w.top = new_top;
+      w.top_exact = w.top_exact && new_top == wanted_top;
+      w.up.values.assign(next_up.begin() + first_kept, next_up.end());
+      w.low.values.assign(next_low.begin() + first_kept, next_low.end());
+      w.up.below = w.up.values.front();
+      w.low.below = std::min(asymptote, w.low.values.front());
       curves.largest_window = std::max<int64_t>(curves.largest_window, width);
       done_shift_upper += s.shift_upper;
       done_shift_lower += s.shift_lower;
