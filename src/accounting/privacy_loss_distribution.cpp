@@ -203,39 +203,54 @@ class DeltaComparison {
     usable_ = std::isfinite(span_) && std::isfinite(g_[0]) && std::isfinite(d_[0]);
   }
 
+  // delta_for_epsilon(eps) > delta, and delta_for_epsilon(eps) <= delta, as delta_for_epsilon computes them (for a NaN
+  // delta both are false, as the comparisons are).
   bool exceeds(double epsilon, double delta) const {
     const double on_grid = grid_epsilon(pld_, epsilon);
-    if (usable_) {
-      // The first index whose computed loss is above eps: the terms delta_for_epsilon sums are those from it up.
-      size_t low = 0, high = pld_.masses.size();
-      while (low < high) {
-        const size_t middle = low + (high - low) / 2;
-        if (pld_.loss(middle) > on_grid) high = middle; else low = middle + 1;
-      }
-      const size_t k = low;
-      if (k + 32 < pld_.masses.size()) {  // a few terms are cheaper summed
-        const double estimate = d_[k] + (-std::expm1(on_grid - pld_.loss(k))) * g_[k];
-        // How far delta_for_epsilon's computed sum S and the estimate may lie from the exact sum over the computed
-        // losses, T = sum_{i >= k} m_i (1 - e^{eps - loss(i)}), for the t = N - k terms:
-        // - S: t additions, and per term a product, expm1 (within an ulp) and its rounded argument (which moves
-        //   1 - e^y by at most u relatively): relatively within (t + 4) u of T;
-        // - the estimate: the recurrences' few roundings per step and e^{-h}'s error raised to the t-th power,
-        //   relatively within 6 t u + 10 u; and losses taken as loss(k) + (i - k) h instead of the computed loss(i),
-        //   which moves each exponent y <= 0 by at most 3 u span and so each m_i e^y by at most
-        //   3 u span m_i e^y: absolutely within 3 u span G_k.
-        // Twice their sum covers the second-order terms.
-        const double u = std::numeric_limits<double>::epsilon() / 2.0;
-        const double terms = static_cast<double>(pld_.masses.size() - k);
-        const double slack = 2.0 * (u * (7.0 * terms + 16.0) * estimate + 3.0 * u * span_ * g_[k]) +
-                             (8.0 * terms + 64.0) * std::numeric_limits<double>::denorm_min();
-        if (finished_delta(pld_, estimate + slack, on_grid) <= delta) return false;
-        if (finished_delta(pld_, std::max(0.0, estimate - slack), on_grid) > delta) return true;
-      }
-    }
+    const Clear clear = clear_side(on_grid, delta);
+    if (clear != Clear::kNo) return clear == Clear::kAbove;
     return finished_delta(pld_, finite_delta(pld_, on_grid), on_grid) > delta;
+  }
+  bool at_most(double epsilon, double delta) const {
+    const double on_grid = grid_epsilon(pld_, epsilon);
+    const Clear clear = clear_side(on_grid, delta);
+    if (clear != Clear::kNo) return clear == Clear::kAtMost;
+    return finished_delta(pld_, finite_delta(pld_, on_grid), on_grid) <= delta;
   }
 
  private:
+  enum class Clear { kNo, kAtMost, kAbove };
+
+  // Which side of delta delta_for_epsilon's value lies on, where the estimate's interval says so.
+  Clear clear_side(double on_grid, double delta) const {
+    if (!usable_) return Clear::kNo;
+    // The first index whose computed loss is above eps: the terms delta_for_epsilon sums are those from it up.
+    size_t low = 0, high = pld_.masses.size();
+    while (low < high) {
+      const size_t middle = low + (high - low) / 2;
+      if (pld_.loss(middle) > on_grid) high = middle; else low = middle + 1;
+    }
+    const size_t k = low;
+    if (k + 32 >= pld_.masses.size()) return Clear::kNo;  // a few terms are cheaper summed
+    const double estimate = d_[k] + (-std::expm1(on_grid - pld_.loss(k))) * g_[k];
+    // How far delta_for_epsilon's computed sum S and the estimate may lie from the exact sum over the computed
+    // losses, T = sum_{i >= k} m_i (1 - e^{eps - loss(i)}), for the t = N - k terms:
+    // - S: t additions, and per term a product, expm1 (within an ulp) and its rounded argument (which moves
+    //   1 - e^y by at most u relatively): relatively within (t + 4) u of T;
+    // - the estimate: the recurrences' few roundings per step and e^{-h}'s error raised to the t-th power,
+    //   relatively within 6 t u + 10 u; and losses taken as loss(k) + (i - k) h instead of the computed loss(i),
+    //   which moves each exponent y <= 0 by at most 3 u span and so each m_i e^y by at most
+    //   3 u span m_i e^y: absolutely within 3 u span G_k.
+    // Twice their sum covers the second-order terms.
+    const double u = std::numeric_limits<double>::epsilon() / 2.0;
+    const double terms = static_cast<double>(pld_.masses.size() - k);
+    const double slack = 2.0 * (u * (7.0 * terms + 16.0) * estimate + 3.0 * u * span_ * g_[k]) +
+                         (8.0 * terms + 64.0) * std::numeric_limits<double>::denorm_min();
+    if (finished_delta(pld_, estimate + slack, on_grid) <= delta) return Clear::kAtMost;
+    if (finished_delta(pld_, std::max(0.0, estimate - slack), on_grid) > delta) return Clear::kAbove;
+    return Clear::kNo;
+  }
+
   const PrivacyLossDistribution& pld_;
   std::vector<double> g_, d_;
   double span_ = 0.0;  // the largest |loss| on the grid (at least the step)
@@ -276,7 +291,7 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
     }
     for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
       const double middle = 0.5 * (low + high);
-      if (!above.exceeds(middle, delta)) high = middle; else low = middle;
+      if (above.at_most(middle, delta)) high = middle; else low = middle;
     }
     return high;
   }
