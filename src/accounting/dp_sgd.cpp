@@ -11,6 +11,7 @@
 #include "accounting/accountant_threads.hpp"
 #include "accounting/composition.hpp"
 #include "accounting/exponential_tilt.hpp"
+#include "accounting/scenario_composition.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -65,16 +66,6 @@ EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int
 }
 
 namespace {
-
-// Each direction of `single` tilted by its Chernoff-optimal lambda for eps after n releases (exponential_tilt.hpp): the
-// error of every composition made from it is then relative to the tail that delta at eps depends on.
-DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
-  DirectionalPLDs result = single;
-  apply_tilt(result.first_to_second, chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon));
-  if (result.second_to_first)
-    apply_tilt(*result.second_to_first, chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
-  return result;
-}
 
 // The bracket after each count of `steps`: each checkpoint's PLDs are the previous checkpoint's composed with the
 // composition of the steps since (one per distinct gap, cached).

@@ -17,15 +17,6 @@ namespace noiselearn {
 
 namespace {
 
-// A copy of single-release PLDs tilted for eps after n compositions, each with its own Chernoff-optimal tilt.
-DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
-  DirectionalPLDs result = single;
-  apply_tilt(result.first_to_second, chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon));
-  if (result.second_to_first)
-    apply_tilt(*result.second_to_first, chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
-  return result;
-}
-
 // The same with one tilt for both directions: the mixed-sign scenarios compose releases up with releases down, and
 // a composition needs one tilt for its factors (composition.cpp). Any lambda >= 0 gives the same PLD in exact
 // arithmetic (the tilt only moves where floating-point error lands; each factor's error is tracked with its tilt), so

@@ -9,6 +9,7 @@
 
 #include "accounting/accountant_threads.hpp"
 #include "accounting/composition.hpp"
+#include "accounting/exponential_tilt.hpp"
 
 namespace noiselearn {
 
@@ -41,6 +42,14 @@ std::pair<double, double> composition_omegas(const PairBounds& single) {
   const double first = single.single_release_infinity_mass_first, second = single.single_release_infinity_mass_second;
   if (single.upper.second_to_first) return {first, second};
   return {std::max(first, second), std::max(first, second)};
+}
+
+DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon) {
+  DirectionalPLDs result = single;
+  apply_tilt(result.first_to_second, chernoff_tilt_for_epsilon(result.first_to_second, n, epsilon));
+  if (result.second_to_first)
+    apply_tilt(*result.second_to_first, chernoff_tilt_for_epsilon(*result.second_to_first, n, epsilon));
+  return result;
 }
 
 // log(1 - omega)^n, kept in log space so that a tiny omega composed many times is not lost.

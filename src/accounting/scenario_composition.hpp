@@ -19,6 +19,9 @@ std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> compose_scenarios(const
 std::pair<double, double> composition_omegas(const PairBounds& single);
 // log((1 - omega)^n).
 double log_survival(double omega, int64_t n);
+// A copy of single-release PLDs with each direction tilted by its Chernoff-optimal lambda for eps after n compositions
+// (exponential_tilt.hpp): the error of every composition made from it is relative to the tail delta at eps depends on.
+DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon);
 // Scenarios with a releases shifted up and n - a down (a = n/4, n/2).
 std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single, int64_t n, const AccountantOptions& options);
 
