@@ -76,6 +76,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   // Bounds composed without these queries may have kept the envelope where a query's bracket is wide: the exact
   // adaptive programme for them now (several_pairs auto).
   bounds = adapted_to_queries(std::move(bounds), queries_of(request));
+  // Composed again for the queries (composed_per_query): the certificate reports the options that were used.
+  const AccountantOptions used = bounds.options.fft_power != composed.options.fft_power ? bounds.options : options;
   // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   for (double eps : request.epsilons)
     if (bounds.truncation_dominates(eps)) {
@@ -91,7 +93,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.neighbours = bounds.neighbours;
   certificate.record_relation = bounds.record_relation;
   certificate.several_pairs = bounds.several_pairs_note;
-  certificate.accountant = options;
+  certificate.accountant = used;
   certificate.substitution_tv = bounds.substitution_tv;
   certificate.infinity_mass_single_release =
       std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
@@ -114,10 +116,10 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     d.relative_error_lower =
         std::max({d.relative_error_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
   }
-  certificate.discretisation.loss_step = options.loss_step;
-  certificate.discretisation.upper_method = to_string(options.upper_method);
-  certificate.discretisation.lower_method = to_string(options.lower_method);
-  certificate.discretisation.tail_mass = options.tail_mass;
+  certificate.discretisation.loss_step = used.loss_step;
+  certificate.discretisation.upper_method = to_string(used.upper_method);
+  certificate.discretisation.lower_method = to_string(used.lower_method);
+  certificate.discretisation.tail_mass = used.tail_mass;
   for (const auto& t : bounds.tilted) {
     certificate.discretisation.tilted_for_epsilons.push_back(t.target_epsilon);
     if (t.tail_mass > 0.0 && t.tail_mass < bounds.options.tail_mass &&

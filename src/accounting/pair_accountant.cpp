@@ -227,18 +227,17 @@ bool copy_allowance_within_tolerance(const PairBounds& copy, const AccountingQue
   return true;
 }
 
-// From this many releases the default composes a family of one pair (one shift, one sign) as account_events composes
-// a mechanism: by one FFT power (fft_power.hpp) of the single release discretised with the loss step chosen for the
-// queries (loss_step_choice.hpp). Below it, square-and-multiply at the requested step, as the pinned certificates
-// (at most 500 releases) were made: there the squarings are few and the discretisation's bracket narrow.
-constexpr int64_t kPerQueryStepFrom = 1024;
-
+// From kPerQueryCompositionFrom releases the default composes a family of one pair (one shift, one sign) as
+// account_events composes a mechanism: by one FFT power (fft_power.hpp) of the single release discretised with the loss
+// step chosen for the queries (loss_step_choice.hpp). Below it, square-and-multiply at the requested step, as the
+// pinned certificates (at most 500 releases) were made: there the squarings are few and the discretisation's bracket
+// narrow.
 // The family's n-fold composition with the default's choices, the discretisation's bracket aimed at `share` of the
 // tolerance; bounds.options says which were made.
 PairBounds composed(const PairFamily& family, int64_t n, AccountantOptions options, const AccountingQueries& queries,
                     double share = 1.0) {
   PairBounds single = single_release_bounds(family, options);
-  if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty() && n >= kPerQueryStepFrom &&
+  if (!queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto && n >= kPerQueryCompositionFrom &&
       family.pairs.size() == 1) {
     options.fft_power = true;
     AccountantOptions aim = options;
@@ -254,6 +253,11 @@ PairBounds composed(const PairFamily& family, int64_t n, AccountantOptions optio
 }
 
 }  // namespace
+
+bool composed_per_query(const PairFamily& family, int64_t n, const AccountantOptions& options) {
+  return options.several_pairs == SeveralPairsMethod::kAuto && n >= kPerQueryCompositionFrom &&
+         (family.pairs.size() == 1 || family.rounding_symmetric_copy);
+}
 
 PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries) {
   // A table symmetric up to rounding: its exact copy (one shift, one sign) where the difference costs the queries at

@@ -160,7 +160,8 @@ PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_ma
 // untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
 PairBounds refined_for_delta(PairBounds bounds, double delta);
 // Under several_pairs auto, when the exact adaptive programme has not run: with it run if it would narrow the bracket
-// at one of the queries (as account() with these queries decides); as they are otherwise.
+// at one of the queries (as account() with these queries decides); as they are otherwise. Bounds of a family that
+// account() composes per query (composed_per_query), composed without queries: composed again for these.
 PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries);
 
 // Discretises one release of every pair of the family (no composition yet).
@@ -172,8 +173,14 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
 PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options,
                           const AccountingQueries& queries = {});
 
-// Shorthand: single_release_bounds then compose_bounds.
+// Shorthand: single_release_bounds then compose_bounds. Under several_pairs auto with queries, a family of one pair
+// (or the symmetric copy of a table symmetric up to rounding) composed at least kPerQueryCompositionFrom times is
+// discretised at the loss step chosen for the queries (loss_step_choice.hpp) and composed by one FFT power, as events
+// are; the bounds' options say so.
 PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries = {});
+inline constexpr int64_t kPerQueryCompositionFrom = 1024;
+// Whether account() with queries composes this family per query (above).
+bool composed_per_query(const PairFamily& family, int64_t n, const AccountantOptions& options);
 
 // Heterogeneous composition of several mechanisms, each with its pair family and its count. The directions
 // are composed consistently (A||B of every part together); the lower bound uses each part's first scenario.

@@ -124,6 +124,9 @@ PairBounds refined_for_delta(PairBounds bounds, double delta) {
 }
 
 PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries) {
+  if (bounds.family && !queries.empty() && !bounds.options.fft_power &&
+      composed_per_query(*bounds.family, bounds.compositions, bounds.options))
+    return account(*bounds.family, bounds.compositions, bounds.options, queries);
   adapt_to_queries(bounds, queries);
   return bounds;
 }

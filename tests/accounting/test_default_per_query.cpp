@@ -231,4 +231,11 @@ TEST_CASE("DP-SGD on a table (14,063 releases): the default chooses the loss ste
   CHECK(e.epsilon_lower <= o.epsilon_upper);
   CHECK(o.epsilon_lower <= e.epsilon_upper);
   CHECK(o.epsilon_upper - o.epsilon_lower > e.epsilon_upper - e.epsilon_lower);
+  // Bounds composed without queries (Python's account(), `compare`) are composed again for the certificate's query:
+  // the same certificate as with the query from the start.
+  const Certificate later = make_certificate(account(family, request.compositions, requested), request, requested);
+  CHECK(later.accountant.fft_power);
+  CHECK(later.discretisation.loss_step == chosen.discretisation.loss_step);
+  CHECK(later.epsilons.front().epsilon_lower == e.epsilon_lower);
+  CHECK(later.epsilons.front().epsilon_upper == e.epsilon_upper);
 }
