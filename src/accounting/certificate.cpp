@@ -91,7 +91,6 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.pair_description = bounds.pair_description;
   certificate.shift_justification = bounds.shift_justification;
   certificate.neighbours = bounds.neighbours;
-  certificate.record_relation = bounds.record_relation;
   certificate.several_pairs = bounds.several_pairs_note;
   certificate.accountant = used;
   certificate.substitution_tv = bounds.substitution_tv;
@@ -246,10 +245,10 @@ std::string Certificate::no_epsilon_reason(double delta) const {
 std::string Certificate::report() const {
   std::string out;
   out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
-  if (record_relation.empty())
-    out += fmt::format("  neighbours covered: {} ({})\n", describe(neighbours), to_string(neighbours));
+  if (neighbours.records)
+    out += fmt::format("  neighbours covered: {}\n", describe(neighbours));
   else
-    out += fmt::format("  neighbours covered: {}\n", record_relation);
+    out += fmt::format("  neighbours covered: {} ({})\n", describe(neighbours), to_string(neighbours.sequences));
   out += fmt::format("  pairs checked: {}\n", shift_justification);
   // The distinguishing-event masses are floors of delta: printed rounded down, like lower bounds.
   out += fmt::format("  infinity mass (distinguishing events): {} per release, {} after {} composition{}\n",

@@ -69,8 +69,7 @@ struct Certificate {
   int64_t compositions = 1;
   std::string pair_description;
   std::string shift_justification;
-  NeighbourRelation neighbours = NeighbourRelation::kAnySequence;  // which neighbour sequences are covered
-  std::string record_relation;  // mechanisms without a grid: "add or remove one record ...", printed in its place
+  Neighbours neighbours;  // which neighbour sequences are covered, and for a mechanism which data sets
   double infinity_mass_single_release = 0.0;  // larger of the two directions
   double infinity_mass_composed = 0.0;        // 1 - (1 - omega)^n
   std::string dominating_direction;           // at the first query (or at delta = 1e-6 if none)

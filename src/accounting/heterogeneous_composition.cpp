@@ -48,7 +48,6 @@ PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, 
   result.compositions = total;
   result.options = options;
   result.neighbours = parts.front().first.neighbours;
-  result.record_relation = parts.front().first.record_relation;
   double log_survival_first = 0.0, log_survival_second = 0.0;
   for (const auto& [single, count] : parts) {
     const auto [first, second] = composition_omegas(single);

@@ -60,7 +60,7 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
   if (family.pairs.empty()) throw InputError("no dominating pair to account");
   PairBounds bounds;
   bounds.shift_justification = family.justification;
-  bounds.neighbours = family.neighbours;
+  bounds.neighbours.sequences = family.neighbours;
   bounds.substitution_tv = family.substitution_tv;
   const bool additive = family.kind == PairKind::kAdditive;
   const bool any_sequence = family.neighbours == NeighbourRelation::kAnySequence;

@@ -67,10 +67,9 @@ struct PairBounds {
   int64_t compositions = 1;
   DirectionalPLDs upper;                // one scenario dominating all
   std::vector<DirectionalPLDs> lower;   // worst of these is the lower bound
-  NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
-  // Who the neighbours are, when not a table's shifts (mechanisms without a grid, sampled_release.hpp): the record
-  // relation, printed by the certificate in place of `neighbours`. Empty for tables.
-  std::string record_relation;
+  // Who the neighbours are (core/neighbour_relation.hpp): the sequences, and the record relation of a mechanism
+  // without a grid (sampled_release.hpp); none for a table's shifts.
+  Neighbours neighbours;
   // Single-release lower bounds of the maximal shift (A||B = shift up, B||A = shift down) for scenarios that
   // mix both signs; empty unless the relation is any-sequence and the additive table is asymmetric.
   std::optional<DirectionalPLDs> mixed_sign_lower;

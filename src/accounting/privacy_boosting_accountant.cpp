@@ -272,7 +272,7 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
                                         to_string(mechanism.region().kind), mechanism.rho(), mechanism.q());
   bounds.shift_justification = fmt::format("answers on the lattice {:g} Z, neighbours differ by at most {:g}: {} answer pairs searched",
                                            neighbours.query_step, neighbours.sensitivity, candidates.size());
-  bounds.neighbours = NeighbourRelation::kAnySequence;
+  bounds.neighbours = Neighbours{};
   bounds.options = options;
   bounds.single_release_infinity_mass_first = omega;
   bounds.single_release_infinity_mass_second = omega;

@@ -18,17 +18,6 @@
 
 namespace noiselearn {
 
-std::string to_string(RecordRelation relation) {
-  return relation == RecordRelation::kAddOrRemove ? "add_remove" : "replace_one";
-}
-
-RecordRelation parse_record_relation(const std::string& text) {
-  if (text == "add_remove") return RecordRelation::kAddOrRemove;
-  if (text == "replace_one") return RecordRelation::kReplaceOne;
-  throw InputError(fmt::format("unknown relation '{}'{} (known: add_remove, replace_one)", text,
-                               did_you_mean(text, {"add_remove", "replace_one"})));
-}
-
 std::string to_string(SamplingKind kind) {
   switch (kind) {
     case SamplingKind::kNone: return "none";
@@ -313,12 +302,7 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   // times it, and a mixture of the releases by no more than they do.
   bounds.substitution_tv = mechanism->substitution_tv() * static_cast<double>(coordinates) * (1.0 + 1e-12);
   bounds.options = options;
-  bounds.neighbours = NeighbourRelation::kAnySequence;
-  bounds.record_relation = relation == RecordRelation::kAddOrRemove
-                               ? "data sets that differ by adding or removing one record (add_remove), any adaptive "
-                                 "sequence of queries"
-                               : "data sets that differ by replacing one record (replace_one), any adaptive sequence of "
-                                 "queries";
+  bounds.neighbours = {NeighbourRelation::kAnySequence, relation};
   // Both bounds of one direction from one pass over the law.
   auto bounds_of = [&](Direction::Kind kind) {
     DirectionAtoms atoms;

@@ -35,10 +35,7 @@
 
 namespace noiselearn {
 
-// Who the neighbours are (dp_accounting's NeighboringRelation): add or remove one record, or replace one.
-enum class RecordRelation { kAddOrRemove, kReplaceOne };
-std::string to_string(RecordRelation relation);  // "add_remove", "replace_one"
-RecordRelation parse_record_relation(const std::string& text);
+// Who the neighbours are: RecordRelation (core/neighbour_relation.hpp), add or remove one record, or replace one.
 
 enum class SamplingKind { kNone, kPoisson, kWithoutReplacement };
 std::string to_string(SamplingKind kind);  // "none", "poisson", "without_replacement"

@@ -108,22 +108,6 @@ DominatingPair subsampled_mixture_pair(const NoiseTable& table, int64_t shift_ce
   return pair;
 }
 
-NeighbourRelation parse_neighbour_relation(const std::string& text) {
-  if (text == "any") return NeighbourRelation::kAnySequence;
-  if (text == "same-direction") return NeighbourRelation::kSameDirection;
-  throw InputError(fmt::format("unknown neighbour relation '{}' (valid: any, same-direction)", text));
-}
-
-std::string to_string(NeighbourRelation relation) {
-  return relation == NeighbourRelation::kAnySequence ? "any" : "same-direction";
-}
-
-std::string describe(NeighbourRelation relation) {
-  return relation == NeighbourRelation::kAnySequence
-             ? "any sequence of query differences in [-s, s], one per release, chosen adaptively"
-             : "sequences whose query differences all have the same sign (all in [0, s] or all in [-s, 0])";
-}
-
 ShiftPolicy parse_shift_policy(const std::string& text) {
   if (text == "auto") return ShiftPolicy::kAuto;
   if (text == "single") return ShiftPolicy::kSingle;

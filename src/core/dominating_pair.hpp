@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/grid.hpp"
+#include "core/neighbour_relation.hpp"
 #include "core/noise_table.hpp"
 
 namespace noiselearn {
@@ -44,23 +45,7 @@ enum class ShiftPolicy {
 ShiftPolicy parse_shift_policy(const std::string& text);
 std::string to_string(ShiftPolicy policy);
 
-// Which sequences of neighbouring inputs a certificate covers (recorded in the certificate and noise.json).
-//
-// kAnySequence (default): in every release the query difference f_i(D') - f_i(D) may be any value in [-s, s],
-// chosen adaptively per release (mixed signs and magnitudes). For additive noise the single-release pairs are
-// (p, p shifted by d), d in {-k..k}; their privacy profiles are dominated by one pair, the profile envelope of
-// all of them (a dominating pair in the sense of Zhu, Dong, Wang, "Optimal accounting of differential privacy
-// via characteristic function", AISTATS 2022, Def. 7), and the adaptive composition of mechanisms with
-// dominating pairs is dominated by the product of the pairs (their Thm. 10). For the subsampled mixture the
-// added/removed record is the same in every release, so the two directions stay separate, but the sign of its
-// clipped contribution may change: each direction takes the envelope over both signs.
-// kSameDirection: every release moves the same way (all differences in [0, s], or all in [-s, 0]; e.g. one
-// user added to monotone counters). The guarantee is the worse of the two all-up / all-down compositions.
-enum class NeighbourRelation { kAnySequence, kSameDirection };
-NeighbourRelation parse_neighbour_relation(const std::string& text);
-std::string to_string(NeighbourRelation relation);
-// One line for reports: what the certificate covers.
-std::string describe(NeighbourRelation relation);
+// Which sequences of neighbouring inputs a certificate covers: NeighbourRelation (core/neighbour_relation.hpp).
 
 enum class PairKind { kAdditive, kSubsampledMixture };
 PairKind parse_pair_kind(const std::string& text);

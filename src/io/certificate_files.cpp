@@ -25,9 +25,8 @@ nlohmann::json certificate_json(const Certificate& c) {
   out["compositions"] = c.compositions;
   out["pair"] = c.pair_description;
   out["pairs_checked"] = c.shift_justification;
-  out["neighbours"] = {{"relation", to_string(c.neighbours)}, {"covers", describe(c.neighbours)}};
-  // Mechanisms without a grid: who the neighbours are, as the text report says (add_remove or replace_one).
-  if (!c.record_relation.empty()) out["neighbours"]["covers"] = c.record_relation;
+  // For a mechanism without a grid "covers" names the record relation too (add_remove or replace_one).
+  out["neighbours"] = {{"relation", to_string(c.neighbours.sequences)}, {"covers", describe(c.neighbours)}};
   out["infinity_mass"] = {{"single_release", c.infinity_mass_single_release}, {"composed", c.infinity_mass_composed}};
   out["dominating_direction"] = c.dominating_direction;
   if (!c.several_pairs.empty()) out["several_pairs"] = c.several_pairs;
