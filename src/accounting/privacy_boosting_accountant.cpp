@@ -13,7 +13,7 @@
 
 namespace noiselearn {
 
-void PrivacyBoostingNeighbours::validate() const {
+void AnswerSensitivity::validate() const {
   if (!(sensitivity > 0.0 && std::isfinite(sensitivity)))
     throw InputError(fmt::format("sensitivity {}: must be positive and finite", sensitivity));
   if (!(query_step > 0.0 && std::isfinite(query_step)))
@@ -26,7 +26,7 @@ void PrivacyBoostingNeighbours::validate() const {
     throw InputError(fmt::format("sensitivity {} is {} query steps {}: at most 100000", sensitivity, std::round(ratio), query_step));
 }
 
-int64_t PrivacyBoostingNeighbours::steps() const { return static_cast<int64_t>(std::llround(sensitivity / query_step)); }
+int64_t AnswerSensitivity::steps() const { return static_cast<int64_t>(std::llround(sensitivity / query_step)); }
 
 std::string BoostingPair::description() const {
   if (kernel_only)
@@ -47,12 +47,12 @@ double tail_cut(const PrivacyBoostingMechanism& mechanism, const AccountantOptio
 }  // namespace
 
 std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanism& mechanism,
-                                                   const PrivacyBoostingNeighbours& neighbours,
+                                                   const AnswerSensitivity& answer_bound,
                                                    const AccountantOptions& options) {
-  neighbours.validate();
+  answer_bound.validate();
   const PreferredRegion& region = mechanism.region();
-  const double h = neighbours.query_step;
-  const int64_t steps = neighbours.steps();
+  const double h = answer_bound.query_step;
+  const int64_t steps = answer_bound.steps();
   std::vector<BoostingPair> pairs;
   switch (region.kind) {
     case PreferredRegionKind::kInterval:
@@ -72,12 +72,12 @@ std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanis
           // Any two lattice answers at most Delta apart clamp to a pair of these at most Delta apart, and the clamped
           // edge pairs (edge, lattice point) are included as well.
           const double d = std::abs(first - second);
-          if (first != second && d <= neighbours.sensitivity * (1.0 + 1e-12)) pairs.push_back({first, second});
+          if (first != second && d <= answer_bound.sensitivity * (1.0 + 1e-12)) pairs.push_back({first, second});
         }
       break;
     }
     case PreferredRegionKind::kRelative: {
-      const double c = tail_cut(mechanism, options), delta = neighbours.sensitivity;
+      const double c = tail_cut(mechanism, options), delta = answer_bound.sensitivity;
       // For |Q1| >= Qmax and |Q2| >= |Q1| - Delta, both regions contain Q1 -+ (c + ...): theta (|Q1| - Delta) + tau
       // >= c + Delta.
       const double q_max = delta + std::max(0.0, (c + delta - region.tau) / region.theta);
@@ -178,10 +178,10 @@ PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, 
 }
 
 PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& mechanism,
-                                              const PrivacyBoostingNeighbours& neighbours,
+                                              const AnswerSensitivity& answer_bound,
                                               const AccountantOptions& options) {
   options.validate();
-  const std::vector<BoostingPair> candidates = boosting_candidate_pairs(mechanism, neighbours, options);
+  const std::vector<BoostingPair> candidates = boosting_candidate_pairs(mechanism, answer_bound, options);
   {
     // Refuse work that would not finish: the pieces of every pair (kernel loss range over the cut / loss step).
     const double c = tail_cut(mechanism, options);
@@ -271,7 +271,7 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
                                         to_string(mechanism.kernel().kind), mechanism.kernel().scale,
                                         to_string(mechanism.region().kind), mechanism.rho(), mechanism.q());
   bounds.shift_justification = fmt::format("answers on the lattice {:g} Z, neighbours differ by at most {:g}: {} answer pairs searched",
-                                           neighbours.query_step, neighbours.sensitivity, candidates.size());
+                                           answer_bound.query_step, answer_bound.sensitivity, candidates.size());
   bounds.neighbours = Neighbours{};
   bounds.options = options;
   bounds.single_release_infinity_mass_first = omega;

@@ -42,7 +42,10 @@
 
 namespace noiselearn {
 
-struct PrivacyBoostingNeighbours {
+// How far apart the answers of neighbouring data sets may be (Jiang et al.'s Delta on the answers' lattice h Z): a
+// property of the query, not a neighbour relation (those are core/neighbour_relation.hpp's; privacy boosting covers any
+// sequence of neighbours).
+struct AnswerSensitivity {
   double sensitivity = 1.0;  // Delta: the largest |Q1 - Q2| of neighbouring answers
   double query_step = 1.0;   // h: answers lie on h Z; Delta must be a whole number of steps
   void validate() const;     // throws InputError naming the field
@@ -61,7 +64,7 @@ struct BoostingPair {
 
 // The candidate pairs of a mechanism (see above).
 std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanism& mechanism,
-                                                   const PrivacyBoostingNeighbours& neighbours,
+                                                   const AnswerSensitivity& answer_bound,
                                                    const AccountantOptions& options);
 
 // The privacy-loss atoms of pair A||B as an upper or a lower bound (before discretisation).
@@ -84,7 +87,7 @@ struct PrivacyBoostingBounds {
 
 // Single-release certified bounds of the mechanism under the neighbouring relation.
 PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& mechanism,
-                                              const PrivacyBoostingNeighbours& neighbours,
+                                              const AnswerSensitivity& answer_bound,
                                               const AccountantOptions& options);
 
 // delta(eps) of one pair of answers for one release by direct numerical integration of the hockey-stick

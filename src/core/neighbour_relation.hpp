@@ -14,8 +14,8 @@
 // - the data sets (RecordRelation, dp_accounting's NeighboringRelation), for a mechanism accounted without a grid:
 //   add or remove one record, or replace one. A table's certificate covers its shifts instead (no record relation).
 //
-// (Privacy boosting's neighbouring answers, a sensitivity on a lattice, are PrivacyBoostingNeighbours: a property of
-// the answers, not of the data sets.)
+// (Privacy boosting's bound on neighbouring answers, a sensitivity on a lattice, is AnswerSensitivity in
+// accounting/privacy_boosting_accountant.hpp: a property of the query, not of the data sets.)
 #include <optional>
 #include <string>
 

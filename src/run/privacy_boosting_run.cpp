@@ -47,10 +47,10 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
     if (!(d > 0.0 && d < 1.0)) throw InputError(fmt::format("--delta {}: must be in (0, 1)", d));
   for (double e : o.epsilons)
     if (!(e >= 0.0 && std::isfinite(e))) throw InputError(fmt::format("--epsilon {}: must be finite and >= 0", e));
-  PrivacyBoostingNeighbours neighbours;
-  neighbours.sensitivity = o.sensitivity;
-  neighbours.query_step = o.query_step;
-  neighbours.validate();
+  AnswerSensitivity answer_bound;
+  answer_bound.sensitivity = o.sensitivity;
+  answer_bound.query_step = o.query_step;
+  answer_bound.validate();
   AccountantOptions accountant;
   accountant.loss_step = o.loss_step;
   accountant.validate();
@@ -68,7 +68,7 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
     calibration.max_scale_factor = o.max_scale_factor;
     spdlog::info("calibrating the {} kernel scale to the least certified epsilon at delta {:g} after {} release(s)", o.kernel,
                  calibration.delta, o.compositions);
-    const BoostingCalibration c = calibrate_boosting_scale(kind, region, o.rho, neighbours, calibration, accountant);
+    const BoostingCalibration c = calibrate_boosting_scale(kind, region, o.rho, answer_bound, calibration, accountant);
     scale = c.scale;
     nlohmann::json scan = nlohmann::json::array();
     for (const auto& [s, e] : c.scan) scan.push_back({{"scale", s}, {"epsilon_upper", e}});
@@ -78,7 +78,7 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
                              {"scan", scan}};
   }
   const PrivacyBoostingMechanism mechanism(BoostingKernel{kind, scale}, region, o.rho);
-  const PrivacyBoostingBounds single = privacy_boosting_bounds(mechanism, neighbours, accountant);
+  const PrivacyBoostingBounds single = privacy_boosting_bounds(mechanism, answer_bound, accountant);
   PairBounds bounds = o.compositions == 1 ? single.bounds : compose_bounds(single.bounds, o.compositions, accountant);
 
   // The Gaussian mechanism meeting the same constraint: sigma with Pr[N(0, sigma^2) in S] = rho at the least-mass

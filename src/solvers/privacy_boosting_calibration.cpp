@@ -12,9 +12,9 @@
 namespace noiselearn {
 
 std::pair<double, double> boosting_certified_epsilon(const PrivacyBoostingMechanism& mechanism,
-                                                     const PrivacyBoostingNeighbours& neighbours, int64_t compositions,
+                                                     const AnswerSensitivity& answer_bound, int64_t compositions,
                                                      double delta, const AccountantOptions& options) {
-  const PrivacyBoostingBounds single = privacy_boosting_bounds(mechanism, neighbours, options);
+  const PrivacyBoostingBounds single = privacy_boosting_bounds(mechanism, answer_bound, options);
   PairBounds composed = compositions == 1 ? single.bounds : compose_bounds(single.bounds, compositions, options);
   composed = refined_for_delta(std::move(composed), delta);
   return {composed.epsilon_upper(delta), composed.epsilon_lower(delta)};
@@ -39,7 +39,7 @@ double kernel_only_scale(BoostingKernelKind kind, const PreferredRegion& region,
 }
 
 BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho,
-                                             const PrivacyBoostingNeighbours& neighbours,
+                                             const AnswerSensitivity& answer_bound,
                                              const BoostingCalibrationOptions& calibration, const AccountantOptions& options) {
   if (calibration.scan_points < 3) throw InputError("calibration scan_points: at least 3");
   if (!(calibration.max_scale_factor > 1.0)) throw InputError("calibration max_scale_factor: must exceed 1");
@@ -48,7 +48,7 @@ BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const Pref
   auto evaluate = [&](double scale) {
     ++result.evaluations;
     const PrivacyBoostingMechanism mechanism(BoostingKernel{kind, scale}, region, rho);
-    return boosting_certified_epsilon(mechanism, neighbours, calibration.compositions, calibration.delta, options);
+    return boosting_certified_epsilon(mechanism, answer_bound, calibration.compositions, calibration.delta, options);
   };
   // No kernel alone meets rho (a fixed region with rho > 1/2): scan [|S| / 32, |S|] instead (and extend as below).
   const bool kernel_meets = result.kernel_only_scale > 0.0;
@@ -132,11 +132,11 @@ double crossing(const std::vector<double>& scan, Ok ok, bool largest, double tol
 }  // namespace
 
 double largest_rho_for_epsilon(const BoostingKernel& kernel, const PreferredRegion& region, double target_epsilon,
-                               const PrivacyBoostingNeighbours& neighbours, int64_t compositions, double delta,
+                               const AnswerSensitivity& answer_bound, int64_t compositions, double delta,
                                const AccountantOptions& options) {
   auto ok = [&](double rho) {
     const PrivacyBoostingMechanism m(kernel, region, rho);
-    return boosting_certified_epsilon(m, neighbours, compositions, delta, options).first <= target_epsilon;
+    return boosting_certified_epsilon(m, answer_bound, compositions, delta, options).first <= target_epsilon;
   };
   // Below the kernel's own region mass nothing changes (q = 0); scan from there to 1 - 1e-9.
   const double own = std::exp(log_region_mass(kernel, region, region.least_mass_query()));
@@ -148,7 +148,7 @@ double largest_rho_for_epsilon(const BoostingKernel& kernel, const PreferredRegi
 }
 
 double smallest_region_for_epsilon(const BoostingKernel& kernel, const PreferredRegion& region, double rho,
-                                   double target_epsilon, const PrivacyBoostingNeighbours& neighbours,
+                                   double target_epsilon, const AnswerSensitivity& answer_bound,
                                    int64_t compositions, double delta, const AccountantOptions& options) {
   auto with_width = [&](double tau) {
     PreferredRegion r = region;
@@ -163,7 +163,7 @@ double smallest_region_for_epsilon(const BoostingKernel& kernel, const Preferred
   };
   auto ok = [&](double tau) {
     const PrivacyBoostingMechanism m(kernel, with_width(tau), rho);
-    return boosting_certified_epsilon(m, neighbours, compositions, delta, options).first <= target_epsilon;
+    return boosting_certified_epsilon(m, answer_bound, compositions, delta, options).first <= target_epsilon;
   };
   // A geometric scan of tau from 1/64 to 64 kernel standard deviations.
   std::vector<double> scan;

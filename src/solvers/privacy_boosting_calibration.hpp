@@ -42,7 +42,7 @@ struct BoostingCalibration {
 
 // Certified epsilon bounds (upper, lower) at delta after n releases.
 std::pair<double, double> boosting_certified_epsilon(const PrivacyBoostingMechanism& mechanism,
-                                                     const PrivacyBoostingNeighbours& neighbours, int64_t compositions,
+                                                     const AnswerSensitivity& answer_bound, int64_t compositions,
                                                      double delta, const AccountantOptions& options);
 
 // The scale at which the kernel alone puts mass rho into the smallest region (bisection on the scale); 0 when no
@@ -50,18 +50,18 @@ std::pair<double, double> boosting_certified_epsilon(const PrivacyBoostingMechan
 double kernel_only_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho);
 
 BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho,
-                                             const PrivacyBoostingNeighbours& neighbours,
+                                             const AnswerSensitivity& answer_bound,
                                              const BoostingCalibrationOptions& calibration, const AccountantOptions& options);
 
 // The largest rho in (0, 1) whose certified epsilon is at most target_epsilon at the given kernel (0 if none).
 double largest_rho_for_epsilon(const BoostingKernel& kernel, const PreferredRegion& region, double target_epsilon,
-                               const PrivacyBoostingNeighbours& neighbours, int64_t compositions, double delta,
+                               const AnswerSensitivity& answer_bound, int64_t compositions, double delta,
                                const AccountantOptions& options);
 
 // The smallest tau (interval or relative region; for a fixed region, the half-width around its centre) whose
 // certified epsilon is at most target_epsilon at confidence rho and the given kernel (+inf if none in the scan).
 double smallest_region_for_epsilon(const BoostingKernel& kernel, const PreferredRegion& region, double rho,
-                                   double target_epsilon, const PrivacyBoostingNeighbours& neighbours,
+                                   double target_epsilon, const AnswerSensitivity& answer_bound,
                                    int64_t compositions, double delta, const AccountantOptions& options);
 
 }  // namespace noiselearn

@@ -30,7 +30,7 @@ TEST_CASE("PB certificate with q = 0 is the Gaussian mechanism: the bracket hold
   CHECK(sigma == Approx(6.079568).epsilon(1e-7));
   const PrivacyBoostingMechanism m = gaussian_interval(sigma * (1.0 - 1e-12));
   REQUIRE(m.q() == 0.0);
-  const PrivacyBoostingBounds b = privacy_boosting_bounds(m, PrivacyBoostingNeighbours{}, AccountantOptions{});
+  const PrivacyBoostingBounds b = privacy_boosting_bounds(m, AnswerSensitivity{}, AccountantOptions{});
   const double lower = b.bounds.epsilon_lower(1e-5), upper = b.bounds.epsilon_upper(1e-5);
   // The analytic epsilon: delta(eps) = 1e-5 solved by bisection on Balle-Wang.
   double lo = 0.0, hi = 2.0;
@@ -61,7 +61,7 @@ TEST_CASE("PB certificate brackets the hockey-stick divergence integrated from t
   for (const auto& m : mechanisms) {
     INFO(to_string(m.kernel().kind) << " kernel, " << to_string(m.region().kind) << " region, q " << m.q());
     REQUIRE(m.q() > 0.0);
-    const PrivacyBoostingBounds b = privacy_boosting_bounds(m, PrivacyBoostingNeighbours{}, options);
+    const PrivacyBoostingBounds b = privacy_boosting_bounds(m, AnswerSensitivity{}, options);
     for (double eps : {0.0, 0.3, 0.8, 1.5}) {
       INFO("eps " << eps);
       double exact_worst = 0.0, exact_worst_shifted = 0.0;
@@ -98,7 +98,7 @@ TEST_CASE("the paper's heuristic reproduces its own PB figure 0.575109, while th
   const double sigma = 0.5 * (a + b);
   CHECK(heuristic(sigma) == Approx(0.575109).margin(2e-6));
   // The exact certificate of that same mechanism is lower here (the heuristic over-states it at this point).
-  const PrivacyBoostingBounds exact = privacy_boosting_bounds(gaussian_interval(sigma), PrivacyBoostingNeighbours{}, AccountantOptions{});
+  const PrivacyBoostingBounds exact = privacy_boosting_bounds(gaussian_interval(sigma), AnswerSensitivity{}, AccountantOptions{});
   CHECK(exact.bounds.epsilon_upper(1e-5) < 0.575109);
   CHECK(exact.bounds.epsilon_lower(1e-5) > 0.55);
 }
@@ -108,7 +108,7 @@ TEST_CASE("relative-error region: the worst answer pair is near Q = -48, and the
   const PrivacyBoostingMechanism m({BoostingKernelKind::kGaussian, 1.5}, PreferredRegion{PreferredRegionKind::kRelative, 2.0, 0.1, 0, 0}, 0.9);
   AccountantOptions options;
   options.loss_step = 1e-3;
-  const PrivacyBoostingBounds b = privacy_boosting_bounds(m, PrivacyBoostingNeighbours{}, options);
+  const PrivacyBoostingBounds b = privacy_boosting_bounds(m, AnswerSensitivity{}, options);
   // The single pair with the largest certified epsilon at 1e-5.
   double largest = 0.0;
   BoostingPair worst;
@@ -136,7 +136,7 @@ TEST_CASE("relative-error region: the worst answer pair is near Q = -48, and the
 TEST_CASE("PB certificate composes: T releases bracket, monotone in T, and q = 1 counts distinguishing events", "[privacy-boosting]") {
   AccountantOptions options;
   options.loss_step = 1e-3;
-  const PrivacyBoostingBounds single = privacy_boosting_bounds(gaussian_interval(6.5), PrivacyBoostingNeighbours{}, options);
+  const PrivacyBoostingBounds single = privacy_boosting_bounds(gaussian_interval(6.5), AnswerSensitivity{}, options);
   double previous = 0.0;
   for (int64_t n : {1, 10, 100}) {
     PairBounds composed = compose_bounds(single.bounds, n, options);
@@ -149,14 +149,14 @@ TEST_CASE("PB certificate composes: T releases bracket, monotone in T, and q = 1
   // rho = 1: nothing outside the region, so an output in S(0) \ S(-1) is impossible under B: delta(eps) is at least
   // its A-mass for every eps.
   const PrivacyBoostingMechanism hard = gaussian_interval(6.5, 1.0);
-  const PrivacyBoostingBounds b = privacy_boosting_bounds(hard, PrivacyBoostingNeighbours{}, options);
+  const PrivacyBoostingBounds b = privacy_boosting_bounds(hard, AnswerSensitivity{}, options);
   const double distinguishing = std::exp(hard.log_weight_inside(0.0) + hard.kernel().log_interval(-10.0, -9.0));
   CHECK(b.bounds.single_release_infinity_mass_first == Approx(distinguishing).epsilon(1e-9));
   CHECK(b.bounds.delta_lower(50.0) >= distinguishing * (1.0 - 1e-9));
 }
 
 TEST_CASE("PB neighbours refuse a sensitivity that is not a whole number of query steps", "[privacy-boosting]") {
-  PrivacyBoostingNeighbours n;
+  AnswerSensitivity n;
   n.sensitivity = 1.5;
   n.query_step = 1.0;
   CHECK_THROWS_WITH(n.validate(), Catch::Contains("not a whole number"));

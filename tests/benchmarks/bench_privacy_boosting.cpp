@@ -19,7 +19,7 @@ int main() {
   AccountantOptions options;
   const PrivacyBoostingMechanism interval({BoostingKernelKind::kGaussian, 6.58293}, PreferredRegion{PreferredRegionKind::kInterval, 10.0, 0, 0, 0}, 0.9);
   double eps = 0.0;
-  const Timing pb = time_of(1, 5, [&] { eps = privacy_boosting_bounds(interval, PrivacyBoostingNeighbours{}, options).bounds.epsilon_upper(1e-5); });
+  const Timing pb = time_of(1, 5, [&] { eps = privacy_boosting_bounds(interval, AnswerSensitivity{}, options).bounds.epsilon_upper(1e-5); });
   const Timing gauss = time_of(1, 5, [&] { gaussian_mechanism_bounds(6.58293, 1.0, options); });
   fmt::print("one release, interval region, loss step 1e-4: PB certificate {:.3f} s (median {:.3f}), eps {:.6f} at 1e-5\n", pb.best, pb.median, eps);
   fmt::print("  yardstick: continuous Gaussian mechanism bounds, same sigma and loss step (pieces 1/8 step): {:.3f} s\n", gauss.best);
@@ -29,7 +29,7 @@ int main() {
   const PrivacyBoostingMechanism relative({BoostingKernelKind::kGaussian, 1.5}, PreferredRegion{PreferredRegionKind::kRelative, 2.0, 0.1, 0, 0}, 0.9);
   size_t pairs = 0;
   const Timing rel = time_of(0, 1, [&] {
-    const auto b = privacy_boosting_bounds(relative, PrivacyBoostingNeighbours{}, coarse);
+    const auto b = privacy_boosting_bounds(relative, AnswerSensitivity{}, coarse);
     pairs = b.pairs.size();
     eps = b.bounds.epsilon_upper(1e-5);
   });

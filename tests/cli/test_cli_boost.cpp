@@ -25,7 +25,7 @@ TEST_CASE("boost: the report's certificate is the library's, and it beats the Ga
   AccountantOptions options;
   options.loss_step = 1e-3;
   const PrivacyBoostingMechanism m({BoostingKernelKind::kGaussian, 6.5}, PreferredRegion{PreferredRegionKind::kInterval, 10.0, 0, 0, 0}, 0.9);
-  const PrivacyBoostingBounds b = privacy_boosting_bounds(m, PrivacyBoostingNeighbours{}, options);
+  const PrivacyBoostingBounds b = privacy_boosting_bounds(m, AnswerSensitivity{}, options);
   const auto& row = report["certificate"]["at_delta"][0];
   CHECK(row["epsilon_upper"].get<double>() == b.bounds.epsilon_upper(1e-5));
   CHECK(row["epsilon_lower"].get<double>() == b.bounds.epsilon_lower(1e-5));

@@ -15,7 +15,7 @@ TEST_CASE("calibrated PB kernel beats the Gaussian meeting the same constraint a
   options.loss_step = 1e-3;
   BoostingCalibrationOptions calibration;
   calibration.delta = 1e-5;
-  const BoostingCalibration c = calibrate_boosting_scale(BoostingKernelKind::kGaussian, region, 0.9, PrivacyBoostingNeighbours{}, calibration, options);
+  const BoostingCalibration c = calibrate_boosting_scale(BoostingKernelKind::kGaussian, region, 0.9, AnswerSensitivity{}, calibration, options);
   // The Gaussian meeting the constraint: 0.586011; the paper's accountant for its PB choice: 0.575109.
   CHECK(c.epsilon_upper < 0.575109);
   CHECK(c.scale > c.kernel_only_scale);
@@ -28,13 +28,13 @@ TEST_CASE("calibrated PB kernel beats the Gaussian meeting the same constraint a
   const double target = c.epsilon_upper + 0.01;
   auto eps_at = [&](double rho, double tau) {
     const PreferredRegion r{PreferredRegionKind::kInterval, tau, 0.0, 0.0, 0.0};
-    return boosting_certified_epsilon(PrivacyBoostingMechanism(kernel, r, rho), PrivacyBoostingNeighbours{}, 1, 1e-5, options).first;
+    return boosting_certified_epsilon(PrivacyBoostingMechanism(kernel, r, rho), AnswerSensitivity{}, 1, 1e-5, options).first;
   };
-  const double rho = largest_rho_for_epsilon(kernel, region, target, PrivacyBoostingNeighbours{}, 1, 1e-5, options);
+  const double rho = largest_rho_for_epsilon(kernel, region, target, AnswerSensitivity{}, 1, 1e-5, options);
   CHECK(rho > 0.9);
   CHECK(eps_at(rho, 10.0) <= target);
   CHECK(eps_at(rho + 1e-4, 10.0) > target);
-  const double tau = smallest_region_for_epsilon(kernel, region, 0.9, target, PrivacyBoostingNeighbours{}, 1, 1e-5, options);
+  const double tau = smallest_region_for_epsilon(kernel, region, 0.9, target, AnswerSensitivity{}, 1, 1e-5, options);
   CHECK(tau < 10.0);
   CHECK(eps_at(0.9, tau) <= target);
   CHECK(eps_at(0.9, tau * (1.0 - 1e-4)) > target);
@@ -47,7 +47,7 @@ TEST_CASE("a fixed region with rho above 1/2 has no kernel-only scale, and its c
   CHECK(kernel_only_scale(BoostingKernelKind::kGaussian, fixed, 0.4) > 0.0);
   AccountantOptions options;
   options.loss_step = 1e-3;
-  const BoostingCalibration c = calibrate_boosting_scale(BoostingKernelKind::kGaussian, fixed, 0.9, PrivacyBoostingNeighbours{}, BoostingCalibrationOptions{}, options);
+  const BoostingCalibration c = calibrate_boosting_scale(BoostingKernelKind::kGaussian, fixed, 0.9, AnswerSensitivity{}, BoostingCalibrationOptions{}, options);
   // The constraint is met by an almost data-independent output: the best scale is far beyond |S| and epsilon is
   // within a few loss steps of 0, below every scanned point.
   CHECK(c.scale > 8.0 * 8.0);
