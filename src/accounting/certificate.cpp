@@ -76,8 +76,9 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   // Bounds composed without these queries may have kept the envelope where a query's bracket is wide: the exact
   // adaptive programme for them now (several_pairs auto).
   bounds = adapted_to_queries(std::move(bounds), queries_of(request));
-  // Composed again for the queries (composed_per_query): the certificate reports the options that were used.
-  const AccountantOptions used = bounds.options.fft_power != composed.options.fft_power ? bounds.options : options;
+  // Composed per query (composed_per_query: a finer loss step, one FFT power) where the caller did not ask for it: the
+  // certificate reports the options that were used.
+  const AccountantOptions used = bounds.options.fft_power && !options.fft_power ? bounds.options : options;
   // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   for (double eps : request.epsilons)
     if (bounds.truncation_dominates(eps)) {

@@ -62,7 +62,8 @@ void run_compare(const CompareOptions& o) {
                            "epsilon [lower, upper]", "trunc. Gaussian same " + u, "same delta: sigma, " + u);
   for (const auto& path : o.tables) {
     const LoadedTable loaded = load_table(path);
-    PairBounds bounds = account(make_pair_family(loaded.table, settings.pair), o.compositions, settings.accountant);
+    PairBounds bounds =
+        account(make_pair_family(loaded.table, settings.pair), o.compositions, settings.accountant, {{o.epsilon}, {o.delta}});
     if (bounds.allowance_dominates(o.epsilon)) bounds = refined_for_epsilon(std::move(bounds), o.epsilon);
     bounds = refined_for_delta(std::move(bounds), o.delta);
     const double utility_value = utility(loaded.table, settings.utility);

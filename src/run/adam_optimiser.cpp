@@ -277,7 +277,8 @@ class AdamOptimiser final : public RunOptimiser {
       return table_of(*model_);
     };
     auto evaluate = [&](const NoiseTable& table) {
-      const PairBounds bounds = account(make_pair_family(table, pair_), c_.loss_compositions, accountant_);
+      const PairBounds bounds =
+          account(make_pair_family(table, pair_), c_.loss_compositions, accountant_, {{c_.loss_epsilon}, {}});
       return std::pair{bounds.delta_upper(c_.loss_epsilon), utility(table, utility_of(c_))};
     };
     const TargetSearchResult result = search_utility_weight(train_at, evaluate, table_of(*model_), search);

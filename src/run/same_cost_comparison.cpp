@@ -27,7 +27,7 @@ std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const Nois
   const double delta = s.delta, budget = s.budget, sensitivity = s.pair.sensitivity;
   std::vector<SameCostRow> rows;
   rows.push_back(row_of("family-gaussian-start", "Alg. 2", start_cost,
-                        account(make_pair_family(start_table, s.pair), n, s.accountant), delta));
+                        account(make_pair_family(start_table, s.pair), n, s.accountant, {{}, {delta}}), delta));
   if (s.cost.kind != CostKind::kSquare && s.cost.kind != CostKind::kAbsolute) return rows;
   const bool square = s.cost.kind == CostKind::kSquare;
   if (s.shape.domain == FamilyDomain::kContinuous) {
@@ -45,7 +45,7 @@ std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const Nois
     const std::vector<double> p{(1.0 - r) / (1.0 + r)};
     const NoiseTable discrete_laplace(Grid{0.0, 1.0, 1}, p, std::nullopt, {}, GeometricTails{r});
     rows.push_back(row_of("discrete-laplace", fmt::format("ratio {:.17g}", r), second_moment(discrete_laplace),
-                          account(make_pair_family(discrete_laplace, s.pair), n, s.accountant), delta));
+                          account(make_pair_family(discrete_laplace, s.pair), n, s.accountant, {{}, {delta}}), delta));
   }
   if (square) {
     // The truncated Gaussian on the window's bins, sigma bisected so that its cost (as a member of the family with
@@ -63,7 +63,7 @@ std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const Nois
       }
       const NoiseTable truncated = truncated_gaussian_table(grid, high, range);
       rows.push_back(row_of("truncated-gaussian", fmt::format("sigma {:.17g}, range {:g}", high, range), cost_at(high),
-                            account(make_pair_family(truncated, s.pair), n, s.accountant), delta));
+                            account(make_pair_family(truncated, s.pair), n, s.accountant, {{}, {delta}}), delta));
     }
   }
   return rows;

@@ -23,7 +23,8 @@ void adopt(BaselineMatch& match, Calibration calibration, const ComparisonSettin
   match.found = true;
   match.sigma = calibration.value;
   match.table = std::move(calibration.table);
-  const PairBounds bounds = account(make_pair_family(*match.table, settings.pair), settings.compositions, settings.accountant);
+  const PairBounds bounds =
+      account(make_pair_family(*match.table, settings.pair), settings.compositions, settings.accountant, {{settings.epsilon}, {}});
   match.delta_upper = bounds.delta_upper(settings.epsilon);
   match.delta_lower = bounds.delta_lower(settings.epsilon);
   match.utility = utility(*match.table, settings.utility);
@@ -36,7 +37,8 @@ BaselineComparison compare_with_truncated_gaussian(const NoiseTable& table, cons
   const Grid& grid = table.grid();
   if (!grid.is_symmetric()) throw InputError("the truncated-Gaussian comparison needs a symmetric grid");
   out.utility = utility(table, settings.utility);
-  const PairBounds bounds = account(make_pair_family(table, settings.pair), settings.compositions, settings.accountant);
+  const PairBounds bounds =
+      account(make_pair_family(table, settings.pair), settings.compositions, settings.accountant, {{settings.epsilon}, {}});
   out.delta_upper = bounds.delta_upper(settings.epsilon);
   out.delta_lower = bounds.delta_lower(settings.epsilon);
 

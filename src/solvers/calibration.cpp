@@ -85,7 +85,8 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   auto certified_delta = [&](double value) {
     ++evaluations;
     NoiseTable table = make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
-    const PairBounds bounds = account(make_pair_family(table, target.pair), target.compositions, target.accountant);
+    const PairBounds bounds =
+        account(make_pair_family(table, target.pair), target.compositions, target.accountant, {{target.epsilon}, {}});
     return std::pair{bounds.delta_upper(target.epsilon), std::move(table)};
   };
   // Log-spaced scan for the first scale meeting the target.
