@@ -266,10 +266,12 @@ PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions&
     // The copy's allowance may take a quarter of the tolerance on each side: its discretisation aims at the half left.
     PairBounds copy = composed(*family.rounding_symmetric_copy, n, options, queries, 0.5);
     copy.family = family.rounding_symmetric_copy;
+    copy.composed_for_queries = true;
     if (copy_allowance_within_tolerance(copy, queries, options.adaptive_skip_width)) return copy;
   }
   PairBounds result = composed(family, n, options, queries);
   result.family = std::make_shared<const PairFamily>(family);
+  result.composed_for_queries = !queries.empty();
   return result;
 }
 

@@ -80,6 +80,8 @@ struct PairBounds {
   // The family it came from (set by account()), so that a refinement with a smaller tail mass can discretise the
   // single release again with it; and that re-discretisation, once made.
   std::shared_ptr<const PairFamily> family;
+  // Whether account() was given the queries (and so made the default's per-query choices for them).
+  bool composed_for_queries = false;
   // For bounds that come from elsewhere than a family (a mechanism without a grid, sampled_release.hpp): how to make
   // the single release again with other options. Unset: only `family` can.
   std::function<PairBounds(const AccountantOptions&)> rediscretise;

@@ -124,7 +124,7 @@ PairBounds refined_for_delta(PairBounds bounds, double delta) {
 }
 
 PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries) {
-  if (bounds.family && !queries.empty() && !bounds.options.fft_power &&
+  if (bounds.family && !bounds.composed_for_queries && !queries.empty() &&
       composed_per_query(*bounds.family, bounds.compositions, bounds.options))
     return account(*bounds.family, bounds.compositions, bounds.options, queries);
   adapt_to_queries(bounds, queries);

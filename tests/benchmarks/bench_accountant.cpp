@@ -239,7 +239,10 @@ NoiseTable gaussian_by_cdf_differences(double sigma, double step, int64_t half) 
 
 // The default (several_pairs auto) decides per query: account() with the certificate's queries, beside the previous
 // default (account() without them: the programme whenever the epsilon bracket at delta 1e-3, 1e-6, 1e-10 was wide) and
-// the envelope alone. The same certificate request in each; the bracket printed with each time.
+// the envelope alone. The same certificate request in each; the bracket printed with each time. A table of one pair
+// composed 1,024 times or more is composed again for the certificate's query when its bounds had none
+// (composed_per_query), so for it the middle column is that route: the composition without queries, then the one for
+// the query.
 void default_case(const char* name, const PairFamily& family, int64_t n, const CertificateRequest& request) {
   const AccountantOptions automatic;
   AccountantOptions envelope;
