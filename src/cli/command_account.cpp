@@ -151,11 +151,7 @@ void run_account(const AccountCommandOptions& o) {
   }
   for (size_t i = 0; i < description.events.size(); ++i)
     std::cout << fmt::format("event {}: {}\n", i + 1, description.events[i].describe());
-  if (bounds.options.loss_step != accountant.loss_step)
-    std::cout << fmt::format("loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider "
-                             "than {:g} relative)\n",
-                             bounds.options.loss_step, accountant.loss_step, accountant.adaptive_skip_width);
-  std::cout << certificate.report();
+  std::cout << halved_loss_step_line(bounds.options, accountant) << certificate.report();
 }
 
 }  // namespace

@@ -103,11 +103,7 @@ void run_evaluate(const EvaluateOptions& o) {
   }
   if (!recorded.empty())
     std::cout << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n", recorded.describe());
-  if (bounds.options.loss_step != accountant.loss_step)
-    std::cout << fmt::format("loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider "
-                             "than {:g} relative)\n",
-                             bounds.options.loss_step, accountant.loss_step, accountant.adaptive_skip_width);
-  std::cout << certificate.report();
+  std::cout << halved_loss_step_line(bounds.options, accountant) << certificate.report();
   if (comparisons) std::cout << comparisons->report();
 }
 

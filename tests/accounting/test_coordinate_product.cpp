@@ -20,6 +20,7 @@
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/release_events.hpp"
 #include "brute_force.hpp"
+#include "computed_product_only.hpp"
 #include "event_helpers.hpp"
 #include "core/errors.hpp"
 #include "core/noise_table.hpp"
@@ -42,19 +43,6 @@ std::vector<double> product(const std::vector<double>& one, int d) {
   }
   return out;
 }
-
-// The Gaussian's pair without its closed-form product: what a mechanism without one goes through.
-class ComputedProductOnly final : public MechanismPair {
- public:
-  explicit ComputedProductOnly(std::unique_ptr<MechanismPair> inner) : inner_(std::move(inner)) {}
-  std::string description() const override { return inner_->description(); }
-  std::string worst_case_justification() const override { return inner_->worst_case_justification(); }
-  bool symmetric() const override { return inner_->symmetric(); }
-  LossLaw loss_law(double tail_mass) const override { return inner_->loss_law(tail_mass); }
-
- private:
-  std::unique_ptr<MechanismPair> inner_;
-};
 
 PairBounds computed_product(double m, const Sampling& sampling, int64_t d) {
   auto gaussian = mechanism_kind("gaussian").make({{"noise_multiplier", m}}, {});

@@ -28,6 +28,7 @@
 #include "accounting/hybrid_renyi.hpp"
 #include "core/one_sided_baselines.hpp"
 #include "bench_timing.hpp"
+#include "../accounting/computed_product_only.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "core/baselines.hpp"
 #include "core/log_math.hpp"
@@ -365,21 +366,6 @@ void benchmark_mechanism_events() {
 // multiplier m / sqrt(d)) beside the same product computed on a grid as for a mechanism without a closed form (the
 // yardstick shows what the computed route costs and how wide its bracket is); then the Laplace per coordinate in the
 // setting of experiments/dp-sgd-digits/per_coordinate.py.
-namespace {
-
-class WithoutClosedForm final : public MechanismPair {
- public:
-  explicit WithoutClosedForm(std::unique_ptr<MechanismPair> inner) : inner_(std::move(inner)) {}
-  std::string description() const override { return inner_->description(); }
-  std::string worst_case_justification() const override { return inner_->worst_case_justification(); }
-  bool symmetric() const override { return inner_->symmetric(); }
-  LossLaw loss_law(double tail_mass) const override { return inner_->loss_law(tail_mass); }
-
- private:
-  std::unique_ptr<MechanismPair> inner_;
-};
-
-}  // namespace
 
 void benchmark_coordinates() {
   std::printf("Noise on each of d coordinates (coordinates: d, L-infinity neighbours), epsilon at delta 1e-5\n");
@@ -391,18 +377,21 @@ void benchmark_coordinates() {
   poisson.kind = SamplingKind::kPoisson;
   poisson.rate = q;
   EpsilonBracket closed, computed;
-  const double t_closed = best_of(1, [&] {
+  // One event's certified epsilon at delta 1e-5, by the default.
+  auto event_bracket = [&](const EventFields& fields) {
     ReleaseDescription description;
-    description.events.push_back(parse_release_event({{"mechanism", "gaussian"}, {"noise_multiplier", "40"}, {"coordinates", "1000"},
-                                                      {"sampling_rate", "0.01"}, {"count", "1000"}},
-                                                     "bench"));
+    description.events.push_back(parse_release_event(fields, "bench"));
     const PairBounds b = refined_for_delta(account_events(description, AccountantOptions{}, queries), 1e-5);
-    closed = {b.epsilon_lower(1e-5), b.epsilon_upper(1e-5)};
+    return EpsilonBracket{b.epsilon_lower(1e-5), b.epsilon_upper(1e-5)};
+  };
+  const double t_closed = best_of(1, [&] {
+    closed = event_bracket({{"mechanism", "gaussian"}, {"noise_multiplier", "40"}, {"coordinates", "1000"},
+                            {"sampling_rate", "0.01"}, {"count", "1000"}});
   });
   const double t_computed = best_of(1, [&] {
     AccountantOptions options;
     options.fft_power = true;
-    auto gaussian = std::make_shared<WithoutClosedForm>(mechanism_kind("gaussian").make({{"noise_multiplier", m}}, {}));
+    auto gaussian = std::make_shared<testing::ComputedProductOnly>(mechanism_kind("gaussian").make({{"noise_multiplier", m}}, {}));
     const PairBounds single = sampled_release_bounds(gaussian, poisson, RecordRelation::kAddOrRemove, options, d);
     const PairBounds b = refined_for_delta(compose_bounds(single, n, options, queries), 1e-5);
     computed = {b.epsilon_lower(1e-5), b.epsilon_upper(1e-5)};
@@ -414,12 +403,8 @@ void benchmark_coordinates() {
               computed.upper, (computed.upper - computed.lower) / computed.upper, t_computed);
   EpsilonBracket laplace;
   const double t_laplace = best_of(1, [&] {
-    ReleaseDescription description;
-    description.events.push_back(parse_release_event({{"mechanism", "laplace"}, {"noise_multiplier", "283"}, {"coordinates", "4810"},
-                                                      {"sampling_rate", "0.0445062587"}, {"count", "899"}},
-                                                     "bench"));
-    const PairBounds b = refined_for_delta(account_events(description, AccountantOptions{}, queries), 1e-5);
-    laplace = {b.epsilon_lower(1e-5), b.epsilon_upper(1e-5)};
+    laplace = event_bracket({{"mechanism", "laplace"}, {"noise_multiplier", "283"}, {"coordinates", "4810"},
+                             {"sampling_rate", "0.0445062587"}, {"count", "899"}});
   });
   std::printf("  Laplace noise multiplier 283 on 4810 coordinates, q = 0.0445, 899 releases (per_coordinate.py): "
               "[%.6f, %.6f] (%.1e) in %.2f s\n\n",
