@@ -5,7 +5,12 @@
 // the resolved config.yaml and the README's key tables, so the documentation cannot drift from the parser.
 //
 // A Config type provides: static const std::vector<ConfigKey<Config>>& schema(); static WholeRange
-// whole_range(const std::string& name) (the allowed values of its whole-number keys); void validate() const.
+// whole_range(const std::string& name) (the allowed values of its whole-number keys that do not carry their own range);
+// void validate() const.
+//
+// A key is bound to a member of the Config or to a member of a part of it: a kind's typed options (AdamOptions, ...)
+// declare their keys once, as ConfigKey<Options> bound to their own members, and the Config takes them in with
+// part_keys(&Config::adam, AdamOptions::keys()).
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -13,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <map>
@@ -26,20 +32,67 @@
 
 namespace noiselearn {
 
-template <class Config>
-struct ConfigKey {
-  using Field = std::variant<double Config::*, int64_t Config::*, bool Config::*, std::string Config::*, std::vector<double> Config::*>;
-  std::string name;         // "section.key"
-  Field field;
-  std::string unit;         // "x units", "nats", "epochs", "path" (made absolute, see parse_config) ...
-  std::string description;  // one line, including the valid values
-};
-
 struct WholeRange {
   int64_t minimum, maximum;
 };
 
+template <class Config>
+struct ConfigKey {
+  // Where the key's value lives in a Config.
+  using Target = std::variant<double*, int64_t*, bool*, std::string*, std::vector<double>*>;
+  std::string name;         // "section.key"
+  std::function<Target(Config&)> target;
+  std::string unit;         // "x units", "nats", "epochs", "path" (made absolute, see parse_config) ...
+  std::string description;  // one line, including the valid values
+  // The allowed values of a whole-number key; none: Config::whole_range(name).
+  std::optional<WholeRange> range;
+
+  ConfigKey() = default;
+  // A key bound to a member of the Config.
+  template <class T>
+  ConfigKey(std::string name_, T Config::*member, std::string unit_, std::string description_,
+            std::optional<WholeRange> range_ = std::nullopt)
+      : name(std::move(name_)),
+        target([member](Config& config) -> Target { return &(config.*member); }),
+        unit(std::move(unit_)),
+        description(std::move(description_)),
+        range(range_) {}
+
+  Target operator()(Config& config) const { return target(config); }
+  Target operator()(const Config& config) const { return target(const_cast<Config&>(config)); }  // read only
+  // Whether the key holds a T (double, int64_t, ...).
+  template <class T>
+  bool holds() const {
+    Config probe;
+    return std::holds_alternative<T*>(target(probe));
+  }
+};
+
+// The keys of a part of the Config (a kind's typed options), bound through the member that holds the part.
+template <class Config, class Part>
+std::vector<ConfigKey<Config>> part_keys(Part Config::*part, const std::vector<ConfigKey<Part>>& keys) {
+  std::vector<ConfigKey<Config>> out;
+  for (const auto& key : keys) {
+    ConfigKey<Config> lifted;
+    lifted.name = key.name;
+    lifted.target = [part, inner = key.target](Config& config) { return inner(config.*part); };
+    lifted.unit = key.unit;
+    lifted.description = key.description;
+    lifted.range = key.range;
+    out.push_back(std::move(lifted));
+  }
+  return out;
+}
+
 namespace config_schema {
+
+// A schema made of groups of keys in order: the Config's own keys and its parts' (part_keys).
+template <class Config>
+std::vector<ConfigKey<Config>> joined(std::initializer_list<std::vector<ConfigKey<Config>>> groups) {
+  std::vector<ConfigKey<Config>> out;
+  for (const auto& group : groups) out.insert(out.end(), group.begin(), group.end());
+  return out;
+}
 
 // InputError "<key> <message>" unless condition holds.
 void require(bool condition, const std::string& key, const std::string& message);
@@ -107,8 +160,13 @@ const ConfigKey<Config>* find_key(const std::string& name) {
 std::string grouped(int64_t value);
 
 template <class Config>
-std::string whole_range_text(const std::string& name) {
-  const WholeRange range = Config::whole_range(name);
+WholeRange whole_range_of(const ConfigKey<Config>& key) {
+  return key.range ? *key.range : Config::whole_range(key.name);
+}
+
+template <class Config>
+std::string whole_range_text(const ConfigKey<Config>& key) {
+  const WholeRange range = whole_range_of(key);
   return fmt::format("a whole number from {} to {}", grouped(range.minimum), grouped(range.maximum));
 }
 
@@ -122,40 +180,40 @@ void assign(Config& config, const ConfigKey<Config>& key, const YAML::Node& node
     throw InputError(fmt::format("{}: {} must be {} (got '{}')", where, key.name, expected, text));
   };
   std::visit(
-      [&](auto member) {
-        using T = std::decay_t<decltype(config.*member)>;
+      [&](auto* member) {
+        using T = std::decay_t<decltype(*member)>;
         try {
           if constexpr (std::is_same_v<T, std::vector<double>>) {
             if (node.IsScalar()) {
-              config.*member = {node.as<double>()};
+              *member = {node.as<double>()};
             } else if (node.IsSequence()) {
               std::vector<double> values;
               for (const auto& item : node) values.push_back(item.as<double>());
-              config.*member = values;
+              *member = values;
             } else {
               fail("a number or a list of numbers");
             }
           } else {
             if (!node.IsScalar()) fail("a single value");
             if constexpr (std::is_same_v<T, bool>) {
-              config.*member = node.as<bool>();
+              *member = node.as<bool>();
             } else if constexpr (std::is_same_v<T, int64_t>) {
               const std::optional<int64_t> value = whole_number(node);
-              const WholeRange range = Config::whole_range(key.name);
-              if (!value || *value < range.minimum || *value > range.maximum) fail(whole_range_text<Config>(key.name));
-              config.*member = *value;
+              const WholeRange range = whole_range_of(key);
+              if (!value || *value < range.minimum || *value > range.maximum) fail(whole_range_text(key));
+              *member = *value;
             } else {
-              config.*member = node.as<T>();
+              *member = node.as<T>();
             }
           }
         } catch (const YAML::Exception&) {
           if constexpr (std::is_same_v<T, bool>) fail("true or false");
           else if constexpr (std::is_same_v<T, std::string>) fail("a string");
-          else if constexpr (std::is_same_v<T, int64_t>) fail(whole_range_text<Config>(key.name));
+          else if constexpr (std::is_same_v<T, int64_t>) fail(whole_range_text(key));
           else fail("a number");
         }
       },
-      key.field);
+      key(config));
 }
 
 // A relative path in a config is relative to the directory of the file that names it, so that a config runs
@@ -163,7 +221,7 @@ void assign(Config& config, const ConfigKey<Config>& key, const YAML::Node& node
 template <class Config>
 void resolve_path(Config& config, const ConfigKey<Config>& key, const std::filesystem::path& base_directory) {
   if (key.unit != "path") return;
-  std::string& value = config.*std::get<std::string Config::*>(key.field);
+  std::string& value = *std::get<std::string*>(key(config));
   if (value.empty()) return;
   const std::filesystem::path path(value);
   if (path.is_relative()) value = std::filesystem::absolute(base_directory / path).lexically_normal().string();
@@ -251,20 +309,22 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
 // The whole-number keys against Config::whole_range (for values set in code rather than parsed).
 template <class Config>
 void validate_whole_numbers(const Config& config) {
-  for (const auto& key : Config::schema())
-    if (const auto* member = std::get_if<int64_t Config::*>(&key.field)) {
-      const WholeRange range = Config::whole_range(key.name);
-      if (config.**member < range.minimum || config.**member > range.maximum)
-        throw InputError(fmt::format("{} must be {} (got {})", key.name, whole_range_text<Config>(key.name), config.**member));
+  for (const auto& key : Config::schema()) {
+    const auto target = key(config);
+    if (const auto* member = std::get_if<int64_t*>(&target)) {
+      const WholeRange range = whole_range_of(key);
+      if (**member < range.minimum || **member > range.maximum)
+        throw InputError(fmt::format("{} must be {} (got {})", key.name, whole_range_text(key), **member));
     }
+  }
 }
 
 template <class Config>
 std::string value_of(const Config& config, const ConfigKey<Config>& key) {
   return std::visit(
-      [&](auto member) -> std::string {
-        using T = std::decay_t<decltype(config.*member)>;
-        const auto& value = config.*member;
+      [&](auto* member) -> std::string {
+        using T = std::decay_t<decltype(*member)>;
+        const auto& value = *member;
         if constexpr (std::is_same_v<T, std::vector<double>>) {
           std::vector<std::string> items;
           for (double v : value) items.push_back(fmt::format("{}", v));  // shortest text that reads back exactly
@@ -277,7 +337,7 @@ std::string value_of(const Config& config, const ConfigKey<Config>& key) {
           return fmt::format("{}", value);  // doubles: the shortest text that reads back exactly
         }
       },
-      key.field);
+      key(config));
 }
 
 // Every key with its value, by section, under a first comment line `title`.

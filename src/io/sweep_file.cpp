@@ -96,8 +96,8 @@ class SweepReader {
   }
 
   std::vector<std::string> range_of(const Key& key, const YAML::Node& node, const std::string& entry) {
-    const bool whole = std::holds_alternative<int64_t TrainingConfig::*>(key.field);
-    if (!whole && !std::holds_alternative<double TrainingConfig::*>(key.field))
+    const bool whole = key.holds<int64_t>();
+    if (!whole && !key.holds<double>())
       fail(node, fmt::format("{}: {} is not a number, so it takes a list of values, not a range", entry, key.name));
     std::optional<double> from, to;
     std::optional<int64_t> steps;

@@ -19,9 +19,12 @@ namespace noiselearn {
 
 using C = TrainingConfig;
 
+// The shared keys, and each kind's keys (io/kinds/, declared there once) taken in by part_keys where they have always
+// been listed: the order of config-keys, configs/README.md and config.yaml, which --resume, --skip-if-complete and a
+// sweep compare with the config.yaml of an existing run directory as text.
 const std::vector<C::Key>& C::schema() {
-  static const std::vector<Key> keys = {
-      {"grid.range", &C::grid_range, "x units", "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
+  static const std::vector<Key> keys = config_schema::joined<C>({
+      {{"grid.range", &C::grid_range, "x units", "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
       {"grid.step", &C::grid_step, "x units",
        "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
       {"grid.points", &C::grid_points, "",
@@ -31,8 +34,9 @@ const std::vector<C::Key>& C::schema() {
        "two-sided (the grid [-r, r]) or one-sided (Xiao et al.: noise >= 0 on the grid [0, r], r = grid.range the largest "
        "noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits (model.symmetric does not apply) and "
        "optimiser.kind = convex with loss.kind = hrdp, or adam with any loss; certification.compare_gaussian does not apply)"},
-      {"model.sigmoids", &C::model_sigmoids, "", "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)"},
-      {"model.slope", &C::model_slope, "1/x units", "C, the fixed slope of the sigmoids"},
+      },
+      part_keys(&C::sigmoid_stack, SigmoidStackConfig::keys()),
+      {
       {"model.symmetric", &C::model_symmetric, "", "free-logits only: mirror the logits (symmetric table)"},
       {"model.init", &C::model_init, "",
        "paper (sigmoid stack: A = 10, B ~ U[0,1), F equidistant), uniform, truncated-gaussian (model.init_sigma), "
@@ -41,16 +45,9 @@ const std::vector<C::Key>& C::schema() {
        "noise table (CSV) to start from when model.init = table; relative to the config file's directory (to the working "
        "directory in --set); the run's config.yaml records it as an absolute path"},
       {"model.init_sigma", &C::model_init_sigma, "x units", "sigma of the truncated Gaussian start (model.init = truncated-gaussian)"},
-      {"model.domain", &C::model_domain, "",
-       "geometric-tail: continuous (piecewise-constant density on bins of width model.bin_width) or discrete (integers)"},
-      {"model.window", &C::model_window, "bins", "geometric-tail: N, free masses p_0 .. p_N; geometric tails beyond bin N (1 to 1,000,000)"},
-      {"model.tail_ratio", &C::model_tail_ratio, "per bin", "geometric-tail: r, the tails' decay per bin, in (0, 1)"},
-      {"model.bin_width", &C::model_bin_width, "x units",
-       "geometric-tail: Delta, the bin width (pair.sensitivity must be a whole number of bins); 1 for the discrete domain"},
-      {"model.cost", &C::model_cost, "", "geometric-tail: the constrained cost: square (variance), absolute (E|x|), exceedance (Pr[|x| > model.cost_threshold])"},
-      {"model.cost_budget", &C::model_cost_budget, "cost units",
-       "geometric-tail: C, the expected cost the noise must meet exactly (x units^2 for square, x units for absolute, a probability for exceedance)"},
-      {"model.cost_threshold", &C::model_cost_threshold, "x units", "geometric-tail: tau of the exceedance cost"},
+      },
+      part_keys(&C::geometric_tail, GeometricTailConfig::keys()),
+      {
       {"pair.kind", &C::pair_kind, "", "additive (p vs p shifted by the sensitivity) or subsampled (DP-SGD mixture, eq. 5)"},
       {"pair.sensitivity", &C::pair_sensitivity, "x units",
        "query sensitivity s (clipping norm C for subsampled); a whole number of grid steps, less than 2 grid.range"},
@@ -59,44 +56,27 @@ const std::vector<C::Key>& C::schema() {
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
       {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
-      {"loss.moments_lambda_sq", &C::loss_moments_lambda_sq, "", "moments accountant: initial lambda_sq (lambda = lambda_sq^2 + 1e-4)"},
-      {"loss.buckets", &C::loss_buckets, "", "PrivacyBuckets: number of buckets 2h (even, 2 to 1,000,000)"},
-      {"loss.bucket_factor", &C::loss_bucket_factor, "", "PrivacyBuckets: factor f > 1; 0 = automatic"},
+      },
+      part_keys(&C::moments_accountant, MomentsAccountantConfig::keys()),
+      part_keys(&C::privacy_buckets, PrivacyBucketsConfig::keys()),
+      {
       {"loss.delta", &C::loss_delta, "", "renyi or soft-pld with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
       {"loss.alpha", &C::loss_alpha, "", "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 (pgd) or 10 (adam); "
        "hrdp: the order of the program; 0: searched (alpha - 1 = 2^(k/2) / 16 up to 1024, then golden section; with target.mode = delta: the order of the least calibrated cost)"},
-      {"loss.rdp_conversion", &C::loss_rdp_conversion, "",
-       "renyi: RDP to (epsilon, delta): mironov (Prop. 3, eq. 25) or balle (Balle et al. 2020, Thm 21; tighter)"},
-      {"loss.alpha_update", &C::loss_alpha_update, "", "renyi with adam: alpha trained by gradient or moved by a Newton step each epoch (newton)"},
-      {"loss.soft_pld_loss_step", &C::loss_soft_pld_loss_step, "nats", "soft PLD: loss grid step; its error grows with n (at n = 128, 1e-3 gives ~3e-4 relative in delta: use 2e-4 to resolve finer improvements)"},
-      {"loss.soft_pld_minimise", &C::loss_soft_pld_minimise, "",
-       "soft-pld with model.kind = geometric-tail: epsilon (epsilon at loss.delta, gradient by the implicit function) or "
-       "log-delta (log delta at loss.epsilon)"},
-      {"loss.soft_pld_shifts", &C::loss_soft_pld_shifts, "",
-       "soft-pld with model.kind = geometric-tail: envelope (one PLD dominating every shift 1 .. s / Delta, as certified) or "
-       "worst-shift (the largest same-shift composition: the certificate's lower-bound scenario, m times the work)"},
+      },
+      part_keys(&C::renyi, RenyiConfig::keys()),
+      part_keys(&C::soft_pld, SoftPldConfig::keys()),
+      {
       {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
       {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
       {"optimiser.kind", &C::optimiser_kind, "", optimiser_kind_listing()},
-      {"optimiser.epochs", &C::optimiser_epochs, "epochs", "number of Adam steps"},
-      {"optimiser.learning_rate", &C::optimiser_learning_rate, "", "initial Adam learning rate"},
-      {"optimiser.learning_rate_decay", &C::optimiser_learning_rate_decay, "per epoch", "exponential learning-rate decay factor"},
+      },
+      part_keys(&C::adam, AdamConfig::keys()),
+      {
       {"optimiser.seed", &C::optimiser_seed, "", "random seed (runs are reproducible bit for bit on the same machine and threads)"},
-      {"optimiser.iterations", &C::optimiser_iterations, "iterations", "pgd: largest number of iterations"},
-      {"optimiser.direction", &C::optimiser_direction, "", "pgd: steepest (Alg. 3), lbfgs (ours: L-BFGS in log p, projected) or newton (ours: banded Newton in log p, Renyi objective)"},
-      {"optimiser.line_search_halvings", &C::optimiser_line_search_halvings, "",
-       "pgd: steps mu_ub / 2^k, k = 0 .. this (the paper's 10 stall; 40-60 per the errata; 1 to 200)"},
-      {"optimiser.alpha_update_every", &C::optimiser_alpha_update_every, "iterations", "pgd: alpha update every T iterations (0: alpha fixed)"},
-      {"optimiser.alpha_update", &C::optimiser_alpha_update, "", "pgd: one Newton step of alpha (newton, Alg. 3) or alpha minimising gamma at the current p (minimise)"},
-      {"optimiser.relative_tolerance", &C::optimiser_relative_tolerance, "",
-       "pgd: stop when the relative decrease of the objective stays below this for 5 iterations"},
-      {"optimiser.max_seconds", &C::optimiser_max_seconds, "seconds", "pgd: stop after this much time (0: no limit; each stage of a warm-started run)"},
-      {"optimiser.warm_start", &C::optimiser_warm_start, "",
-       "pgd with loss.kind = soft-pld: none (start at Alg. 2's Gaussian) or renyi (first the preconditioned gradient on "
-       "Gilani et al.'s gamma by the newton direction with alpha updated every iteration, then on the soft-PLD objective from its "
-       "table with optimiser.direction)"},
-      {"optimiser.warm_start_iterations", &C::optimiser_warm_start_iterations, "iterations",
-       "pgd: iterations of the renyi warm start (0: optimiser.iterations)"},
+      },
+      part_keys(&C::pgd, PreconditionedGradientConfig::keys()),
+      {
       {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
       {"schedule.utility_weight_halving_epochs", &C::schedule_utility_weight_halving_epochs, "epochs", "gamma of eq. (3)"},
       {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
@@ -135,7 +115,7 @@ const std::vector<C::Key>& C::schema() {
       {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs"},
       {"output.checkpoint_every", &C::output_checkpoint_every, "epochs or iterations", "checkpoint every N epochs (adam) or iterations (pgd) (0: only at the end)"},
       {"output.plots", &C::output_plots, "", "write PNG plots with gnuplot at the end"},
-  };
+  }});
   return keys;
 }
 
@@ -145,15 +125,7 @@ const std::vector<C::Key>& C::schema() {
 WholeRange TrainingConfig::whole_range(const std::string& name) {
   static const std::map<std::string, WholeRange> ranges = {
       {"grid.points", {0, 10000001}},
-      {"model.sigmoids", {1, 1000000}},
-      {"model.window", {1, 1000000}},
-      {"optimiser.iterations", {0, 1000000000}},
-      {"optimiser.line_search_halvings", {1, 200}},
-      {"optimiser.alpha_update_every", {0, 1000000000}},
-      {"optimiser.warm_start_iterations", {0, 1000000000}},  // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
       {"loss.compositions", {1, 1000000000}},
-      {"loss.buckets", {2, 1000000}},
-      {"optimiser.epochs", {0, 1000000000}},
       {"optimiser.seed", {0, std::numeric_limits<int64_t>::max()}},
       {"target.trials", {1, 1000}},
       {"target.trial_epochs", {0, 1000000000}},
@@ -198,42 +170,27 @@ void TrainingConfig::validate() const {
   grid();  // consistency of range, step and points
   require_one_of(model_kind, "model.kind", kind_names(model_kinds()));
   const bool family = model_kind == "geometric-tail";
-  require_one_of(model_domain, "model.domain", {"continuous", "discrete"});
-  require(model_tail_ratio > 0.0 && model_tail_ratio < 1.0, "model.tail_ratio", "must be in (0, 1)");
-  require(positive(model_bin_width), "model.bin_width", "must be positive");
-  require(!family || model_domain != "discrete" || model_bin_width == 1.0, "model.bin_width", "must be 1 for the discrete domain");
-  require_one_of(model_cost, "model.cost", {"square", "absolute", "exceedance"});
-  require(positive(model_cost_budget), "model.cost_budget", "must be positive");
-  require(model_cost != "exceedance" || model_cost_budget < 1.0, "model.cost_budget", "must be below 1 (a probability) for the exceedance cost");
-  require(model_cost_threshold >= 0.0 && std::isfinite(model_cost_threshold), "model.cost_threshold", "must be finite and >= 0");
+  geometric_tail.validate();
   require_one_of(optimiser_kind, "optimiser.kind", kind_names(optimiser_kinds()));
+  // The family and its optimiser go together, before the support's rules.
   require(!family || optimiser_kind == "pgd", "optimiser.kind", "must be pgd for model.kind = geometric-tail");
   require(family || optimiser_kind != "pgd", "optimiser.kind", "pgd applies to model.kind = geometric-tail only");
   require(!one_sided() || model_kind == "free-logits", "model.kind", "must be free-logits for model.support = one-sided");
   require(!one_sided() || optimiser_kind == "convex" || optimiser_kind == "adam", "optimiser.kind",
           "must be convex or adam for model.support = one-sided");
-  // The chosen kinds' own rules (io/optimiser_kinds.cpp, io/loss_kinds.cpp), where the convex program's and hrdp's have
-  // always been checked; the loss's name itself is checked below.
+  // The chosen kinds' own rules (io/kinds/), where the convex program's, hrdp's and the family's have always been
+  // checked; the loss's name itself is checked below.
   if (const auto& rules = find_optimiser_kind(optimiser_kind)->validate) rules(*this);
   if (const LossKind* loss = find_loss_kind(loss_kind); loss && loss->validate) loss->validate(*this);
-  require(!family || loss_kind == "renyi" || loss_kind == "soft-pld", "loss.kind",
-          "must be renyi or soft-pld for model.kind = geometric-tail");
-  require(!family || target_mode == "none", "target.mode", "must be none for model.kind = geometric-tail (the cost is a constraint)");
-  require(!family || pair_kind == "additive", "pair.kind", "must be additive for model.kind = geometric-tail");
+  if (const auto& rules = find_model_kind(model_kind)->validate) rules(*this);
   require(loss_delta > 0.0 && loss_delta < 1.0, "loss.delta", "must be in (0, 1)");
   require(loss_alpha == 0.0 || (loss_alpha > 1.0 && std::isfinite(loss_alpha)), "loss.alpha", "must be 0 (automatic) or > 1");
-  require_one_of(loss_rdp_conversion, "loss.rdp_conversion", {"mironov", "balle"});
-  require_one_of(loss_alpha_update, "loss.alpha_update", {"gradient", "newton"});
-  require_one_of(optimiser_direction, "optimiser.direction", {"steepest", "lbfgs", "newton"});
-  require_one_of(optimiser_alpha_update, "optimiser.alpha_update", {"newton", "minimise"});
-  require_one_of(loss_soft_pld_minimise, "loss.soft_pld_minimise", {"epsilon", "log-delta"});
-  require_one_of(loss_soft_pld_shifts, "loss.soft_pld_shifts", {"envelope", "worst-shift"});
-  require_one_of(optimiser_warm_start, "optimiser.warm_start", {"none", "renyi"});
-  require(optimiser_warm_start == "none" || (family && loss_kind == "soft-pld"), "optimiser.warm_start",
+  renyi.validate();
+  soft_pld.validate();
+  pgd.validate();
+  require(pgd.warm_start == "none" || (family && loss_kind == "soft-pld"), "optimiser.warm_start",
           "renyi applies to model.kind = geometric-tail with loss.kind = soft-pld");
-  require(optimiser_relative_tolerance >= 0.0 && optimiser_relative_tolerance < 1.0, "optimiser.relative_tolerance", "must be in [0, 1)");
-  require(optimiser_max_seconds >= 0.0 && std::isfinite(optimiser_max_seconds), "optimiser.max_seconds", "must be finite and >= 0");
-  require(positive(model_slope), "model.slope", "must be positive");
+  sigmoid_stack.validate();
   require_one_of(model_init, "model.init", {"paper", "uniform", "truncated-gaussian", "table"});
   require(model_init != "table" || !model_init_table.empty(), "model.init_table", "must name a table when model.init = table");
   require(model_init != "truncated-gaussian" || positive(model_init_sigma), "model.init_sigma",
@@ -254,15 +211,11 @@ void TrainingConfig::validate() const {
   require_one_of(loss_kind, "loss.kind", kind_names(loss_kinds()));
   require(loss_epsilon >= 0.0 && std::isfinite(loss_epsilon), "loss.epsilon", "must be finite and >= 0");
   require_one_of(loss_directions, "loss.directions", {"sum", "max"});
-  require(std::isfinite(loss_moments_lambda_sq), "loss.moments_lambda_sq", "must be finite");
-  require(loss_buckets % 2 == 0, "loss.buckets", fmt::format("must be even (2h buckets; got {})", loss_buckets));
-  require(loss_bucket_factor == 0.0 || (loss_bucket_factor > 1.0 && std::isfinite(loss_bucket_factor)), "loss.bucket_factor",
-          "must be 0 (automatic) or > 1");
-  require(loss_soft_pld_loss_step > 0.0 && loss_soft_pld_loss_step <= 1.0, "loss.soft_pld_loss_step", "must be in (0, 1]");
+  moments_accountant.validate();
+  privacy_buckets.validate();
   require_one_of(utility_kind, "utility.kind", {"l1", "l2", "second-moment", "tail-probability"});
   require(utility_tail_threshold >= 0.0 && std::isfinite(utility_tail_threshold), "utility.tail_threshold", "must be >= 0");
-  require(positive(optimiser_learning_rate), "optimiser.learning_rate", "must be positive");
-  require(optimiser_learning_rate_decay > 0.0 && optimiser_learning_rate_decay <= 1.0, "optimiser.learning_rate_decay", "must be in (0, 1]");
+  adam.validate();
   require(schedule_utility_weight_start >= 0.0 && std::isfinite(schedule_utility_weight_start), "schedule.utility_weight_start", "must be >= 0");
   require(positive(schedule_utility_weight_halving_epochs), "schedule.utility_weight_halving_epochs", "must be positive");
   require(schedule_utility_weight_min >= 0.0 && std::isfinite(schedule_utility_weight_min), "schedule.utility_weight_min", "must be >= 0");

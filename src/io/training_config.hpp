@@ -2,6 +2,8 @@
 // The training configuration (YAML): every option of grid, model, pair, loss, utility, optimiser,
 // schedules, target, certification and output. One schema table (schema()) is the single source of truth:
 // it drives parsing, validation messages, `--set key=value`, the resolved config.yaml and the README.
+// The keys that only one kind reads are that kind's typed options, declared once in its file under io/kinds/ (keys,
+// defaults, units, ranges, validate()) and held here as one member each; the keys every kind shares are members here.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -10,6 +12,14 @@
 
 #include "core/grid.hpp"
 #include "io/config_schema.hpp"
+#include "io/kinds/adam.hpp"
+#include "io/kinds/geometric_tail.hpp"
+#include "io/kinds/moments_accountant.hpp"
+#include "io/kinds/preconditioned_gradient.hpp"
+#include "io/kinds/privacy_buckets.hpp"
+#include "io/kinds/renyi.hpp"
+#include "io/kinds/sigmoid_stack.hpp"
+#include "io/kinds/soft_pld.hpp"
 
 namespace noiselearn {
 
@@ -21,20 +31,12 @@ struct TrainingConfig {
   // model
   std::string model_kind = "sigmoid-stack";
   std::string model_support = "two-sided";  // two-sided: the grid [-range, range]; one-sided: [0, range]
-  int64_t model_sigmoids = 10000;
-  double model_slope = 500.0;
+  SigmoidStackConfig sigmoid_stack;  // model.kind = sigmoid-stack (io/kinds/sigmoid_stack.hpp)
   bool model_symmetric = true;
   std::string model_init = "paper";
   std::string model_init_table;
   double model_init_sigma = 0.0;
-  // model: the geometric-tail families of Gilani et al. (model.kind = geometric-tail)
-  std::string model_domain = "continuous";
-  int64_t model_window = 2000;
-  double model_tail_ratio = 0.9999;
-  double model_bin_width = 0.05;
-  std::string model_cost = "square";
-  double model_cost_budget = 25.0;
-  double model_cost_threshold = 0.0;
+  GeometricTailConfig geometric_tail;  // model.kind = geometric-tail (io/kinds/geometric_tail.hpp)
   // pair
   std::string pair_kind = "additive";
   double pair_sensitivity = 1.0;
@@ -44,34 +46,20 @@ struct TrainingConfig {
   double loss_epsilon = 0.3;
   int64_t loss_compositions = 1;
   std::string loss_directions = "sum";
-  double loss_moments_lambda_sq = 1.0;
-  int64_t loss_buckets = 1000;
-  double loss_bucket_factor = 0.0;
-  double loss_soft_pld_loss_step = 1e-3;
+  MomentsAccountantConfig moments_accountant;  // loss.kind = moments-accountant (io/kinds/moments_accountant.hpp)
+  PrivacyBucketsConfig privacy_buckets;        // loss.kind = privacy-buckets-* (io/kinds/privacy_buckets.hpp)
   double loss_delta = 1e-6;
   double loss_alpha = 0.0;
-  std::string loss_rdp_conversion = "mironov";
-  std::string loss_alpha_update = "gradient";
-  std::string loss_soft_pld_minimise = "epsilon";
-  std::string loss_soft_pld_shifts = "envelope";
+  RenyiConfig renyi;                           // loss.kind = renyi (io/kinds/renyi.hpp)
+  SoftPldConfig soft_pld;                      // loss.kind = soft-pld (io/kinds/soft_pld.hpp)
   // utility
   std::string utility_kind = "l1";
   double utility_tail_threshold = 1.0;
   // optimiser
   std::string optimiser_kind = "adam";
-  int64_t optimiser_epochs = 15000;
-  double optimiser_learning_rate = 1e-3;
-  double optimiser_learning_rate_decay = 0.99995;
+  AdamConfig adam;  // optimiser.kind = adam (io/kinds/adam.hpp)
   int64_t optimiser_seed = 1;
-  int64_t optimiser_iterations = 2000;
-  std::string optimiser_direction = "steepest";
-  int64_t optimiser_line_search_halvings = 50;
-  int64_t optimiser_alpha_update_every = 10;
-  std::string optimiser_alpha_update = "newton";
-  double optimiser_relative_tolerance = 1e-10;
-  double optimiser_max_seconds = 0.0;
-  std::string optimiser_warm_start = "none";
-  int64_t optimiser_warm_start_iterations = 0;
+  PreconditionedGradientConfig pgd;  // optimiser.kind = pgd (io/kinds/preconditioned_gradient.hpp)
   // schedule (Sommer et al., eq. 3)
   double schedule_utility_weight_start = 0.5;
   double schedule_utility_weight_halving_epochs = 2500.0;
@@ -103,7 +91,7 @@ struct TrainingConfig {
 
   using Key = ConfigKey<TrainingConfig>;  // io/config_schema.hpp
   static const std::vector<Key>& schema();
-  static WholeRange whole_range(const std::string& name);  // the allowed values of a whole-number key
+  static WholeRange whole_range(const std::string& name);  // the allowed values of a shared whole-number key
 
   // Reads a YAML file, applies `overrides` ("section.key=value", YAML scalars or [lists]) and validates.
   // Unknown, mistyped, out-of-range or repeated keys are an InputError naming the key (and the file and

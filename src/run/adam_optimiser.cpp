@@ -51,9 +51,9 @@ void restore_parameters(NoiseModel& model, PrivacyLoss& loss, const ParameterSna
 
 TrainingOptions training_options_of(const TrainingConfig& c, const Grid& grid) {
   TrainingOptions o;
-  o.epochs = c.optimiser_epochs;
-  o.learning_rate.initial = c.optimiser_learning_rate;
-  o.learning_rate.decay = c.optimiser_learning_rate_decay;
+  o.epochs = c.adam.epochs;
+  o.learning_rate.initial = c.adam.learning_rate;
+  o.learning_rate.decay = c.adam.learning_rate_decay;
   o.utility_weight.start = c.schedule_utility_weight_start;
   o.utility_weight.halving_epochs = c.schedule_utility_weight_halving_epochs;
   o.utility_weight.minimum = c.schedule_utility_weight_min;
@@ -73,8 +73,8 @@ TrainingOptions training_options_of(const TrainingConfig& c, const Grid& grid) {
 ModelSpecification model_specification_of(const TrainingConfig& c, const RunOptions& options) {
   ModelSpecification s;
   s.kind = c.model_kind;
-  s.sigmoids = c.model_sigmoids;
-  s.slope = c.model_slope;
+  s.sigmoids = c.sigmoid_stack.sigmoids;
+  s.slope = c.sigmoid_stack.slope;
   s.symmetric = c.model_symmetric && !c.one_sided();  // a one-sided grid has no mirror
   s.init = c.model_init;
   s.init_sigma = c.model_init_sigma;
@@ -87,13 +87,13 @@ LossSpecification loss_specification_of(const TrainingConfig& c) {
   s.kind = c.loss_kind;
   s.epsilon = c.loss_epsilon;
   s.compositions = c.loss_compositions;
-  s.moments_lambda_sq = c.loss_moments_lambda_sq;
-  s.buckets = c.loss_buckets;
-  s.bucket_factor = c.loss_bucket_factor;
-  s.soft_pld_loss_step = c.loss_soft_pld_loss_step;
+  s.moments_lambda_sq = c.moments_accountant.lambda_sq;
+  s.buckets = c.privacy_buckets.buckets;
+  s.bucket_factor = c.privacy_buckets.bucket_factor;
+  s.soft_pld_loss_step = c.soft_pld.loss_step;
   s.renyi_alpha = c.loss_alpha > 0.0 ? c.loss_alpha : 10.0;
-  s.renyi_conversion = c.loss_rdp_conversion;
-  s.renyi_alpha_update = c.loss_alpha_update;
+  s.renyi_conversion = c.renyi.rdp_conversion;
+  s.renyi_alpha_update = c.renyi.alpha_update;
   return s;
 }
 
@@ -246,7 +246,7 @@ class AdamOptimiser final : public RunOptimiser {
     search.target = c_.target_mode == "delta" ? c_.target_delta : c_.target_utility;
     search.trials = c_.target_trials;
     search.initial_weight = c_.schedule_utility_weight_start;
-    search.epochs_per_trial = c_.target_trial_epochs > 0 ? c_.target_trial_epochs : c_.optimiser_epochs;
+    search.epochs_per_trial = c_.target_trial_epochs > 0 ? c_.target_trial_epochs : c_.adam.epochs;
     plan_ = fmt::format("{} of {}", counted_noun(search.trials, "trial"), counted_noun(search.epochs_per_trial, "epoch"));
     spdlog::info("target search: certified {} <= {} at epsilon = {}, n = {}: the starting table, then {} ({} in all)",
                  c_.target_mode == "delta" ? "delta" : "utility", format_exact(search.target), format_exact(c_.loss_epsilon),
@@ -290,14 +290,14 @@ class AdamOptimiser final : public RunOptimiser {
   void learn(const fs::path& directory, bool resume, std::vector<EpochRecord>& history) {
     Trainer trainer(model_, loss_, training_);
     if (resume) trainer.resume(read_checkpoint_file(directory / "checkpoint.pt"), (directory / "checkpoint.pt").string());
-    if (trainer.next_epoch() > c_.optimiser_epochs)
+    if (trainer.next_epoch() > c_.adam.epochs)
       throw InputError(fmt::format("--resume: the checkpoint is at epoch {}, beyond optimiser.epochs = {}; raise optimiser.epochs "
                                    "to train longer",
-                                   trainer.next_epoch(), c_.optimiser_epochs));
-    plan_ = counted_noun(c_.optimiser_epochs, "epoch");
+                                   trainer.next_epoch(), c_.adam.epochs));
+    plan_ = counted_noun(c_.adam.epochs, "epoch");
     spdlog::info("training {} for {}{}", model_->model_name(), plan_,
                  trainer.next_epoch() > 0 ? fmt::format(" in all: {} after the {} of the checkpoint",
-                                                        counted_noun(c_.optimiser_epochs - trainer.next_epoch(), "more epoch", "more epochs"),
+                                                        counted_noun(c_.adam.epochs - trainer.next_epoch(), "more epoch", "more epochs"),
                                                         counted_noun(trainer.next_epoch(), "epoch"))
                                           : "");
     summary_ = trainer.run();
@@ -309,9 +309,9 @@ class AdamOptimiser final : public RunOptimiser {
   std::string epochs_text() const {
     const TrainingSummary& t = summary_;
     if (c_.target_mode != "none") return fmt::format("in a target search of {} ({})", plan_, counted_noun(t.epochs_run, "epoch"));
-    std::string text = t.epochs_run == c_.optimiser_epochs
+    std::string text = t.epochs_run == c_.adam.epochs
                            ? fmt::format("for {}", counted_noun(t.epochs_run, "epoch"))
-                           : fmt::format("for {} of {}", t.epochs_run, counted_noun(c_.optimiser_epochs, "epoch"));
+                           : fmt::format("for {} of {}", t.epochs_run, counted_noun(c_.adam.epochs, "epoch"));
     if (t.first_epoch > 0) text += fmt::format(" ({} in this session, resumed at epoch {})", t.epochs_this_session, t.first_epoch);
     return text;
   }

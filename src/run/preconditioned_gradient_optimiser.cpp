@@ -30,10 +30,10 @@ namespace {
 
 GeometricTailShape shape_of(const TrainingConfig& c) {
   GeometricTailShape shape;
-  shape.domain = parse_family_domain(c.model_domain);
-  shape.window = c.model_window;
-  shape.ratio = c.model_tail_ratio;
-  shape.bin_width = c.model_bin_width;
+  shape.domain = parse_family_domain(c.geometric_tail.domain);
+  shape.window = c.geometric_tail.window;
+  shape.ratio = c.geometric_tail.tail_ratio;
+  shape.bin_width = c.geometric_tail.bin_width;
   shape.validate();
   return shape;
 }
@@ -90,8 +90,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
   // Everything a bad config could refuse is checked here, before the run directory exists.
   PreconditionedGradientOptimiser(const RunOptions& options, const TrainingConfig& config) : options_(options), c_(config) {
     shape_ = shape_of(c_);
-    cost_.kind = parse_cost_kind(c_.model_cost);
-    cost_.threshold = c_.model_cost_threshold;
+    cost_.kind = parse_cost_kind(c_.geometric_tail.cost);
+    cost_.threshold = c_.geometric_tail.cost_threshold;
     cost_.validate();
     shift_bins_ = whole_steps(c_.pair_sensitivity, shape_.bin_width, fmt::format("pair.sensitivity {:g}", c_.pair_sensitivity));
     if (shift_bins_ < 1) throw InputError("pair.sensitivity must be at least one bin (model.bin_width)");
@@ -112,37 +112,37 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
 
     const int64_t n = c_.loss_compositions;
     double sigma = 0.0;
-    start_ = start_for_budget(shape_, cost_, c_.model_cost_budget, &sigma);
+    start_ = start_for_budget(shape_, cost_, c_.geometric_tail.cost_budget, &sigma);
     theta_ = start_.log_probabilities;
     constraints_ = {{"normalisation", normalisation_coefficients(shape_), 1.0},
-                    {"cost", cost_coefficients(shape_, cost_), c_.model_cost_budget}};
+                    {"cost", cost_coefficients(shape_, cost_), c_.geometric_tail.cost_budget}};
     const double residual = impose_linear_constraints(theta_, constraints_);
     if (!(residual <= 1e-9))
       throw InputError(fmt::format("the Gaussian start cannot meet model.cost_budget {} exactly (relative residual {:.3g})",
-                                   c_.model_cost_budget, residual));
+                                   c_.geometric_tail.cost_budget, residual));
     RenyiFamilyObjectiveOptions objective_options;
     objective_options.max_shift = shift_bins_;
     objective_options.compositions = n;
     objective_options.delta = c_.loss_delta;
     objective_options.alpha = c_.loss_alpha > 0.0 ? c_.loss_alpha : gaussian_optimal_alpha(sigma / pair_.sensitivity, n, c_.loss_delta);
-    objective_options.conversion = c_.loss_rdp_conversion == "balle" ? RdpConversion::kBalle : RdpConversion::kMironov;
+    objective_options.conversion = c_.renyi.rdp_conversion == "balle" ? RdpConversion::kBalle : RdpConversion::kMironov;
     objective_options.validate();
     objective_ = std::make_shared<RenyiFamilyObjective>(shape_.window, shape_.ratio, objective_options);
-    pgd_.max_iterations = c_.optimiser_iterations;
-    pgd_.direction = parse_preconditioned_direction(c_.optimiser_direction);
-    pgd_.line_search_halvings = static_cast<int>(c_.optimiser_line_search_halvings);
-    pgd_.outer_update_every = c_.optimiser_alpha_update_every;
-    pgd_.relative_progress_tolerance = c_.optimiser_relative_tolerance;
-    if (c_.optimiser_max_seconds > 0.0) pgd_.max_seconds = c_.optimiser_max_seconds;
+    pgd_.max_iterations = c_.pgd.iterations;
+    pgd_.direction = parse_preconditioned_direction(c_.pgd.direction);
+    pgd_.line_search_halvings = static_cast<int>(c_.pgd.line_search_halvings);
+    pgd_.outer_update_every = c_.pgd.alpha_update_every;
+    pgd_.relative_progress_tolerance = c_.pgd.relative_tolerance;
+    if (c_.pgd.max_seconds > 0.0) pgd_.max_seconds = c_.pgd.max_seconds;
     pgd_.history_every = std::max<int64_t>(1, c_.output_history_every);
     pgd_.log_every = c_.output_log_every;
     pgd_.validate();
-    alpha_update_ = parse_alpha_outer_update(c_.optimiser_alpha_update);
+    alpha_update_ = parse_alpha_outer_update(c_.pgd.alpha_update);
     start_alpha_ = objective_->alpha();
     // loss.kind = soft-pld: the soft epsilon (or log delta) of the composed envelope, optionally after a warm start
     // by the Renyi objective (optimiser.warm_start = renyi: the soft-PLD run starts from the Renyi-optimised table).
     soft_pld_ = c_.loss_kind == "soft-pld";
-    warm_start_ = soft_pld_ && c_.optimiser_warm_start == "renyi";
+    warm_start_ = soft_pld_ && c_.pgd.warm_start == "renyi";
     if (soft_pld_ && pgd_.direction == PreconditionedDirection::kNewton)
       throw InputError("optimiser.direction newton applies to loss.kind renyi (the soft-PLD objective has no banded curvature); "
                        "use steepest or lbfgs");
@@ -150,18 +150,18 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
       SoftPldFamilyObjectiveOptions soft_options;
       soft_options.max_shift = shift_bins_;
       soft_options.compositions = n;
-      soft_options.target = parse_soft_pld_target(c_.loss_soft_pld_minimise);
+      soft_options.target = parse_soft_pld_target(c_.soft_pld.minimise);
       soft_options.delta = c_.loss_delta;
       soft_options.epsilon = c_.loss_epsilon;
-      soft_options.combination = parse_shift_combination(c_.loss_soft_pld_shifts);
-      soft_options.loss_step = c_.loss_soft_pld_loss_step;
+      soft_options.combination = parse_shift_combination(c_.soft_pld.shifts);
+      soft_options.loss_step = c_.soft_pld.loss_step;
       soft_objective_ = std::make_shared<SoftPldFamilyObjective>(shape_.window, shape_.ratio, soft_options);
     }
     objective_name_ =
         soft_pld_ ? fmt::format("the soft-PLD {} ({}, loss step {}){}",
-                                c_.loss_soft_pld_minimise == "epsilon" ? fmt::format("epsilon at delta = {}", format_exact(c_.loss_delta))
+                                c_.soft_pld.minimise == "epsilon" ? fmt::format("epsilon at delta = {}", format_exact(c_.loss_delta))
                                                                        : fmt::format("log delta at epsilon = {}", format_exact(c_.loss_epsilon)),
-                                c_.loss_soft_pld_shifts, format_exact(c_.loss_soft_pld_loss_step), warm_start_ ? " after a Renyi warm start" : "")
+                                c_.soft_pld.shifts, format_exact(c_.soft_pld.loss_step), warm_start_ ? " after a Renyi warm start" : "")
                   : fmt::format("gamma at delta = {}", format_exact(c_.loss_delta));
   }
 
@@ -192,8 +192,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     pgd_.checkpoint_every = c_.output_checkpoint_every;
     spdlog::info("training the {} geometric-tail family (N = {}, r = {}, bin width {}) under {} cost {} with the preconditioned "
                  "gradient ({}) on {}, n = {}{}; run directory {}",
-                 c_.model_domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.model_cost,
-                 format_exact(c_.model_cost_budget), c_.optimiser_direction, objective_name_, n,
+                 c_.geometric_tail.domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.geometric_tail.cost,
+                 format_exact(c_.geometric_tail.cost_budget), c_.pgd.direction, objective_name_, n,
                  !soft_pld_ || warm_start_ ? fmt::format(", alpha from {:.6g}", start_alpha_) : "", directory.string());
     if (warm_start_ && resume_main) {
       // The warm start finished in an earlier session: its summary comes from the checkpoint.
@@ -206,7 +206,7 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
       if (w.contains("history")) warm_.history = history_of(w.at("history"));
     } else if (warm_start_) {
       PreconditionedGradientOptions warm_pgd = pgd_;
-      if (c_.optimiser_warm_start_iterations > 0) warm_pgd.max_iterations = c_.optimiser_warm_start_iterations;
+      if (c_.pgd.warm_start_iterations > 0) warm_pgd.max_iterations = c_.pgd.warm_start_iterations;
       if (resumed) {
         warm_pgd.first_iteration = std::min(resumed->iteration, warm_pgd.max_iterations);
         warm_pgd.seconds_before = resumed->seconds;
@@ -266,7 +266,7 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     SameCostSettings settings;
     settings.shape = shape_;
     settings.cost = cost_;
-    settings.budget = c_.model_cost_budget;
+    settings.budget = c_.geometric_tail.cost_budget;
     settings.pair = pair_;
     settings.accountant = accountant_;
     settings.compositions = c_.loss_compositions;
@@ -292,7 +292,7 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     const std::string renyi_progress = fmt::format("gamma {:.6g} -> {:.6g}, alpha {:.6g} -> {:.6g}", renyi.initial_objective,
                                                    renyi.final_objective, start_alpha_, objective_->alpha());
     const std::string soft_progress =
-        fmt::format("soft {} {:.6g} -> {:.6g}", c_.loss_soft_pld_minimise, main_.initial_objective, main_.final_objective);
+        fmt::format("soft {} {:.6g} -> {:.6g}", c_.soft_pld.minimise, main_.initial_objective, main_.final_objective);
     const std::string objective_progress =
         !soft_pld_ ? renyi_progress : (warm_start_ ? renyi_progress + " (warm start), then " + soft_progress : soft_progress);
     const auto& first = certificate.epsilons.front();
@@ -301,8 +301,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
         "on {} in {} ({}; {:.1f} s): {}. After n = {} its "
         "certified epsilon at delta = {} is in [{}, {}] (lower, upper; {}{}). Certified epsilon of the same cost: {}. Run "
         "directory: {}.\n",
-        c_.model_domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.model_cost,
-        format_exact(c_.model_cost_budget), c_.optimiser_direction, soft_pld_ ? objective_name_ : "the Renyi objective",
+        c_.geometric_tail.domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.geometric_tail.cost,
+        format_exact(c_.geometric_tail.cost_budget), c_.pgd.direction, soft_pld_ ? objective_name_ : "the Renyi objective",
         counted_noun(main_.iterations + warm_.iterations, "iteration"), main_.termination, main_.seconds + warm_.seconds,
         objective_progress, c_.loss_compositions, format_exact(first.delta), format_fixed(first.epsilon_lower, 4, Rounding::kDown),
         std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf",
@@ -319,18 +319,18 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     provenance.source = "train geometric-tail";
     provenance.note = fmt::format("{} geometric-tail family, N = {}, r = {}, bin width {}, {} cost {}; pgd on {} (n = {}); "
                                   "config {}",
-                                  c_.model_domain, shape_.window, shape_.ratio, shape_.bin_width, c_.model_cost,
-                                  c_.model_cost_budget, objective_name_, n, options_.config_path);
+                                  c_.geometric_tail.domain, shape_.window, shape_.ratio, shape_.bin_width, c_.geometric_tail.cost,
+                                  c_.geometric_tail.cost_budget, objective_name_, n, options_.config_path);
     provenance.parameters = {{"iterations", static_cast<double>(main_.iterations + warm_.iterations)}};
     if (!soft_pld_ || warm_start_) provenance.parameters["alpha"] = objective_->alpha();
     OptimisedTable out{learned_family.table(provenance)};
     nlohmann::json& r = out.record;
     r["model"] = {{"kind", "geometric-tail"},
-                  {"domain", c_.model_domain},
+                  {"domain", c_.geometric_tail.domain},
                   {"window", shape_.window},
                   {"tail_ratio", shape_.ratio},
                   {"bin_width", shape_.bin_width},
-                  {"cost", {{"kind", c_.model_cost}, {"budget", c_.model_cost_budget}, {"threshold", c_.model_cost_threshold},
+                  {"cost", {{"kind", c_.geometric_tail.cost}, {"budget", c_.geometric_tail.cost_budget}, {"threshold", c_.geometric_tail.cost_threshold},
                             {"achieved", learned_family.cost(cost_)}}},
                   {"meaning", shape_.domain == FamilyDomain::kContinuous
                                   ? "noise.csv lists the bin masses at the bin centres; the noise is uniform within each bin "
@@ -339,28 +339,28 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
                                     "geometrically (tails)"}};
     if (soft_pld_) {
       r["loss"] = {{"kind", "soft-pld"},
-                   {"minimise", c_.loss_soft_pld_minimise},
-                   {"shifts", c_.loss_soft_pld_shifts},
+                   {"minimise", c_.soft_pld.minimise},
+                   {"shifts", c_.soft_pld.shifts},
                    {"delta", c_.loss_delta},
                    {"epsilon", c_.loss_epsilon},
                    {"compositions", n},
-                   {"loss_step", c_.loss_soft_pld_loss_step},
+                   {"loss_step", c_.soft_pld.loss_step},
                    {"objective", main_.final_objective},
                    {"objective_start", main_.initial_objective}};
       if (warm_start_)
         r["loss"]["warm_start"] = {{"kind", "renyi"},           {"alpha_start", start_alpha_},
-                                   {"alpha", objective_->alpha()}, {"conversion", c_.loss_rdp_conversion},
+                                   {"alpha", objective_->alpha()}, {"conversion", c_.renyi.rdp_conversion},
                                    {"gamma", warm_.final_objective}, {"gamma_start", warm_.initial_objective},
                                    {"iterations", warm_.iterations}, {"seconds", warm_.seconds}};
     } else {
       r["loss"] = {{"kind", "renyi"},           {"delta", c_.loss_delta},          {"compositions", n},
-                   {"alpha_start", start_alpha_}, {"alpha", objective_->alpha()},    {"conversion", c_.loss_rdp_conversion},
+                   {"alpha_start", start_alpha_}, {"alpha", objective_->alpha()},    {"conversion", c_.renyi.rdp_conversion},
                    {"gamma", main_.final_objective}, {"gamma_start", main_.initial_objective}};
     }
     r["pair"] = {{"kind", "additive"}, {"sensitivity", pair_.sensitivity}, {"shift_bins", shift_bins_}};
     r["training"] = {{"optimiser", "pgd"},
-                     {"direction", c_.optimiser_direction},
-                     {"alpha_update", c_.optimiser_alpha_update},
+                     {"direction", c_.pgd.direction},
+                     {"alpha_update", c_.pgd.alpha_update},
                      {"iterations", main_.iterations + warm_.iterations},
                      {"seconds", main_.seconds + warm_.seconds},
                      {"termination", main_.termination},

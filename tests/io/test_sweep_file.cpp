@@ -39,7 +39,7 @@ TEST_CASE("a log range of a whole-number key gives the powers of two exactly, in
     const int64_t n = int64_t{1} << (i % 8);  // the last key fastest
     CHECK(point.config.loss_compositions == n);
     CHECK(point.config.loss_kind == (i < 8 ? "soft-pld" : "renyi"));
-    CHECK(point.config.model_sigmoids == 20);  // the base, kept
+    CHECK(point.config.sigmoid_stack.sigmoids == 20);  // the base, kept
     CHECK(point.name == "kind=" + point.config.loss_kind + ",compositions=" + std::to_string(n));
     CHECK(point.values == std::vector<std::string>{point.config.loss_kind, std::to_string(n)});
   }
@@ -63,7 +63,7 @@ zip:
   CHECK(plan.points[2].config.loss_compositions == 4);
   CHECK(plan.points[1].name == "epsilon=1,compositions=1");
   for (const auto& p : plan.points) {
-    CHECK(p.config.optimiser_epochs == 7);
+    CHECK(p.config.adam.epochs == 7);
     CHECK(p.config.grid_range == 4.0);
     CHECK(p.config.model_init_table == (dir.path() / "tables" / "start.csv").lexically_normal().string());
   }

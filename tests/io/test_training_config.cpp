@@ -12,11 +12,11 @@ using namespace noiselearn;
 TEST_CASE("an empty config gives the documented defaults", "[config]") {
   const TrainingConfig config = TrainingConfig::parse("", "empty.yaml");
   CHECK(config.model_kind == "sigmoid-stack");
-  CHECK(config.model_sigmoids == 10000);
+  CHECK(config.sigmoid_stack.sigmoids == 10000);
   CHECK(config.loss_epsilon == 0.3);
   CHECK(config.grid().size == 60001);  // the paper's scale
   CHECK(config.grid().step == Approx(1.0 / 6000.0));
-  CHECK(config.optimiser_learning_rate_decay == 0.99995);
+  CHECK(config.adam.learning_rate_decay == 0.99995);
   CHECK(config.certification_deltas == std::vector<double>{1e-3, 1e-6, 1e-9});
 }
 
@@ -28,7 +28,7 @@ TEST_CASE("keys are read, typed and overridden with --set", "[config]") {
   CHECK(config.loss_kind == "moments-accountant");
   CHECK(config.loss_compositions == 128);
   CHECK(config.loss_epsilon == 0.5);
-  CHECK(config.optimiser_epochs == 20);
+  CHECK(config.adam.epochs == 20);
   CHECK(config.certification_deltas == std::vector<double>{1e-5, 1e-7});
   CHECK(config.certification_epsilons == std::vector<double>{0.3, 1.0});
   CHECK_FALSE(config.schedule_utility_weight_decay);

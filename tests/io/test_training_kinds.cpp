@@ -126,3 +126,72 @@ TEST_CASE("model.kind is a registry too: its config-keys text and its valid name
   CHECK(refused == "model.kind = 'monotone-logit' is not valid; did you mean 'monotone-logits'? (valid: sigmoid-stack, "
                    "free-logits, monotone-logits, geometric-tail)");
 }
+
+TEST_CASE("the family's rules on the loss, the target and the pair come from its registration, each naming its key",
+          "[config][kinds]") {
+  const std::vector<std::string> family{"model.kind=geometric-tail", "optimiser.kind=pgd", "loss.kind=renyi"};
+  auto with = [&](const std::string& assignment) {
+    std::vector<std::string> overrides = family;
+    overrides.push_back(assignment);
+    return refusal(overrides);
+  };
+  CHECK(refusal(family).empty());
+  CHECK(with("loss.kind=moments-accountant") == "loss.kind must be renyi or soft-pld for model.kind = geometric-tail");
+  CHECK(with("target.mode=delta") == "target.mode must be none for model.kind = geometric-tail (the cost is a constraint)");
+  CHECK(with("pair.kind=subsampled") == "pair.kind must be additive for model.kind = geometric-tail");
+  CHECK(with("model.domain=discrete") == "model.bin_width must be 1 for the discrete domain");
+  CHECK(refusal({"model.kind=geometric-tail", "optimiser.kind=pgd", "loss.kind=renyi", "model.domain=discrete", "model.bin_width=1"})
+            .empty());
+  // The rule binds the family only: a grid model ignores the family's keys.
+  CHECK(refusal({"model.domain=discrete"}).empty());
+  CHECK(refusal({"model.kind=geometric-tail"}) == "optimiser.kind must be pgd for model.kind = geometric-tail");
+  CHECK(refusal({"optimiser.kind=pgd"}) == "optimiser.kind pgd applies to model.kind = geometric-tail only");
+  const ModelKind& tail = *find_model_kind("geometric-tail");
+  REQUIRE(tail.validate);
+  CHECK_FALSE(find_model_kind("sigmoid-stack")->validate);
+}
+
+TEST_CASE("a kind's own keys are its typed config: declared once in its file, read and written through the training config",
+          "[config][kinds]") {
+  // Every key of a kind's config is in the schema once, in the kind's section, with the kind's text and range.
+  auto keys_of = [](const auto& kind_keys) {
+    std::vector<std::string> names;
+    for (const auto& key : kind_keys) names.push_back(key.name);
+    return names;
+  };
+  CHECK(keys_of(AdamConfig::keys()) == std::vector<std::string>{"optimiser.epochs", "optimiser.learning_rate", "optimiser.learning_rate_decay"});
+  CHECK(keys_of(SigmoidStackConfig::keys()) == std::vector<std::string>{"model.sigmoids", "model.slope"});
+  for (const auto& names : {keys_of(AdamConfig::keys()), keys_of(PreconditionedGradientConfig::keys()), keys_of(SigmoidStackConfig::keys()),
+                            keys_of(GeometricTailConfig::keys()), keys_of(SoftPldConfig::keys()), keys_of(MomentsAccountantConfig::keys()),
+                            keys_of(PrivacyBucketsConfig::keys()), keys_of(RenyiConfig::keys())})
+    for (const auto& name : names) {
+      const auto& schema = TrainingConfig::schema();
+      CHECK(std::count_if(schema.begin(), schema.end(), [&](const auto& key) { return key.name == name; }) == 1);
+    }
+  CHECK(description_of("optimiser.epochs") == AdamConfig::keys()[0].description);
+  // A key of a kind reads into the kind's member and writes back from it.
+  const TrainingConfig c = TrainingConfig::parse("optimiser:\n  epochs: 7\n  direction: lbfgs\nloss:\n  buckets: 40\n", "c.yaml",
+                                                 {"model.slope=250", "loss.soft_pld_shifts=worst-shift"});
+  CHECK(c.adam.epochs == 7);
+  CHECK(c.pgd.direction == "lbfgs");
+  CHECK(c.privacy_buckets.buckets == 40);
+  CHECK(c.sigmoid_stack.slope == 250.0);
+  CHECK(c.soft_pld.shifts == "worst-shift");
+  CHECK(c.value_of(*config_schema::find_key<TrainingConfig>("optimiser.epochs")) == "7");
+  CHECK_THAT(c.to_yaml(), Catch::Contains("optimiser:\n  kind: adam\n  epochs: 7\n"));
+  // The range a kind declares with its key is the one parsing and validation apply.
+  CHECK(refusal({"optimiser.line_search_halvings=201"}) == "--set: optimiser.line_search_halvings must be a whole number from 1 to 200 (got '201')");
+  CHECK(refusal({"loss.buckets=1"}) == "--set: loss.buckets must be a whole number from 2 to 1,000,000 (got '1')");
+  TrainingConfig set_in_code;
+  set_in_code.geometric_tail.window = 0;
+  CHECK_THROWS_WITH(set_in_code.validate(), "model.window must be a whole number from 1 to 1,000,000 (got 0)");
+  // And each kind's validate() its own keys' rules, naming the key.
+  CHECK(refusal({"loss.buckets=41"}) == "loss.buckets must be even (2h buckets; got 41)");
+  CHECK(refusal({"optimiser.learning_rate_decay=1.5"}) == "optimiser.learning_rate_decay must be in (0, 1]");
+  CHECK(refusal({"model.tail_ratio=1"}) == "model.tail_ratio must be in (0, 1)");
+  CHECK(refusal({"loss.rdp_conversion=bale"}) == "loss.rdp_conversion = 'bale' is not valid; did you mean 'balle'? (valid: mironov, balle)");
+  CHECK(refusal({"optimiser.max_seconds=-1"}) == "optimiser.max_seconds must be finite and >= 0");
+  CHECK(refusal({"loss.soft_pld_loss_step=2"}) == "loss.soft_pld_loss_step must be in (0, 1]");
+  CHECK(refusal({"loss.moments_lambda_sq=.inf"}) == "loss.moments_lambda_sq must be finite");
+  CHECK(refusal({"model.slope=0"}) == "model.slope must be positive");
+}
