@@ -1,7 +1,7 @@
 #pragma once
 // The convex program of the Hybrid Renyi DP optimum (Xiao et al. eq. 25-27 as corrected, hybrid_renyi_optimum.hpp
 // states it): its constraints g_(d,e)(p) <= 0, their values in a cancellation-free form, and their derivatives in the
-// scaled coordinates the barrier method steps in. The barrier method that solves it is in hybrid_renyi_optimum.cpp;
+// scaled coordinates the barrier method steps in. The barrier method that solves it is in hybrid_renyi_barrier.hpp;
 // this is the program alone, so that the two can be read (and tested) apart.
 #include <array>
 #include <cmath>
