@@ -2,8 +2,9 @@
 // The training configuration (YAML): every option of grid, model, pair, loss, utility, optimiser,
 // schedules, target, certification and output. One schema table (schema()) is the single source of truth:
 // it drives parsing, validation messages, `--set key=value`, the resolved config.yaml and the README.
-// The keys that only one kind reads are that kind's typed options, declared once in its file under io/kinds/ (keys,
-// defaults, units, ranges, validate()) and held here as one member each; the keys every kind shares are members here.
+// The keys that only one kind reads are that kind's typed config (AdamConfig, GeometricTailConfig, ...), declared once
+// in its file under io/kinds/ (keys, defaults, units, ranges, validate()) and held here as one member each; the keys
+// that several kinds read are plain members.
 #include <cstdint>
 #include <filesystem>
 #include <string>
