@@ -58,7 +58,9 @@ std::string upper_method_name(const PairBounds& bounds, bool adaptive_wins) {
   if (!bounds.adaptive_single.empty() || bounds.upper.name.rfind("envelope", 0) == 0) return "profile envelope";
   return "dominating pair";
 }
-std::string lower_method_name(bool adaptive_wins) { return adaptive_wins ? kAdaptiveProgramme : "fixed sequences"; }
+std::string lower_method_name(bool adaptive_wins, bool two_outcome_wins) {
+  return two_outcome_wins ? "two outcomes per release (binomial)" : adaptive_wins ? kAdaptiveProgramme : "fixed sequences";
+}
 
 }  // namespace
 
@@ -141,7 +143,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
       value = bounds.substitution_tv == 0.0 ? value : std::min(1.0, value + bounds.substitution_allowance(eps));
     entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
-    entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps));
+    entry.lower_method =
+        lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps), bounds.two_outcome_lower_wins_at_epsilon(eps));
     if (!bounds.adaptive.empty()) {
       // The by-direction values are the envelope's; the programme's bound, where it wins, covers them all.
       for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
@@ -163,7 +166,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
         entry.epsilon_upper_by_direction[name] = std::min(entry.epsilon_upper_by_direction[name], by_direction(*pld));
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
-    entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_delta(delta));
+    entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
     if (!bounds.adaptive.empty())
       for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
     certificate.epsilons.push_back(entry);

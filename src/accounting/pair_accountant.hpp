@@ -28,6 +28,7 @@
 #include "accounting/accountant_options.hpp"
 #include "accounting/adaptive_composition.hpp"
 #include "accounting/privacy_loss_distribution.hpp"
+#include "accounting/two_outcome_bound.hpp"
 #include "core/dominating_pair.hpp"
 
 namespace noiselearn {
@@ -102,6 +103,10 @@ struct PairBounds {
   // After composition: the programme's curves, aligned with adaptive_single; empty when it was not run. Each
   // direction's upper bound is the smaller of the envelope's and the programme's; lower bounds take the largest.
   std::vector<AdaptiveCurves> adaptive;
+  // Lower bounds by the releases' post-processing to two outcomes (two_outcome_bound.hpp), one per direction, for a
+  // mechanism without a grid (sampled_release.hpp); their `compositions` is the releases they are known to cover (1
+  // for a single release, the event's count once account_events has composed it). Lower bounds take the largest.
+  std::vector<TwoOutcomeComposition> two_outcome;
   // How releases with several candidate pairs were accounted, for the certificate (empty when not applicable).
   std::string several_pairs_note;
   // When a table's exactly symmetric copy is accounted in its place (core/dominating_pair.hpp): a bound on the total
@@ -126,6 +131,9 @@ struct PairBounds {
   bool adaptive_upper_wins_at_delta(double delta) const;
   bool adaptive_lower_wins_at_epsilon(double epsilon) const;
   bool adaptive_lower_wins_at_delta(double delta) const;
+  // Whether the two-outcome bound (two_outcome) is the lower bound's best at this query.
+  bool two_outcome_lower_wins_at_epsilon(double epsilon) const;
+  bool two_outcome_lower_wins_at_delta(double delta) const;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

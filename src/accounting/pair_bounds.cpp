@@ -107,6 +107,19 @@ double adaptive_delta_lower(const PairBounds& b, double epsilon) {
   return value;
 }
 
+double two_outcome_delta_lower(const PairBounds& b, double epsilon) {
+  double value = 0.0;
+  for (const auto& t : b.two_outcome) value = std::max(value, t.delta_lower(epsilon));
+  return value;
+}
+
+// The larger of `known` and the two-outcome bounds' epsilon at delta (each searched only above `known`).
+double two_outcome_epsilon_lower(const PairBounds& b, double delta, double known) {
+  double value = known;
+  for (const auto& t : b.two_outcome) value = std::max(value, t.epsilon_lower(delta, value));
+  return value;
+}
+
 double adaptive_epsilon_lower(const PairBounds& b, double delta) {
   double value = -std::numeric_limits<double>::infinity();
   for (const auto& a : b.adaptive) value = std::max(value, a.epsilon_lower(delta));
@@ -128,7 +141,8 @@ double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
 }  // namespace
 
 double PairBounds::delta_lower(double epsilon) const {
-  const double copy = std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+  const double copy = std::max({scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon),
+                                two_outcome_delta_lower(*this, epsilon)});
   return substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
 }
 
@@ -139,7 +153,9 @@ double PairBounds::epsilon_upper(double delta) const {
 }
 
 double PairBounds::epsilon_lower(double delta) const {
-  const auto copy_at = [&](double d) { return std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}); };
+  const auto copy_at = [&](double d) {
+    return two_outcome_epsilon_lower(*this, d, std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}));
+  };
   const double copy = copy_at(delta);
   if (substitution_tv == 0.0) return copy;
   // Below eps_L = the copy's lower eps at delta + a, with a the allowance at the copy's lower eps at delta (>= eps_L),
@@ -166,6 +182,17 @@ bool PairBounds::adaptive_upper_wins_at_delta(double delta) const {
 
 bool PairBounds::whole_adaptive_programme() const {
   return !adaptive.empty() && !adaptive.front().blocks_composed;
+}
+
+bool PairBounds::two_outcome_lower_wins_at_epsilon(double epsilon) const {
+  return !two_outcome.empty() &&
+         two_outcome_delta_lower(*this, epsilon) > std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+}
+
+bool PairBounds::two_outcome_lower_wins_at_delta(double delta) const {
+  if (two_outcome.empty()) return false;
+  const double others = std::max({0.0, scenario_epsilon_lower(*this, delta), adaptive_epsilon_lower(*this, delta)});
+  return two_outcome_epsilon_lower(*this, delta, others) > others;
 }
 
 bool PairBounds::adaptive_lower_wins_at_epsilon(double epsilon) const {

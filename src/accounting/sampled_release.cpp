@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -261,6 +262,55 @@ DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double re
   return out;
 }
 
+// The release's post-processing to two outcomes in one direction (two_outcome_bound.hpp): H, the cells and the part of
+// the continuous law whose loss in this direction is positive (g(l) > 0 exactly where l > 0 for the increasing
+// directions, l < 0 for the decreasing ones), and L, the rest. A cell with losses of both signs goes to L whole: any
+// partition of the outcomes is a post-processing.
+TwoOutcomeComposition two_outcome_of(const LossLaw& law, const Direction& d, double relative_error) {
+  // Sums of logarithms: a second mass of outcomes thousands of nats of loss away underflows, and must not read as 0
+  // (an infinite loss). Where a computed second mass is below 1e-280 (it may have underflowed), the cell's loss range
+  // bounds it from above: b <= a e^{-(its least loss)}; an outcome of infinite loss (a cell at +infinity) has none.
+  double log_first_high = -INFINITY, log_first_low = -INFINITY, log_second_high = -INFINITY, log_second_low = -INFINITY;
+  auto add = [&](bool high, double p, double qm, double least_loss) {
+    const auto [a, b] = d.masses(p, qm);
+    double log_b = std::log(b);
+    if (!(b > 1e-280)) {
+      if (least_loss == INFINITY) log_b = -INFINITY;
+      else if (a > 0.0 && least_loss > -INFINITY) log_b = std::max(log_b, std::log(a) - least_loss);
+      else log_b = std::max(log_b, std::log(1e-280));
+    }
+    double& first = high ? log_first_high : log_first_low;
+    double& second = high ? log_second_high : log_second_low;
+    if (a > 0.0) first = log_add_exp(first, std::log(a));
+    if (log_b > -INFINITY) second = log_add_exp(second, log_b);
+  };
+  size_t terms = 0;
+  for (const LossCell& cell : law.cells) {
+    const double least = std::min(d.g(cell.low), d.g(cell.high));
+    add(least > 0.0, cell.p_mass, cell.q_mass, least);
+    ++terms;
+  }
+  if (law.continuous) {
+    const ContinuousLoss& c = *law.continuous;
+    const double split = std::clamp(0.0, c.low, c.high);
+    const auto below = split > c.low ? c.mass(c.low, split) : std::pair{0.0, 0.0};   // l in (low, 0]
+    const auto above = c.high > split ? c.mass(split, c.high) : std::pair{0.0, 0.0};  // l in (0, high]
+    const double g_low = d.g(c.low), g_split = d.g(split), g_high = d.g(c.high);
+    add(!d.increasing(), below.first, below.second, std::min(g_low, g_split));
+    add(d.increasing(), above.first, above.second, std::min(g_split, g_high));
+    terms += 2;
+  }
+  TwoOutcomeComposition out;
+  out.log_first_high = log_first_high;
+  out.log_first_low = log_first_low;
+  out.log_second_high = log_second_high;
+  out.log_second_low = log_second_low;
+  // The masses' own error, and the log-sums' rounding.
+  out.relative_error = relative_error + 4.0 * (static_cast<double>(terms) + 2.0) * std::numeric_limits<double>::epsilon();
+  out.compositions = 1;
+  return out;
+}
+
 }  // namespace
 
 PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism, const Sampling& sampling,
@@ -351,6 +401,17 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
       EnvelopeResult envelope = profile_envelope({remove_up, add_up}, options);
       bounds.upper.name = "envelope of remove and add";
       bounds.upper.first_to_second = std::move(envelope.envelope);
+    }
+  }
+  // The two-outcome lower bounds of the directions the lower PLDs take (one coordinate only: the product's lower law is
+  // made on a grid already).
+  if (!product) {
+    if (sampling.kind == SamplingKind::kNone || q == 1.0) {
+      bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kForward, q), error));
+      if (!mechanism->symmetric()) bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
+    } else {
+      bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kRemove, q), error));
+      bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kAdd, q), error));
     }
   }
   // The distinguishing events' probability per release, a floor as the certificate prints it: the lower PLDs keep

@@ -1,0 +1,86 @@
+#include "accounting/two_outcome_bound.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace noiselearn {
+
+namespace {
+
+constexpr double kUnit = std::numeric_limits<double>::epsilon();
+
+// ln(m^k) with 0^0 = 1.
+double log_power(double log_mass, double k) { return k == 0.0 ? 0.0 : k * log_mass; }
+
+// |x| where x is finite; an infinite logarithm (a zero mass) is exact and needs no padding.
+double finite_abs(double x) { return std::isfinite(x) ? std::abs(x) : 0.0; }
+
+}  // namespace
+
+double TwoOutcomeComposition::delta_lower(double epsilon) const {
+  const int64_t n = compositions;
+  if (n < 1 || !(log_first_high > -INFINITY) || !(epsilon >= 0.0)) return 0.0;
+  const double nd = static_cast<double>(n);
+  const double log_fh = log_first_high, log_fl = log_first_low, log_sh = log_second_high, log_sl = log_second_low;
+  const double first_high = std::exp(log_fh);
+  // Every logarithm below is padded by its error: the masses' relative error, ln's and the sums' rounding, and the
+  // recurrence of ln C(n, k) (k steps of a few units each). The first side is made smaller and the second larger, so
+  // each kept term is at most the exact one.
+  const double mass_error = 2.0 * relative_error + 8.0 * kUnit;
+  auto padding = [&](double k, double magnitude) { return nd * mass_error + 8.0 * kUnit * (magnitude + 4.0 * k + 1.0); };
+  // The terms of the binomial, from its mode under the first distribution outwards until they fall below 1e-300.
+  const double mode = std::floor((nd + 1.0) * first_high);
+  auto term = [&](double k, double log_choose) {
+    const double log_first = log_choose + log_power(log_fh, k) + log_power(log_fl, nd - k);
+    const double log_second = log_choose + log_power(log_sh, k) + log_power(log_sl, nd - k);
+    const double pad = padding(k, finite_abs(log_choose) + finite_abs(log_power(log_fh, k)) + finite_abs(log_power(log_fl, nd - k)) +
+                                      finite_abs(log_power(log_sh, k)) + finite_abs(log_power(log_sl, nd - k)));
+    const double low_first = log_first - pad, high_second = log_second + pad + epsilon;
+    const double value = low_first > high_second ? std::exp(low_first) * -std::expm1(high_second - low_first) : 0.0;
+    return std::pair{value, log_first};
+  };
+  const double start = std::clamp(mode, 0.0, nd);
+  const double log_choose_start = std::lgamma(nd + 1.0) - std::lgamma(start + 1.0) - std::lgamma(nd - start + 1.0);
+  long double sum = 0.0L;
+  constexpr double kNegligible = -690.0;  // e^-690 ~ 1e-300
+  {
+    double log_choose = log_choose_start;
+    for (double k = start; k <= nd; ++k) {
+      const auto [value, log_first] = term(k, log_choose);
+      sum += value;
+      if (log_first < kNegligible && k > start) break;
+      log_choose += std::log((nd - k) / (k + 1.0));
+    }
+  }
+  {
+    double log_choose = log_choose_start;
+    for (double k = start - 1.0; k >= 0.0; --k) {
+      log_choose += std::log((k + 1.0) / (nd - k));  // C(n, k) = C(n, k + 1) (k + 1) / (n - k)
+      const auto [value, log_first] = term(k, log_choose);
+      sum += value;
+      if (log_first < kNegligible) break;
+    }
+  }
+  // The exponentials' and the sum's rounding, and the error of lgamma at the start (a few units of its magnitude).
+  const double start_error = 16.0 * kUnit * (std::abs(log_choose_start) + 1.0);
+  return std::max(0.0, static_cast<double>(sum) * (1.0 - 1e-12) * std::exp(-start_error));
+}
+
+double TwoOutcomeComposition::epsilon_lower(double delta, double at_least) const {
+  at_least = std::max(at_least, 0.0);
+  if (!(delta_lower(at_least) > delta)) return at_least;  // delta_lower decreases in epsilon: nothing above at_least
+  // The largest finite loss of the composition: beyond it only infinite-loss outcomes are left.
+  double largest = 0.0;
+  if (log_second_high > -INFINITY) largest = std::max(largest, log_first_high - log_second_high);
+  if (log_second_low > -INFINITY && log_first_low > -INFINITY) largest = std::max(largest, log_first_low - log_second_low);
+  double low = at_least, high = std::max(at_least, static_cast<double>(compositions) * largest) + 1.0;
+  if (delta_lower(high) > delta) return std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 200 && high - low > 1e-13 * std::max(1.0, high); ++i) {
+    const double middle = 0.5 * (low + high);
+    (delta_lower(middle) > delta ? low : high) = middle;
+  }
+  return low;  // delta_lower(low) > delta: the composition's epsilon at delta exceeds it
+}
+
+}  // namespace noiselearn
