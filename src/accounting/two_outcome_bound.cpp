@@ -24,24 +24,29 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
   const double nd = static_cast<double>(n);
   const double log_fh = log_first_high, log_fl = log_first_low, log_sh = log_second_high, log_sl = log_second_low;
   const double first_high = std::exp(log_fh);
-  // Every logarithm below is padded by its error: the masses' relative error, ln's and the sums' rounding, and the
-  // recurrence of ln C(n, k) (k steps of a few units each). The first side is made smaller and the second larger, so
-  // each kept term is at most the exact one.
+  // Each side's logarithm is padded by its error: the masses' relative error (n factors), ln's, the products' and the
+  // sums' rounding. The first side is made smaller and the second larger, so each kept term is at most the exact one.
   const double mass_error = 2.0 * relative_error + 8.0 * kUnit;
   auto padding = [&](double k, double magnitude) { return nd * mass_error + 8.0 * kUnit * (magnitude + 4.0 * k + 1.0); };
   // The terms of the binomial, from its mode under the first distribution outwards until they fall below 1e-300.
   const double mode = std::floor((nd + 1.0) * first_high);
+  const double start = std::clamp(mode, 0.0, nd);
+  // ln C(n, k) is shared by both sides: its error scales a term, and is paid by a factor e^-(its bound). It comes from
+  // lgamma at the start and from the recurrence's |k - start| steps, each rounding a sum of at most |ln C| + ln(n + 1).
   auto term = [&](double k, double log_choose) {
     const double log_first = log_choose + log_power(log_fh, k) + log_power(log_fl, nd - k);
     const double log_second = log_choose + log_power(log_sh, k) + log_power(log_sl, nd - k);
     const double pad = padding(k, finite_abs(log_choose) + finite_abs(log_power(log_fh, k)) + finite_abs(log_power(log_fl, nd - k)) +
                                       finite_abs(log_power(log_sh, k)) + finite_abs(log_power(log_sl, nd - k)));
     const double low_first = log_first - pad, high_second = log_second + pad + epsilon;
-    const double value = low_first > high_second ? std::exp(low_first) * -std::expm1(high_second - low_first) : 0.0;
+    const double choose_error =
+        4.0 * kUnit * (std::abs(k - start) + 1.0) * (finite_abs(log_choose) + std::log(nd + 1.0) + 1.0);
+    const double value =
+        low_first > high_second ? std::exp(low_first - choose_error) * -std::expm1(high_second - low_first) : 0.0;
     return std::pair{value, log_first};
   };
-  const double start = std::clamp(mode, 0.0, nd);
-  const double log_choose_start = std::lgamma(nd + 1.0) - std::lgamma(start + 1.0) - std::lgamma(nd - start + 1.0);
+  const double lgamma_n = std::lgamma(nd + 1.0), lgamma_k = std::lgamma(start + 1.0), lgamma_rest = std::lgamma(nd - start + 1.0);
+  const double log_choose_start = lgamma_n - lgamma_k - lgamma_rest;
   long double sum = 0.0L;
   constexpr double kNegligible = -690.0;  // e^-690 ~ 1e-300
   {
@@ -62,8 +67,9 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
       if (log_first < kNegligible) break;
     }
   }
-  // The exponentials' and the sum's rounding, and the error of lgamma at the start (a few units of its magnitude).
-  const double start_error = 16.0 * kUnit * (std::abs(log_choose_start) + 1.0);
+  // The exponentials' and the sum's rounding, and the error of ln C(n, start) from lgamma (a few units of each of the
+  // three values, which cancel in the difference).
+  const double start_error = 16.0 * kUnit * (std::abs(lgamma_n) + std::abs(lgamma_k) + std::abs(lgamma_rest) + 1.0);
   return std::max(0.0, static_cast<double>(sum) * (1.0 - 1e-12) * std::exp(-start_error));
 }
 
