@@ -189,6 +189,7 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   result.options = options;
   result.compositions = n;
   result.substitution_tv = single.substitution_tv * static_cast<double>(n) * (1.0 + 1e-12);
+  for (auto& t : result.two_outcome) t.compositions *= n;  // n releases of a pair of releases each covered
   const auto [first, second] = composition_omegas(single);
   result.composed_infinity_mass_first = -std::expm1(log_survival(first, n));
   result.composed_infinity_mass_second = -std::expm1(log_survival(second, n));

@@ -104,8 +104,8 @@ struct PairBounds {
   // direction's upper bound is the smaller of the envelope's and the programme's; lower bounds take the largest.
   std::vector<AdaptiveCurves> adaptive;
   // Lower bounds by the releases' post-processing to two outcomes (two_outcome_bound.hpp), one per direction, for a
-  // mechanism without a grid (sampled_release.hpp); their `compositions` is the releases they are known to cover (1
-  // for a single release, the event's count once account_events has composed it). Lower bounds take the largest.
+  // mechanism without a grid (sampled_release.hpp); their `compositions` is the releases they cover (1 for a single
+  // release; compose_bounds multiplies it; a heterogeneous composition has none). Lower bounds take the largest.
   std::vector<TwoOutcomeComposition> two_outcome;
   // How releases with several candidate pairs were accounted, for the certificate (empty when not applicable).
   std::string several_pairs_note;

@@ -199,11 +199,7 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
     const ReleaseEvent& event = description.events.front();
     PairBounds single = event_single_release(event, description.relation, options, queries);
     options = single.options;
-    PairBounds composed = compose_bounds(single, event.count, options, queries);  // keeps the single release's rediscretise
-    // The two-outcome lower bounds cover the event's releases, all of them of this one pair.
-    composed.two_outcome = single.two_outcome;
-    for (auto& t : composed.two_outcome) t.compositions = event.count;
-    return composed;
+    return compose_bounds(single, event.count, options, queries);  // keeps the single release's rediscretise
   }
   std::vector<std::pair<PairBounds, int64_t>> parts;
   for (const auto& event : description.events)

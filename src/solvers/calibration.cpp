@@ -87,13 +87,14 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   const std::string name = calibrated_parameter(family);
   const auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 4.0);
   int evaluations = 0;
-  auto certified_delta = [&](double value) {
+  auto table_at = [&](double value) { return make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value))); };
+  auto certified_delta_of = [&](NoiseTable table) {
     ++evaluations;
-    NoiseTable table = make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
     const PairBounds bounds =
         account(make_pair_family(table, target.pair), target.compositions, target.accountant, {{target.epsilon}, {}});
     return std::pair{bounds.delta_upper(target.epsilon), std::move(table)};
   };
+  auto certified_delta = [&](double value) { return certified_delta_of(table_at(value)); };
   // Whether the scale's certified delta meets the target, decided first by a coarse composition where it can be: a
   // rigorous lower bound above the target means the certified upper bound is above it too, so the decision (and the
   // search's path, and its result) is the one the full composition gives. Most scales of the scan leak far more than
@@ -104,9 +105,9 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   coarse.several_pairs = SeveralPairsMethod::kEnvelope;  // no per-query route, no adaptive programme: cheap
   coarse.tilted_refinement = false;
   auto meets_target = [&](double value) {
+    NoiseTable table = table_at(value);
     if (target.coarse_first) {
       try {
-        const NoiseTable table = make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
         const PairBounds rough = account(make_pair_family(table, target.pair), target.compositions, coarse, {{target.epsilon}, {}});
         if (rough.delta_lower(target.epsilon) > target.delta) {
           ++evaluations;
@@ -116,7 +117,7 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
         // Undecided by the coarse composition: the full one decides (and reports what is wrong, if anything is).
       }
     }
-    return certified_delta(value).first <= target.delta;
+    return certified_delta_of(std::move(table)).first <= target.delta;
   };
   // Log-spaced scan for the first scale meeting the target.
   constexpr int kScan = 24;

@@ -6,6 +6,15 @@
 
 namespace noiselearn {
 
+torch::Tensor theta_tensor(const std::vector<double>& theta) {
+  return torch::tensor(theta, torch::TensorOptions().dtype(torch::kDouble));
+}
+
+std::vector<double> values_of(const torch::Tensor& tensor) {
+  const torch::Tensor cpu = tensor.detach().to(torch::kCPU).to(torch::kDouble).contiguous();
+  return std::vector<double>(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
+}
+
 std::string to_string(AlphaOuterUpdate update) { return update == AlphaOuterUpdate::kMinimise ? "minimise" : "newton"; }
 
 AlphaOuterUpdate parse_alpha_outer_update(const std::string& text) {

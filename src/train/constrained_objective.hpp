@@ -29,6 +29,10 @@ struct ObjectiveDiagnostics {
   double gamma = std::numeric_limits<double>::quiet_NaN();  // NaN: the record shows the objective
 };
 
+// theta as the objective takes it (a float64 tensor) and back: the preconditioned gradient keeps theta as a vector.
+torch::Tensor theta_tensor(const std::vector<double>& theta);
+std::vector<double> values_of(const torch::Tensor& tensor);
+
 struct ConstrainedObjective {
   std::string name;
   // f(theta) without gradient (line searches).

@@ -20,15 +20,6 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-torch::Tensor to_tensor(const std::vector<double>& values) {
-  return torch::tensor(values, torch::TensorOptions().dtype(torch::kDouble));
-}
-
-std::vector<double> to_vector(const torch::Tensor& tensor) {
-  const torch::Tensor cpu = tensor.detach().to(torch::kCPU).to(torch::kDouble).contiguous();
-  return std::vector<double>(cpu.data_ptr<double>(), cpu.data_ptr<double>() + cpu.numel());
-}
-
 }  // namespace
 
 std::string to_string(PreconditionedDirection direction) {
@@ -99,7 +90,7 @@ class Run {
   double value_at(const std::vector<double>& theta) {
     ++summary_.value_evaluations;
     if (!all_finite(theta)) return kInfinity;  // a zero probability: the Renyi objective is infinite
-    return objective_.value(to_tensor(theta));
+    return objective_.value(theta_tensor(theta));
   }
   // theta + log1p(mu d), made feasible to rounding.
   std::vector<double> step_to(double mu, const std::vector<double>& direction) {
@@ -185,7 +176,7 @@ void Run::record(int64_t iteration, double f, double step, bool force) {
   r.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   residuals(theta_, constraints_, &r.constraint_residual);
   if (objective_.diagnostics) {
-    const ObjectiveDiagnostics d = objective_.diagnostics(to_tensor(theta_));
+    const ObjectiveDiagnostics d = objective_.diagnostics(theta_tensor(theta_));
     r.alpha = d.alpha, r.worst_shift = d.worst_shift, r.gamma = std::isnan(d.gamma) ? f : d.gamma;
   } else {
     r.alpha = std::numeric_limits<double>::quiet_NaN(), r.gamma = f;
@@ -215,7 +206,7 @@ PreconditionedGradientSummary Run::run() {
                                  relative));
   impose_linear_constraints(theta_, constraints_);
 
-  ObjectiveEvaluation current = objective_.value_and_gradient(to_tensor(theta_));
+  ObjectiveEvaluation current = objective_.value_and_gradient(theta_tensor(theta_));
   ++summary_.gradient_evaluations;
   double f = current.value;
   summary_.history = options_.history_before;
@@ -229,7 +220,7 @@ PreconditionedGradientSummary Run::run() {
   bool outer_just_ran = false;
   summary_.termination = "iteration limit reached";
   for (iteration = options_.first_iteration + 1; iteration <= options_.max_iterations; ++iteration) {
-    const std::vector<double> g = to_vector(current.gradient);
+    const std::vector<double> g = values_of(current.gradient);
     if (!all_finite(g)) {
       summary_.stopped_by_guard = true;
       summary_.termination = fmt::format("NaN or infinity in the gradient at iteration {} (the last good point is kept)", iteration);
@@ -298,14 +289,14 @@ PreconditionedGradientSummary Run::run() {
     }
     bool changed = false;
     if (outer_due || (step == 0.0 && outer_enabled)) {
-      changed = objective_.outer_update(to_tensor(theta_));
+      changed = objective_.outer_update(theta_tensor(theta_));
       ++summary_.outer_updates;
       outer_just_ran = true;
       if (changed) lbfgs_.clear(), previous_theta.clear();
     } else {
       outer_just_ran = false;
     }
-    current = objective_.value_and_gradient(to_tensor(theta_));
+    current = objective_.value_and_gradient(theta_tensor(theta_));
     ++summary_.gradient_evaluations;
     if (!std::isfinite(current.value)) {
       summary_.stopped_by_guard = true;

@@ -17,10 +17,6 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-torch::Tensor to_tensor(const std::vector<double>& values) {
-  return torch::tensor(values, torch::TensorOptions().dtype(torch::kDouble));
-}
-
 }  // namespace
 
 std::vector<double> LbfgsDirection::operator()(const std::vector<double>& g_proj, const ConstraintRows& rows) {
@@ -103,7 +99,7 @@ std::vector<double> NewtonDirection::operator()(const ConstrainedObjective& obje
   //   e = -H~^-1 (r - B^T lambda),  B e + t B 1 = 0,  1^T r = lambda^T B 1   (stationarity in t),
   // H~ the grounded H plus a ridge of 1e-10 of its largest diagonal (unknowns with no curvature at all).
   // d(r) = -P r is linear in r; the pieces' directions d_a = d(g_a) give Q_ab = -g_a^T d_b.
-  MaxNewtonModel model = objective.newton_model(to_tensor(theta), piece_weights_);
+  MaxNewtonModel model = objective.newton_model(theta_tensor(theta), piece_weights_);
   SymmetricBandedMatrix& h = model.curvature;
   const int64_t n = static_cast<int64_t>(g.size());
   const size_t pieces = model.gradients.size(), k = rows.rows.size();
