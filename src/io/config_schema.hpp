@@ -4,13 +4,11 @@
 // or out-of-range keys are an InputError naming the key, the file and line, and what is valid), `--set key=value`,
 // the resolved config.yaml and the README's key tables, so the documentation cannot drift from the parser.
 //
-// A Config type provides: static const std::vector<ConfigKey<Config>>& schema(); static WholeRange
-// whole_range(const std::string& name) (the allowed values of its whole-number keys that do not carry their own range);
-// void validate() const.
+// A Config type provides: static const std::vector<ConfigKey<Config>>& schema(); void validate() const.
 //
-// A key is bound to a member of the Config or to a member of a part of it: a kind's typed options (AdamOptions, ...)
-// declare their keys once, as ConfigKey<Options> bound to their own members, and the Config takes them in with
-// part_keys(&Config::adam, AdamOptions::keys()).
+// A key is bound to a member of the Config or to a member of a part of it: a kind's typed config (AdamConfig, ...)
+// declares its keys once, as ConfigKey<AdamConfig> bound to its own members, and the Config takes them in with
+// part_keys(&Config::adam, AdamConfig::keys()).
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -44,7 +42,7 @@ struct ConfigKey {
   std::function<Target(Config&)> target;
   std::string unit;         // "x units", "nats", "epochs", "path" (made absolute, see parse_config) ...
   std::string description;  // one line, including the valid values
-  // The allowed values of a whole-number key; none: Config::whole_range(name).
+  // The allowed values of a whole-number key; none: 0 to 2^63 - 1.
   std::optional<WholeRange> range;
 
   ConfigKey() = default;
@@ -68,7 +66,7 @@ struct ConfigKey {
   }
 };
 
-// The keys of a part of the Config (a kind's typed options), bound through the member that holds the part.
+// The keys of a part of the Config (a kind's typed config), bound through the member that holds the part.
 template <class Config, class Part>
 std::vector<ConfigKey<Config>> part_keys(Part Config::*part, const std::vector<ConfigKey<Part>>& keys) {
   std::vector<ConfigKey<Config>> out;
@@ -161,7 +159,7 @@ std::string grouped(int64_t value);
 
 template <class Config>
 WholeRange whole_range_of(const ConfigKey<Config>& key) {
-  return key.range ? *key.range : Config::whole_range(key.name);
+  return key.range.value_or(WholeRange{0, std::numeric_limits<int64_t>::max()});
 }
 
 template <class Config>
@@ -306,7 +304,7 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
   return config;
 }
 
-// The whole-number keys against Config::whole_range (for values set in code rather than parsed).
+// The whole-number keys against their ranges (for values set in code rather than parsed).
 template <class Config>
 void validate_whole_numbers(const Config& config) {
   for (const auto& key : Config::schema()) {

@@ -27,10 +27,10 @@ using L = MaximalLeakageConfig;
 
 const std::vector<L::Key>& L::schema() {
   static const std::vector<Key> keys = {
-      {"problem.states", &L::problem_states, "", "m, the number of ordered output states (1 to 4096)"},
+      {"problem.states", &L::problem_states, "", "m, the number of ordered output states (1 to 4096)", WholeRange{1, 4096}},
       {"problem.first_state", &L::problem_first_state, "",
        "the number of the lowest state (0 or 1): how problem.start_states, the cost formula's i and j and the outputs "
-       "number the states"},
+       "number the states", WholeRange{0, 1}},
       {"problem.start_states", &L::problem_start_states, "states",
        "F(X_i) for every input i (whole numbers among the states); []: F(X_i) = i, one input per state"},
       {"problem.prior", &L::problem_prior, "",
@@ -51,12 +51,6 @@ const std::vector<L::Key>& L::schema() {
       {"output.plots", &L::output_plots, "", "write cost_curve.png with gnuplot"},
   };
   return keys;
-}
-
-WholeRange L::whole_range(const std::string& name) {
-  static const std::map<std::string, WholeRange> ranges = {{"problem.states", {1, 4096}}, {"problem.first_state", {0, 1}}};
-  const auto found = ranges.find(name);
-  return found == ranges.end() ? WholeRange{0, std::numeric_limits<int64_t>::max()} : found->second;
 }
 
 MaximalLeakageConfig L::parse(const std::string& yaml_text, const std::string& source, const std::vector<std::string>& overrides,
@@ -104,19 +98,13 @@ const std::vector<P::Key>& P::schema() {
       {"pac.units", &P::pac_units, "", "nats or bits: the unit of the printed mutual information (files carry both)"},
       {"table.step", &P::table_step, "x units", "grid step h of noise.csv on [0, R] (R must be a whole number of steps)"},
       {"curve.budget_max", &P::curve_budget_max, "x units^2", "mi_curve.csv runs over B up to this; 0: max(B, R^2/3) (where the budget stops binding)"},
-      {"curve.points", &P::curve_points, "", "number of budgets in mi_curve.csv, evenly spaced from budget_max / points (0: no curve)"},
-      {"solver.sigma_scan_points", &P::solver_sigma_scan_points, "", "coarse log-spaced scan of sigma before the golden section (3 to 10,000)"},
+      {"curve.points", &P::curve_points, "", "number of budgets in mi_curve.csv, evenly spaced from budget_max / points (0: no curve)", WholeRange{0, 100000}},
+      {"solver.sigma_scan_points", &P::solver_sigma_scan_points, "", "coarse log-spaced scan of sigma before the golden section (3 to 10,000)", WholeRange{3, 10000}},
       {"solver.sigma_tolerance", &P::solver_sigma_tolerance, "", "golden section on ln sigma stops at this width"},
       {"solver.mu_tolerance", &P::solver_mu_tolerance, "R", "bisection of E[e^2] = B stops at this width (relative to R)"},
       {"output.plots", &P::output_plots, "", "write mi_curve.png and noise.png with gnuplot"},
   };
   return keys;
-}
-
-WholeRange P::whole_range(const std::string& name) {
-  static const std::map<std::string, WholeRange> ranges = {{"curve.points", {0, 100000}}, {"solver.sigma_scan_points", {3, 10000}}};
-  const auto found = ranges.find(name);
-  return found == ranges.end() ? WholeRange{0, std::numeric_limits<int64_t>::max()} : found->second;
 }
 
 PacPrivacyConfig P::parse(const std::string& yaml_text, const std::string& source, const std::vector<std::string>& overrides,

@@ -28,7 +28,6 @@ struct MaximalLeakageConfig {
 
   using Key = ConfigKey<MaximalLeakageConfig>;
   static const std::vector<Key>& schema();
-  static WholeRange whole_range(const std::string& name);
   static MaximalLeakageConfig load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
   static MaximalLeakageConfig parse(const std::string& yaml_text, const std::string& source,
                                     const std::vector<std::string>& overrides = {}, const std::filesystem::path& base_directory = {});
@@ -53,7 +52,6 @@ struct PacPrivacyConfig {
 
   using Key = ConfigKey<PacPrivacyConfig>;
   static const std::vector<Key>& schema();
-  static WholeRange whole_range(const std::string& name);
   static PacPrivacyConfig load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
   static PacPrivacyConfig parse(const std::string& yaml_text, const std::string& source,
                                 const std::vector<std::string>& overrides = {}, const std::filesystem::path& base_directory = {});

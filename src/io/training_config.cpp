@@ -21,14 +21,16 @@ using C = TrainingConfig;
 
 // The shared keys, and each kind's keys (io/kinds/, declared there once) taken in by part_keys where they have always
 // been listed: the order of config-keys, configs/README.md and config.yaml, which --resume, --skip-if-complete and a
-// sweep compare with the config.yaml of an existing run directory as text.
+// sweep compare with the config.yaml of an existing run directory as text. A whole-number key's range (none: 0 to 2^63 -
+// 1) keeps what it sizes (tensors, loss grids, loops) within what the machine and the arithmetic support, so that an
+// absurd value is refused before anything is allocated: loss.compositions stops at 10^9, the accountant's own limit.
 const std::vector<C::Key>& C::schema() {
   static const std::vector<Key> keys = config_schema::joined<C>({
       {{"grid.range", &C::grid_range, "x units", "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
       {"grid.step", &C::grid_step, "x units",
        "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
       {"grid.points", &C::grid_points, "",
-       "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)"},
+       "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)", WholeRange{0, 10000001}},
       {"model.kind", &C::model_kind, "", model_kind_listing()},
       {"model.support", &C::model_support, "",
        "two-sided (the grid [-r, r]) or one-sided (Xiao et al.: noise >= 0 on the grid [0, r], r = grid.range the largest "
@@ -54,7 +56,7 @@ const std::vector<C::Key>& C::schema() {
       {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
       {"loss.kind", &C::loss_kind, "", loss_kind_listing()},
       {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
-      {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)"},
+      {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)", WholeRange{1, 1000000000}},
       {"loss.directions", &C::loss_directions, "", "combine A||B and B||A by sum (the paper) or max"},
       },
       part_keys(&C::moments_accountant, MomentsAccountantConfig::keys()),
@@ -87,13 +89,14 @@ const std::vector<C::Key>& C::schema() {
        "loss.epsilon is <= target.delta); utility (least certified delta whose utility <= target.utility)"},
       {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
       {"target.utility", &C::target_utility, "utility units", "target utility budget"},
-      {"target.trials", &C::target_trials, "", "training runs of the utility-weight search"},
-      {"target.trial_epochs", &C::target_trial_epochs, "epochs", "epochs per trial (0 = optimiser.epochs)"},
+      {"target.trials", &C::target_trials, "", "training runs of the utility-weight search", WholeRange{1, 1000}},
+      {"target.trial_epochs", &C::target_trial_epochs, "epochs", "epochs per trial (0 = optimiser.epochs)", WholeRange{0, 1000000000}},
       {"certification.epsilons", &C::certification_epsilons, "nats", "report delta at these epsilons (default: loss.epsilon)"},
       {"certification.deltas", &C::certification_deltas, "", "report epsilon at these deltas"},
       {"certification.loss_step", &C::certification_loss_step, "nats", "accountant: single-release loss grid step"},
       {"certification.tail_mass", &C::certification_tail_mass, "", "accountant: tail mass per truncation"},
-      {"certification.max_points", &C::certification_max_points, "", "accountant: largest loss grid (1024 to 16,777,216)"},
+      // measured: 2^24 certifies in 1.8 GB
+      {"certification.max_points", &C::certification_max_points, "", "accountant: largest loss grid (1024 to 16,777,216)", WholeRange{1024, int64_t{1} << 24}},
       {"certification.shifts", &C::certification_shifts, "", "auto, single or all (which query differences are certified)"},
       {"certification.several_pairs", &C::certification_several_pairs, "",
        "releases with several candidate pairs (asymmetric tables under 'any', the mixture with both signs): auto "
@@ -111,32 +114,14 @@ const std::vector<C::Key>& C::schema() {
        "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same way)"},
       {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
        "certify the truncated Gaussian at the same utility and at the same certified delta"},
-      {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)"},
-      {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs"},
-      {"output.checkpoint_every", &C::output_checkpoint_every, "epochs or iterations", "checkpoint every N epochs (adam) or iterations (pgd) (0: only at the end)"},
+      {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)", WholeRange{0, 1000000000}},
+      {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs", WholeRange{1, 1000000000}},
+      {"output.checkpoint_every", &C::output_checkpoint_every, "epochs or iterations", "checkpoint every N epochs (adam) or iterations (pgd) (0: only at the end)", WholeRange{0, 1000000000}},
       {"output.plots", &C::output_plots, "", "write PNG plots with gnuplot at the end"},
   }});
   return keys;
 }
 
-// The allowed range of every whole-number key. The upper limits keep what a key sizes (tensors, loss grids,
-// loops) within what the machine and the arithmetic support, so that an absurd value is refused before
-// anything is allocated: loss.compositions stops at 10^9, where the accountant's own limit on n lies.
-WholeRange TrainingConfig::whole_range(const std::string& name) {
-  static const std::map<std::string, WholeRange> ranges = {
-      {"grid.points", {0, 10000001}},
-      {"loss.compositions", {1, 1000000000}},
-      {"optimiser.seed", {0, std::numeric_limits<int64_t>::max()}},
-      {"target.trials", {1, 1000}},
-      {"target.trial_epochs", {0, 1000000000}},
-      {"certification.max_points", {1024, int64_t{1} << 24}},  // measured: 2^24 certifies in 1.8 GB
-      {"output.log_every", {0, 1000000000}},
-      {"output.history_every", {1, 1000000000}},
-      {"output.checkpoint_every", {0, 1000000000}},
-  };
-  const auto found = ranges.find(name);
-  return found == ranges.end() ? WholeRange{0, std::numeric_limits<int64_t>::max()} : found->second;
-}
 
 namespace {
 

@@ -92,7 +92,6 @@ struct TrainingConfig {
 
   using Key = ConfigKey<TrainingConfig>;  // io/config_schema.hpp
   static const std::vector<Key>& schema();
-  static WholeRange whole_range(const std::string& name);  // the allowed values of a shared whole-number key
 
   // Reads a YAML file, applies `overrides` ("section.key=value", YAML scalars or [lists]) and validates.
   // Unknown, mistyped, out-of-range or repeated keys are an InputError naming the key (and the file and
