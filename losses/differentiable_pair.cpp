@@ -12,7 +12,8 @@ namespace {
 torch::Tensor pad_with_zeros(const torch::Tensor& log_p, int64_t before, int64_t after) {
   const auto options = log_p.options();
   const double minus_infinity = -std::numeric_limits<double>::infinity();
-  return torch::cat({torch::full({before}, minus_infinity, options), log_p, torch::full({after}, minus_infinity, options)});
+  return torch::cat(
+      {torch::full({before}, minus_infinity, options), log_p, torch::full({after}, minus_infinity, options)});
 }
 
 // (fill x k, v, fill x k) for a 1-D contiguous float64 vector v on the CPU, written in one pass.
@@ -46,8 +47,10 @@ class AdditivePair : public torch::autograd::Function<AdditivePair> {
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const int64_t k = ctx->saved_data["k"].toInt();
     // An output that took no part in the loss has an undefined gradient: zero.
-    const torch::Tensor ga = grad_outputs[0].defined() ? grad_outputs[0].to(torch::kDouble).contiguous() : torch::Tensor();
-    const torch::Tensor gb = grad_outputs[1].defined() ? grad_outputs[1].to(torch::kDouble).contiguous() : torch::Tensor();
+    const torch::Tensor ga =
+        grad_outputs[0].defined() ? grad_outputs[0].to(torch::kDouble).contiguous() : torch::Tensor();
+    const torch::Tensor gb =
+        grad_outputs[1].defined() ? grad_outputs[1].to(torch::kDouble).contiguous() : torch::Tensor();
     const int64_t N = (ga.defined() ? ga : gb).size(0), E = N - k;
     torch::Tensor out = torch::empty({E}, torch::kDouble);
     double* g = out.data_ptr<double>();
@@ -104,7 +107,8 @@ DifferentiablePair subsampled_pair(const torch::Tensor& log_p, int64_t shift_cel
   // log((1-q) A + q B), safe where both are -inf (logaddexp of two -inf gives -inf with finite gradients
   // only when handled: replace by a finite stand-in and mask afterwards).
   const torch::Tensor both_zero = torch::logical_and(torch::isinf(pair.log_a), torch::isinf(pair.log_b));
-  const torch::Tensor a = torch::where(both_zero, torch::zeros_like(pair.log_a), pair.log_a) + std::log1p(-sampling_rate);
+  const torch::Tensor a =
+      torch::where(both_zero, torch::zeros_like(pair.log_a), pair.log_a) + std::log1p(-sampling_rate);
   const torch::Tensor b = torch::where(both_zero, torch::zeros_like(pair.log_b), pair.log_b) + std::log(sampling_rate);
   const torch::Tensor mixed = torch::logaddexp(a, b);
   pair.log_b = torch::where(both_zero, torch::full_like(mixed, -std::numeric_limits<double>::infinity()), mixed);

@@ -20,8 +20,8 @@ struct LogPair {
 };
 
 struct DifferentiablePair {
-  torch::Tensor log_a;  // output distribution on D0
-  torch::Tensor log_b;  // on D1
+  torch::Tensor log_a;     // output distribution on D0
+  torch::Tensor log_b;     // on D1
   torch::Tensor a{}, b{};  // optional: e^{log_a}, e^{log_b} (detached), see LogPair::first
   LogPair forward() const { return {log_a, log_b, a}; }   // A || B
   LogPair backward() const { return {log_b, log_a, b}; }  // B || A

@@ -9,7 +9,8 @@ torch::Tensor extended_log_probabilities(const torch::Tensor& theta, double tail
   if (extra < 1) throw std::invalid_argument("extended_log_probabilities: extra must be at least 1");
   if (theta.dim() != 1 || theta.size(0) < 2)
     throw std::invalid_argument("extended_log_probabilities: theta must be log p_0 .. log p_N with N >= 1");
-  if (!(tail_ratio > 0.0 && tail_ratio < 1.0)) throw std::invalid_argument("extended_log_probabilities: r must lie in (0, 1)");
+  if (!(tail_ratio > 0.0 && tail_ratio < 1.0))
+    throw std::invalid_argument("extended_log_probabilities: r must lie in (0, 1)");
   const int64_t n = theta.size(0) - 1;
   // i = -N - extra + 1 .. N + extra - 1; |i| indexes the window up to N, beyond it the tail adds
   // (|i| - N) log r to log p_N.
@@ -34,7 +35,8 @@ LogPair geometric_tail_pair(const torch::Tensor& theta, double tail_ratio, int64
   const double log_tail = -std::log1p(-tail_ratio);
   const torch::Tensor whole_tail = log_p_n + log_tail;
   const torch::Tensor shifted_tail = log_p_n + (static_cast<double>(a) * std::log(tail_ratio) + log_tail);
-  return {torch::cat({whole_tail, first_explicit, shifted_tail}), torch::cat({shifted_tail, second_explicit, whole_tail})};
+  return {torch::cat({whole_tail, first_explicit, shifted_tail}),
+          torch::cat({shifted_tail, second_explicit, whole_tail})};
 }
 
 }  // namespace noiselearn

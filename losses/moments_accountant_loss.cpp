@@ -35,7 +35,8 @@ class LogMomentAndOmega : public torch::autograd::Function<LogMomentAndOmega> {
     double top = -std::numeric_limits<double>::infinity(), omega = 0.0;
     for (int64_t i = 0; i < N; ++i) {
       const bool first_finite = std::isfinite(lf[i]), second_finite = std::isfinite(ls[i]);
-      weights[i] = first_finite && second_finite ? (1.0 + l) * lf[i] - l * ls[i] : -std::numeric_limits<double>::infinity();
+      weights[i] =
+          first_finite && second_finite ? (1.0 + l) * lf[i] - l * ls[i] : -std::numeric_limits<double>::infinity();
       top = std::max(top, weights[i]);
       if (first_finite && !second_finite) omega += std::exp(lf[i]);
     }
@@ -58,7 +59,8 @@ class LogMomentAndOmega : public torch::autograd::Function<LogMomentAndOmega> {
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const torch::Tensor weights_t = ctx->saved_data["weights"].toTensor();
-    const torch::Tensor log_first = ctx->saved_data["log_first"].toTensor(), log_second = ctx->saved_data["log_second"].toTensor();
+    const torch::Tensor log_first = ctx->saved_data["log_first"].toTensor(),
+                        log_second = ctx->saved_data["log_second"].toTensor();
     const double l = ctx->saved_data["lambda"].toDouble();
     const double g_gamma = grad_outputs[0].defined() ? grad_outputs[0].item<double>() : 0.0;
     const double g_omega = grad_outputs[1].defined() ? grad_outputs[1].item<double>() : 0.0;
@@ -94,7 +96,8 @@ bool fusable(const LogPair& pair, const torch::Tensor& lambda) {
 }  // namespace
 
 void MomentsAccountantLossOptions::validate() const {
-  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
   if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
   if (!std::isfinite(initial_lambda_sq)) throw InputError("moments accountant initial lambda must be finite");
 }
@@ -132,8 +135,8 @@ torch::Tensor MomentsAccountantLoss::direction_delta(const LogPair& pair, int di
   return composed_omega + moment_term;
 }
 
-std::pair<torch::Tensor, torch::Tensor> MomentsAccountantLoss::reference_log_moment_and_omega(const LogPair& pair,
-                                                                                              const torch::Tensor& lambda) {
+std::pair<torch::Tensor, torch::Tensor> MomentsAccountantLoss::reference_log_moment_and_omega(
+    const LogPair& pair, const torch::Tensor& lambda) {
   const torch::Tensor finite = finite_loss_mask(pair), infinite = infinite_loss_mask(pair);
   // Gamma_lambda = logsumexp over the common support of (1 + lambda) log first - lambda log second.
   const torch::Tensor log_first = torch::where(finite, pair.log_first, torch::zeros_like(pair.log_first));
@@ -142,7 +145,8 @@ std::pair<torch::Tensor, torch::Tensor> MomentsAccountantLoss::reference_log_mom
   const double minus_infinity = -std::numeric_limits<double>::infinity();
   const torch::Tensor gamma = torch::logsumexp(torch::where(finite, terms, torch::full_like(terms, minus_infinity)), 0);
   // omega = sum of first over the distinguishing events.
-  const torch::Tensor first_probability = torch::exp(torch::where(infinite, pair.log_first, torch::full_like(pair.log_first, minus_infinity)));
+  const torch::Tensor first_probability =
+      torch::exp(torch::where(infinite, pair.log_first, torch::full_like(pair.log_first, minus_infinity)));
   return {gamma, torch::clamp(first_probability.sum(), 0.0, 1.0 - 1e-16)};
 }
 

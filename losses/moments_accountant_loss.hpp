@@ -23,7 +23,7 @@ struct MomentsAccountantLossOptions {
   // true: Gamma_lambda and omega of a direction by one fused function (one pass, hand backward) on float64 CPU
   // tensors; false: by tensor operations, the reference (the same values and gradients to rounding).
   bool fused = true;
-  void validate() const;           // InputError naming the field
+  void validate() const;  // InputError naming the field
 };
 
 class MomentsAccountantLoss : public PrivacyLoss {
@@ -34,7 +34,8 @@ class MomentsAccountantLoss : public PrivacyLoss {
   double lambda(int direction) const;  // current lambda of a direction
   bool has_direction_parameters() const override { return true; }
   // (Gamma_lambda, omega clamped to [0, 1 - 1e-16]) by tensor operations: the reference of the fused path.
-  static std::pair<torch::Tensor, torch::Tensor> reference_log_moment_and_omega(const LogPair& pair, const torch::Tensor& lambda);
+  static std::pair<torch::Tensor, torch::Tensor> reference_log_moment_and_omega(const LogPair& pair,
+                                                                                const torch::Tensor& lambda);
 
  private:
   MomentsAccountantLossOptions options_;

@@ -12,8 +12,8 @@ namespace {
 thread_local bool torch_fft_only = false;
 
 bool planned(const torch::Tensor& t, torch::ScalarType dtype, int64_t size) {
-  return !torch_fft_only && t.dim() == 1 && t.device().is_cpu() && t.scalar_type() == dtype && !(t.requires_grad() && torch::GradMode::is_enabled()) &&
-         RealFft::supports(size) && size <= kLargestPlannedFft;
+  return !torch_fft_only && t.dim() == 1 && t.device().is_cpu() && t.scalar_type() == dtype &&
+         !(t.requires_grad() && torch::GradMode::is_enabled()) && RealFft::supports(size) && size <= kLargestPlannedFft;
 }
 
 }  // namespace
@@ -38,10 +38,12 @@ torch::Tensor planned_rfft(const torch::Tensor& x, int64_t size) {
 }
 
 torch::Tensor planned_irfft(const torch::Tensor& spectrum, int64_t size) {
-  if (!planned(spectrum, torch::kComplexDouble, size) || spectrum.size(0) != size / 2 + 1) return torch::fft::irfft(spectrum, size);
+  if (!planned(spectrum, torch::kComplexDouble, size) || spectrum.size(0) != size / 2 + 1)
+    return torch::fft::irfft(spectrum, size);
   const torch::Tensor input = spectrum.contiguous();
   torch::Tensor x = torch::empty({size}, spectrum.options().dtype(torch::kDouble));
-  RealFft::planned(size).inverse(reinterpret_cast<const std::complex<double>*>(input.data_ptr()), x.data_ptr<double>(), size);
+  RealFft::planned(size).inverse(reinterpret_cast<const std::complex<double>*>(input.data_ptr()), x.data_ptr<double>(),
+                                 size);
   return x;
 }
 

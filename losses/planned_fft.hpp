@@ -22,7 +22,8 @@ torch::Tensor planned_irfft(const torch::Tensor& spectrum, int64_t size);
 
 // x y, or x conj(y), pointwise on two spectra of the same shape: on contiguous complex128 CPU tensors one loop in the
 // textbook formula (ac - bd, ad + bc), without the dispatch and the conjugate's materialisation of the tensor
-// operations (microseconds each at a thousand points); elsewhere (and where a gradient is recorded) the tensor operations.
+// operations (microseconds each at a thousand points); elsewhere (and where a gradient is recorded) the tensor
+// operations.
 torch::Tensor spectral_product(const torch::Tensor& x, const torch::Tensor& y, bool conjugate_y = false);
 
 // While one lives, this thread's planned_rfft and planned_irfft use torch::fft for every tensor: the previous

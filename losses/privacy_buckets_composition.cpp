@@ -26,11 +26,12 @@ torch::Tensor linear_convolution(const torch::Tensor& x, const torch::Tensor& y)
 
 PrivacyBuckets compose(const PrivacyBuckets& first, const PrivacyBuckets& second) {
   const int64_t half = first.half();
-  if (second.half() != half) throw std::invalid_argument("composed PrivacyBuckets must have the same number of buckets");
+  if (second.half() != half)
+    throw std::invalid_argument("composed PrivacyBuckets must have the same number of buckets");
   const torch::Tensor full = linear_convolution(first.finite, second.finite);
   const torch::Tensor below = full.narrow(0, 0, half + 1).sum().unsqueeze(0);  // j in -2h .. -h
-  const torch::Tensor inside = full.narrow(0, half + 1, 2 * half);              // j in -h+1 .. h
-  const torch::Tensor beyond = full.narrow(0, 3 * half + 1, half).sum();        // j in h+1 .. 2h
+  const torch::Tensor inside = full.narrow(0, half + 1, 2 * half);             // j in -h+1 .. h
+  const torch::Tensor beyond = full.narrow(0, 3 * half + 1, half).sum();       // j in h+1 .. 2h
   // A composed outcome is distinguishing when either release is: 1 - (1 - w1)(1 - w2).
   const torch::Tensor infinity = first.infinity + second.infinity - first.infinity * second.infinity + beyond;
   return {torch::cat({below, inside}), infinity};
@@ -58,13 +59,14 @@ using torch::autograd::variable_list;
 
 // The value of a one-element float64 CPU tensor without a dispatch (item() costs a tensor operation); else item().
 double scalar_of(const torch::Tensor& t) {
-  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.numel() == 1 ? *t.data_ptr<double>() : t.item<double>();
+  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.numel() == 1 ? *t.data_ptr<double>()
+                                                                                    : t.item<double>();
 }
 
-
 // The n-fold composition as one autograd function: the forward runs the same compositions as self_compose, recording
-// each on a tape (the FFTs are the planned ones of planned_fft.hpp on the CPU: the same values up to rounding); the backward walks the tape in reverse. For one
-// composition z = compose(x, y), with full = x * y (linear convolution, index k <-> composed bucket k - 2h):
+// each on a tape (the FFTs are the planned ones of planned_fft.hpp on the CPU: the same values up to rounding); the
+// backward walks the tape in reverse. For one composition z = compose(x, y), with full = x * y (linear convolution,
+// index k <-> composed bucket k - 2h):
 //   d full[k] = dz[0] (k <= h), dz[k - h] (h < k <= 3h), dz_inf (k > 3h);
 //   dx[i] = sum_k d full[k] y[k - i], a correlation: irfft(rfft(d full) conj(rfft(y))) on the same FFT size S >= 4h + 1
 //   (the lags k - i in [-2h, -1] wrap to [S - 2h, S - 1], beyond y's support [0, 2h], so the cyclic correlation is
@@ -79,7 +81,8 @@ struct Tape {
   int64_t size = 0;  // S
 
   const torch::Tensor& spectrum_of(int64_t id) {
-    if (!spectrum[static_cast<size_t>(id)].defined()) spectrum[static_cast<size_t>(id)] = planned_rfft(finite[static_cast<size_t>(id)], size);
+    if (!spectrum[static_cast<size_t>(id)].defined())
+      spectrum[static_cast<size_t>(id)] = planned_rfft(finite[static_cast<size_t>(id)], size);
     return spectrum[static_cast<size_t>(id)];
   }
   int64_t add(torch::Tensor f, torch::Tensor inf) {
@@ -124,7 +127,8 @@ struct Tape {
 
 class SelfComposition : public torch::autograd::Function<SelfComposition> {
  public:
-  static variable_list forward(AutogradContext* ctx, const torch::Tensor& finite, const torch::Tensor& infinity, int64_t n) {
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& finite, const torch::Tensor& infinity,
+                               int64_t n) {
     Tape tape;
     const int64_t half = (finite.size(0) - 1) / 2;
     tape.size = 1;
@@ -177,16 +181,18 @@ class SelfComposition : public torch::autograd::Function<SelfComposition> {
       const torch::Tensor dz_inf = grad_infinity[static_cast<size_t>(out)];
       if (!dz.defined()) continue;
       // d full: the collecting bucket's gradient below, the regular ones inside, the infinity's beyond.
-      const torch::Tensor d_full = torch::cat({dz.narrow(0, 0, 1).expand({half + 1}), dz.narrow(0, 1, 2 * half),
-                                               dz_inf.reshape({1}).expand({half})});
+      const torch::Tensor d_full = torch::cat(
+          {dz.narrow(0, 0, 1).expand({half + 1}), dz.narrow(0, 1, 2 * half), dz_inf.reshape({1}).expand({half})});
       const torch::Tensor d_spectrum = planned_rfft(d_full, size);
       const torch::Tensor ia = infinity.get(static_cast<size_t>(a)), ib = infinity.get(static_cast<size_t>(b));
-      const torch::Tensor da = planned_irfft(d_spectrum * spectrum.get(static_cast<size_t>(b)).conj(), size).narrow(0, 0, 2 * half + 1);
+      const torch::Tensor da =
+          planned_irfft(d_spectrum * spectrum.get(static_cast<size_t>(b)).conj(), size).narrow(0, 0, 2 * half + 1);
       if (a == b) {
         accumulate(grad_finite[static_cast<size_t>(a)], 2.0 * da);
         accumulate(grad_infinity[static_cast<size_t>(a)], 2.0 * dz_inf * (1.0 - ia));
       } else {
-        const torch::Tensor db = planned_irfft(d_spectrum * spectrum.get(static_cast<size_t>(a)).conj(), size).narrow(0, 0, 2 * half + 1);
+        const torch::Tensor db =
+            planned_irfft(d_spectrum * spectrum.get(static_cast<size_t>(a)).conj(), size).narrow(0, 0, 2 * half + 1);
         accumulate(grad_finite[static_cast<size_t>(a)], da);
         accumulate(grad_finite[static_cast<size_t>(b)], db);
         accumulate(grad_infinity[static_cast<size_t>(a)], dz_inf * (1.0 - ib));
@@ -227,7 +233,8 @@ class SelfComposition : public torch::autograd::Function<SelfComposition> {
       has_infinity[id] = true;
     };
     for (size_t s = steps.size(); s >= 3; s -= 3) {
-      const size_t a = static_cast<size_t>(steps[s - 3]), b = static_cast<size_t>(steps[s - 2]), out = static_cast<size_t>(steps[s - 1]);
+      const size_t a = static_cast<size_t>(steps[s - 3]), b = static_cast<size_t>(steps[s - 2]),
+                   out = static_cast<size_t>(steps[s - 1]);
       const std::vector<double>& dz = grad_finite[out];
       if (dz.empty()) continue;
       const double dz_inf = grad_infinity[out];

@@ -18,7 +18,6 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
-
 // smallerThan(x, y) = σ(-5 (m + 0.5)) at the whole-number offset m = x - y, and σ (1 - σ), from a table over
 // m in [kLowest, kHighest]; beyond it σ is 1 (m < kLowest) or 0 (m > kHighest) in double precision.
 constexpr int64_t kLowest = -10, kHighest = 150;
@@ -32,8 +31,12 @@ struct SmallerThanTable {
       slope[m - kLowest] = s * (1.0 - s);
     }
   }
-  double sigma(double m) const { return m < kLowest ? 1.0 : m > kHighest ? 0.0 : value[static_cast<int64_t>(m) - kLowest]; }
-  double derivative(double m) const { return m < kLowest || m > kHighest ? 0.0 : slope[static_cast<int64_t>(m) - kLowest]; }
+  double sigma(double m) const {
+    return m < kLowest ? 1.0 : m > kHighest ? 0.0 : value[static_cast<int64_t>(m) - kLowest];
+  }
+  double derivative(double m) const {
+    return m < kLowest || m > kHighest ? 0.0 : slope[static_cast<int64_t>(m) - kLowest];
+  }
 };
 const SmallerThanTable& smaller_than_table() {
   static const SmallerThanTable table;
@@ -45,7 +48,8 @@ enum Outcome : int8_t { kNone = 0, kFinite = 1, kDistinguishing = 2 };
 // x_i = ceil((lf_i - ls_i) / ln f) for every outcome (infinite or NaN where a log mass is not finite; the caller
 // reads it only where both are finite): no branch, so that it vectorises, four divisions at a time under AVX2.
 // The same expression as the per-outcome one, so the same bits.
-NOISELEARN_AVX2_CLONES void bucket_indices(const double* lf, const double* ls, double log_factor, double* out, int64_t n) {
+NOISELEARN_AVX2_CLONES void bucket_indices(const double* lf, const double* ls, double log_factor, double* out,
+                                           int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = std::ceil((lf[i] - ls[i]) / log_factor);
 }
 
@@ -57,9 +61,9 @@ struct BucketSums {
   double below = 0.0, beyond = 0.0, distinguishing = 0.0, lowest = 0.0, highest = 0.0;
   int64_t finite_outcomes = 0;
 };
-[[gnu::noinline]] BucketSums fill_buckets(const double* __restrict lf, const double* __restrict ls, const double* __restrict exp_first,
-                                          double* __restrict index, int8_t* __restrict kind, double* __restrict finite, int64_t N,
-                                          int64_t half) {
+[[gnu::noinline]] BucketSums fill_buckets(const double* __restrict lf, const double* __restrict ls,
+                                          const double* __restrict exp_first, double* __restrict index,
+                                          int8_t* __restrict kind, double* __restrict finite, int64_t N, int64_t half) {
   BucketSums out;
   double below = 0.0, beyond = 0.0, distinguishing = 0.0;
   const SmallerThanTable& table = smaller_than_table();
@@ -153,7 +157,8 @@ struct OutcomeGradientInputs {
       const double m_below = x - (-h + 1.0), m_beyond = h - x;
       const double lorentzian = correlation[by_range ? static_cast<int64_t>(x - lowest) : i];
       double grad_mass, grad_index;
-      if (finite_edge_gradients && m_below > static_cast<double>(kHighest) && m_beyond > static_cast<double>(kHighest)) {
+      if (finite_edge_gradients && m_below > static_cast<double>(kHighest) &&
+          m_beyond > static_cast<double>(kHighest)) {
         // Most outcomes: a regular bucket far from both ends, where smallerThan and its slope are 0 (the general
         // expressions below add zeros to the same two terms; with a non-finite edge gradient they add NaN, which
         // the general path keeps for the NaN guard).
@@ -190,7 +195,8 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     bucket_indices(lf, ls, log_factor, index, N);
     const BucketSums sums = fill_buckets(lf, ls, exp_first, index, kind, finite, N, half);
     // The masses are the caller's e^{log first}, kept without a copy (the backward reads them only where log first
-    // is finite); its version is checked there, so that an in-place change in between is an error, not a wrong gradient.
+    // is finite); its version is checked there, so that an in-place change in between is an error, not a wrong
+    // gradient.
     ctx->saved_data["mass"] = first;
     ctx->saved_data["mass_version"] = static_cast<int64_t>(first._version());
     ctx->saved_data["index"] = index_t;
@@ -209,11 +215,13 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     const double log_factor = ctx->saved_data["log_factor"].toDouble();
     const int64_t half = ctx->saved_data["half"].toInt();
     if (static_cast<int64_t>(mass_t._version()) != ctx->saved_data["mass_version"].toInt())
-      throw std::logic_error("PrivacyBuckets backward: the masses e^{log first} were modified in place after the forward pass");
+      throw std::logic_error(
+          "PrivacyBuckets backward: the masses e^{log first} were modified in place after the forward pass");
     const int64_t N = mass_t.size(0);
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
-    const torch::Tensor grad_finite_t =
-        grad_outputs[0].defined() ? grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous() : torch::zeros({2 * half + 1}, float64);
+    const torch::Tensor grad_finite_t = grad_outputs[0].defined()
+                                            ? grad_outputs[0].to(torch::kCPU, torch::kDouble).contiguous()
+                                            : torch::zeros({2 * half + 1}, float64);
     const double grad_infinity = grad_outputs[1].defined() ? grad_outputs[1].item<double>() : 0.0;
     const double* gf = grad_finite_t.data_ptr<double>();
     const double* mass = mass_t.data_ptr<double>();
@@ -228,9 +236,11 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
     torch::Tensor correlation_t;
     const bool by_range = finite_outcomes > 0 && highest - lowest <= static_cast<double>(4 * N + 4 * half);
     if (by_range) {
-      correlation_t = equal_surrogate_correlation(regular, torch::arange(lowest, highest + 0.5, 1.0, float64), half).contiguous();
+      correlation_t =
+          equal_surrogate_correlation(regular, torch::arange(lowest, highest + 0.5, 1.0, float64), half).contiguous();
     } else if (finite_outcomes > 0) {
-      correlation_t = equal_surrogate_correlation(regular, torch::where(kind_t == kFinite, index_t, torch::zeros_like(index_t)), half)
+      correlation_t = equal_surrogate_correlation(
+                          regular, torch::where(kind_t == kFinite, index_t, torch::zeros_like(index_t)), half)
                           .contiguous();
     }
     const double* correlation = finite_outcomes > 0 ? correlation_t.data_ptr<double>() : nullptr;
@@ -250,8 +260,10 @@ class SingleReleaseBuckets : public torch::autograd::Function<SingleReleaseBucke
 
 }  // namespace
 
-PrivacyBuckets fused_single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor, int64_t half_buckets) {
-  const variable_list out = SingleReleaseBuckets::apply(pair.log_first, pair.log_second, first.detach().contiguous(), log_factor, half_buckets);
+PrivacyBuckets fused_single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor,
+                                            int64_t half_buckets) {
+  const variable_list out = SingleReleaseBuckets::apply(pair.log_first, pair.log_second, first.detach().contiguous(),
+                                                        log_factor, half_buckets);
   return PrivacyBuckets{out[0], out[1]};
 }
 
@@ -259,7 +271,8 @@ namespace {
 
 // The sums of finite_loss_moments over raw arrays (see there): an AVX2 clone, so that the four partial sums of
 // each pass are one vector of four lanes (the same lanes and additions as the baseline build: the same bits).
-NOISELEARN_AVX2_CLONES FiniteLossMoments finite_loss_moment_sums(const double* lf, const double* ls, const double* a, int64_t N) {
+NOISELEARN_AVX2_CLONES FiniteLossMoments finite_loss_moment_sums(const double* lf, const double* ls, const double* a,
+                                                                 int64_t N) {
   // Sums in four interleaved partial sums (outcome i in lane i mod 4): independent additions. An outcome with an
   // infinite log-mass adds +0 (a select, not a branch, so the lanes vectorise): the same sums as skipping it. The
   // loss lf - ls is finite exactly when both are (an infinity or a NaN on either side makes it infinite or NaN; two
@@ -306,8 +319,8 @@ NOISELEARN_AVX2_CLONES FiniteLossMoments finite_loss_moment_sums(const double* l
 FiniteLossMoments finite_loss_moments(const LogPair& pair, const torch::Tensor& first) {
   const torch::Tensor log_first = pair.log_first.detach(), log_second = pair.log_second.detach();
   const torch::Tensor exp_first = first.detach().contiguous();
-  return finite_loss_moment_sums(log_first.data_ptr<double>(), log_second.data_ptr<double>(), exp_first.data_ptr<double>(),
-                                 log_first.size(0));
+  return finite_loss_moment_sums(log_first.data_ptr<double>(), log_second.data_ptr<double>(),
+                                 exp_first.data_ptr<double>(), log_first.size(0));
 }
 
 }  // namespace noiselearn

@@ -18,7 +18,8 @@
 namespace noiselearn {
 
 // The buckets of first||second in 2h buckets of width log_factor. `first` is e^{log first} (no gradient, computed
-// once per direction by a vectorised exp and shared with finite_loss_moments). Requires is_cpu_float64(pair) (differentiable_pair.hpp).
+// once per direction by a vectorised exp and shared with finite_loss_moments). Requires is_cpu_float64(pair)
+// (differentiable_pair.hpp).
 PrivacyBuckets fused_single_release_buckets(const LogPair& pair, const torch::Tensor& first, double log_factor,
                                             int64_t half_buckets);
 

@@ -14,7 +14,8 @@ namespace noiselearn {
 void PrivacyBucketsOptions::validate() const {
   if (!std::isfinite(epsilon) || epsilon < 0.0)
     throw InputError(fmt::format("privacy buckets: epsilon must be finite and >= 0 (got {})", epsilon));
-  if (compositions < 1) throw InputError(fmt::format("privacy buckets: compositions must be >= 1 (got {})", compositions));
+  if (compositions < 1)
+    throw InputError(fmt::format("privacy buckets: compositions must be >= 1 (got {})", compositions));
   if (buckets < 2 || buckets % 2 != 0)
     throw InputError(fmt::format("privacy buckets: buckets (2h) must be an even number >= 2 (got {})", buckets));
   if (factor != 0.0 && !(std::isfinite(factor) && factor > 1.0))
@@ -78,7 +79,8 @@ PrivacyBuckets PrivacyBucketsLoss::single_release_buckets(const LogPair& pair, c
   // x_i = ceil(L_i / ln f): f^{x_i - 1} < e^{L_i} <= f^{x_i} (section 3.4.2).
   const torch::Tensor indices = ceil_straight_through(safe_privacy_losses(pair) / log_factor);
   // Bucket -h: every loss <= -h ln f, i.e. x_i < -h + 1.
-  const torch::Tensor collected_below = (masses * smaller_than(indices, static_cast<double>(-half + 1))).sum().unsqueeze(0);
+  const torch::Tensor collected_below =
+      (masses * smaller_than(indices, static_cast<double>(-half + 1))).sum().unsqueeze(0);
   // Infinity: every loss > h ln f, i.e. h < x_i, and the distinguishing events.
   const torch::Tensor beyond = (masses * smaller_than(static_cast<double>(half), indices)).sum();
   return {torch::cat({collected_below, equal_bucket_masses(masses, indices, half)}), distinguishing + beyond};
@@ -118,7 +120,9 @@ torch::Tensor PrivacyBucketsLoss::direction_delta(const LogPair& pair, int /*dir
   }
   const double ln_f = log_factor(pair, first);
   const PrivacyBuckets single = single_release_buckets(pair, first, ln_f);
-  return delta_of(options_.fused ? self_compose_fused(single, options_.compositions) : self_compose(single, options_.compositions), ln_f);
+  return delta_of(
+      options_.fused ? self_compose_fused(single, options_.compositions) : self_compose(single, options_.compositions),
+      ln_f);
 }
 
 }  // namespace noiselearn

@@ -63,8 +63,8 @@ torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, cons
   };
   thread_local KernelSpectrum cached;
   const torch::TensorOptions options = bucket_gradients.options();
-  if (!(cached.spectrum.defined() && cached.half == half && cached.size == size && cached.options.device() == options.device() &&
-        cached.options.dtype() == options.dtype())) {
+  if (!(cached.spectrum.defined() && cached.half == half && cached.size == size &&
+        cached.options.device() == options.device() && cached.options.dtype() == options.dtype())) {
     torch::NoGradGuard no_grad;
     const torch::Tensor offsets = torch::arange(-reach, reach + 1, options);
     const torch::Tensor kernel = 1.0 / (1.0 + offsets.square() / (kLorentzianHalfWidth * kLorentzianHalfWidth));
@@ -73,8 +73,9 @@ torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, cons
   // full[t] = c(x) at x = -h + 1 + t - reach.
   const torch::Tensor full =
       planned_irfft(spectral_product(planned_rfft(bucket_gradients, size), cached.spectrum), size).narrow(0, 0, length);
-  if (x.device().is_cpu() && x.scalar_type() == torch::kDouble && x.is_contiguous() && x.dim() == 1 && full.is_contiguous() &&
-      full.scalar_type() == torch::kDouble && !(x.requires_grad() && torch::GradMode::is_enabled())) {
+  if (x.device().is_cpu() && x.scalar_type() == torch::kDouble && x.is_contiguous() && x.dim() == 1 &&
+      full.is_contiguous() && full.scalar_type() == torch::kDouble &&
+      !(x.requires_grad() && torch::GradMode::is_enabled())) {
     // The same gather in one loop (a dozen tensor operations below): the near points read full, the far ones are
     // left to the series.
     const int64_t n = x.size(0);
@@ -86,7 +87,8 @@ torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, cons
     const double lowest = static_cast<double>(-half + 1 - window), highest = static_cast<double>(half + window);
     for (int64_t t = 0; t < n; ++t) {
       if (xs[t] >= lowest && xs[t] <= highest) {
-        const double position = std::clamp(xs[t] + static_cast<double>(half - 1 + reach), 0.0, static_cast<double>(length - 1));
+        const double position =
+            std::clamp(xs[t] + static_cast<double>(half - 1 + reach), 0.0, static_cast<double>(length - 1));
         out[t] = f[static_cast<int64_t>(position)];
       } else {
         out[t] = 0.0;
@@ -99,8 +101,10 @@ torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, cons
     }
     return correlation;
   }
-  const torch::Tensor near = torch::logical_and(x >= static_cast<double>(-half + 1 - window), x <= static_cast<double>(half + window));
-  const torch::Tensor positions = (x + static_cast<double>(half - 1 + reach)).clamp(0.0, static_cast<double>(length - 1)).to(torch::kLong);
+  const torch::Tensor near =
+      torch::logical_and(x >= static_cast<double>(-half + 1 - window), x <= static_cast<double>(half + window));
+  const torch::Tensor positions =
+      (x + static_cast<double>(half - 1 + reach)).clamp(0.0, static_cast<double>(length - 1)).to(torch::kLong);
   torch::Tensor correlation = torch::where(near, full.index_select(0, positions), torch::zeros_like(x));
   const torch::Tensor far = torch::nonzero(torch::logical_not(near)).squeeze(1);
   if (far.numel() > 0)
@@ -110,10 +114,12 @@ torch::Tensor lorentzian_correlation(const torch::Tensor& bucket_gradients, cons
 
 class EqualBucketMasses : public torch::autograd::Function<EqualBucketMasses> {
  public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& masses, const torch::Tensor& indices, int64_t half) {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& masses, const torch::Tensor& indices,
+                               int64_t half) {
     ctx->save_for_backward({masses, indices});
     ctx->saved_data["half"] = half;
-    return torch::zeros({2 * half}, masses.options()).scatter_add(0, positions(indices, half), in_range_masses(masses, indices, half));
+    return torch::zeros({2 * half}, masses.options())
+        .scatter_add(0, positions(indices, half), in_range_masses(masses, indices, half));
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
@@ -123,8 +129,8 @@ class EqualBucketMasses : public torch::autograd::Function<EqualBucketMasses> {
     const int64_t half = ctx->saved_data["half"].toInt();
     const torch::Tensor& bucket_gradients = grad_outputs[0];
     // Masses enter linearly: their gradient is the true one, that of the bucket their index falls in.
-    const torch::Tensor grad_masses = torch::where(in_range(indices, half), bucket_gradients.index_select(0, positions(indices, half)),
-                                                   torch::zeros_like(masses));
+    const torch::Tensor grad_masses = torch::where(
+        in_range(indices, half), bucket_gradients.index_select(0, positions(indices, half)), torch::zeros_like(masses));
     const torch::Tensor grad_indices = masses * lorentzian_correlation(bucket_gradients, indices, half);
     return {grad_masses, grad_indices, torch::Tensor()};
   }
@@ -145,13 +151,18 @@ class EqualBucketMasses : public torch::autograd::Function<EqualBucketMasses> {
 
 torch::Tensor ceil_straight_through(const torch::Tensor& x) { return CeilStraightThrough::apply(x); }
 
-torch::Tensor equal_surrogate_correlation(const torch::Tensor& bucket_gradients, const torch::Tensor& x, int64_t half_buckets) {
+torch::Tensor equal_surrogate_correlation(const torch::Tensor& bucket_gradients, const torch::Tensor& x,
+                                          int64_t half_buckets) {
   return lorentzian_correlation(bucket_gradients, x, half_buckets);
 }
 
-torch::Tensor smaller_than(const torch::Tensor& x, double y) { return torch::sigmoid(-kSmallerThanSlope * (x - y + 0.5)); }
+torch::Tensor smaller_than(const torch::Tensor& x, double y) {
+  return torch::sigmoid(-kSmallerThanSlope * (x - y + 0.5));
+}
 
-torch::Tensor smaller_than(double x, const torch::Tensor& y) { return torch::sigmoid(-kSmallerThanSlope * (x - y + 0.5)); }
+torch::Tensor smaller_than(double x, const torch::Tensor& y) {
+  return torch::sigmoid(-kSmallerThanSlope * (x - y + 0.5));
+}
 
 torch::Tensor equal_bucket_masses(const torch::Tensor& masses, const torch::Tensor& indices, int64_t half_buckets) {
   return EqualBucketMasses::apply(masses, indices, half_buckets);

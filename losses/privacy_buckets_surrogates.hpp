@@ -29,7 +29,8 @@ torch::Tensor smaller_than(double x, const torch::Tensor& y);
 torch::Tensor equal_bucket_masses(const torch::Tensor& masses, const torch::Tensor& indices, int64_t half_buckets);
 
 // That correlation, sum_j grad_j / (1 + 100 (x_i - j)^2) over the buckets j = -h+1 .. h, for whole numbers x_i.
-torch::Tensor equal_surrogate_correlation(const torch::Tensor& bucket_gradients, const torch::Tensor& x, int64_t half_buckets);
+torch::Tensor equal_surrogate_correlation(const torch::Tensor& bucket_gradients, const torch::Tensor& x,
+                                          int64_t half_buckets);
 
 // smallerThan's slope (Sommer et al., 3.4.2).
 inline constexpr double kSmallerThanSlope = 5.0;

@@ -26,8 +26,8 @@ using torch::autograd::variable_list;
 
 // u_i = (x_i + y_{n-1-i}) / 2 and v = flip u, which is v_i = (y_i + x_{n-1-i}) / 2 bit for bit (the same two numbers
 // added), both stored in one pass (u_i also to v_{n-1-i}), in an AVX2 clone where the machine has it.
-NOISELEARN_AVX2_CLONES void mirrored_means(const double* __restrict x, const double* __restrict y, int64_t n, double* __restrict u,
-                                           double* __restrict v) {
+NOISELEARN_AVX2_CLONES void mirrored_means(const double* __restrict x, const double* __restrict y, int64_t n,
+                                           double* __restrict u, double* __restrict v) {
   for (int64_t i = 0; i < n; ++i) {
     const double mean = 0.5 * (x[i] + y[n - 1 - i]);
     u[i] = mean;
@@ -41,7 +41,9 @@ NOISELEARN_AVX2_CLONES void mirrored_means(const double* __restrict x, const dou
 // operations).
 class Symmetrised : public torch::autograd::Function<Symmetrised> {
  public:
-  static variable_list forward(AutogradContext* /*ctx*/, const torch::Tensor& a, const torch::Tensor& b) { return {a, b}; }
+  static variable_list forward(AutogradContext* /*ctx*/, const torch::Tensor& a, const torch::Tensor& b) {
+    return {a, b};
+  }
   static variable_list backward(AutogradContext* /*ctx*/, variable_list grad_outputs) {
     // An output the loss did not use has an undefined gradient: zero.
     if (!grad_outputs[0].defined() && !grad_outputs[1].defined()) return {torch::Tensor(), torch::Tensor()};
@@ -50,7 +52,8 @@ class Symmetrised : public torch::autograd::Function<Symmetrised> {
     };
     const torch::Tensor ga = defined(grad_outputs[0], grad_outputs[1]), gb = defined(grad_outputs[1], grad_outputs[0]);
     torch::Tensor out_a = torch::empty_like(ga), out_b = torch::empty_like(gb);
-    mirrored_means(ga.data_ptr<double>(), gb.data_ptr<double>(), ga.size(0), out_a.data_ptr<double>(), out_b.data_ptr<double>());
+    mirrored_means(ga.data_ptr<double>(), gb.data_ptr<double>(), ga.size(0), out_a.data_ptr<double>(),
+                   out_b.data_ptr<double>());
     return {out_a, out_b};
   }
 };
@@ -61,8 +64,8 @@ namespace {
 
 // #{i in [start, stop) : b_i != a_{n-1-i}} (NaN counts), in an integer, which GCC vectorises (a bool &= reduction it
 // does not), in an AVX2 clone where the machine has it.
-NOISELEARN_AVX2_CLONES int64_t count_mirror_differences(const double* a, const double* b, int64_t n,
-                                                                                   int64_t start, int64_t stop) {
+NOISELEARN_AVX2_CLONES int64_t count_mirror_differences(const double* a, const double* b, int64_t n, int64_t start,
+                                                        int64_t stop) {
   int64_t differences = 0;
   for (int64_t i = start; i < stop; ++i) differences += !(b[i] == a[n - 1 - i]);
   return differences;
@@ -73,7 +76,8 @@ NOISELEARN_AVX2_CLONES int64_t count_mirror_differences(const double* a, const d
 bool is_mirror_symmetric(const DifferentiablePair& pair) {
   torch::NoGradGuard guard;
   if (pair.log_a.dim() != 1 || pair.log_a.sizes() != pair.log_b.sizes()) return false;
-  if (!is_cpu_float64_vector(pair.log_a) || !is_cpu_float64_vector(pair.log_b)) return torch::equal(pair.log_b, pair.log_a.flip(0));
+  if (!is_cpu_float64_vector(pair.log_a) || !is_cpu_float64_vector(pair.log_b))
+    return torch::equal(pair.log_b, pair.log_a.flip(0));
   const int64_t n = pair.log_a.size(0);
   const double* a = pair.log_a.data_ptr<double>();
   const double* b = pair.log_b.data_ptr<double>();

@@ -1,6 +1,6 @@
 #pragma once
-// Differentiable privacy losses (src/README.md, "The layers"): maps a dominating pair to a scalar surrogate of delta(epsilon)
-// after n compositions, with gradients. Training only: none of them is trusted for the final guarantee,
+// Differentiable privacy losses (src/README.md, "The layers"): maps a dominating pair to a scalar surrogate of
+// delta(epsilon) after n compositions, with gradients. Training only: none of them is trusted for the final guarantee,
 // which always comes from the certified accountant.
 #include <torch/torch.h>
 

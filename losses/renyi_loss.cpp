@@ -23,7 +23,8 @@ AlphaUpdate parse_alpha_update(const std::string& text) {
 }
 
 void RenyiLossOptions::validate() const {
-  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
   if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
   if (!(initial_alpha > 1.0) || !std::isfinite(initial_alpha))
     throw InputError(fmt::format("loss.alpha {} must be finite and > 1", initial_alpha));
@@ -31,18 +32,18 @@ void RenyiLossOptions::validate() const {
 
 RenyiLoss::RenyiLoss(RenyiLossOptions options) : options_(options) {
   options_.validate();
-  const torch::Tensor initial = torch::full({}, std::log(options_.initial_alpha - 1.0), torch::TensorOptions().dtype(torch::kDouble));
+  const torch::Tensor initial =
+      torch::full({}, std::log(options_.initial_alpha - 1.0), torch::TensorOptions().dtype(torch::kDouble));
   const char* names[2] = {"log_alpha_minus_one_forward", "log_alpha_minus_one_backward"};
   for (int d = 0; d < 2; ++d) {
     // Newton mode: a buffer (saved in checkpoints, not seen by Adam).
-    log_alpha_minus_one_[d] = options_.alpha_update == AlphaUpdate::kGradient ? register_parameter(names[d], initial.clone())
-                                                                              : register_buffer(names[d], initial.clone());
+    log_alpha_minus_one_[d] = options_.alpha_update == AlphaUpdate::kGradient
+                                  ? register_parameter(names[d], initial.clone())
+                                  : register_buffer(names[d], initial.clone());
   }
 }
 
-double RenyiLoss::alpha(int direction) const {
-  return 1.0 + std::exp(log_alpha_minus_one_[direction].item<double>());
-}
+double RenyiLoss::alpha(int direction) const { return 1.0 + std::exp(log_alpha_minus_one_[direction].item<double>()); }
 
 torch::Tensor RenyiLoss::direction_delta(const LogPair& pair, int direction) {
   const double n = static_cast<double>(options_.compositions), eps = options_.epsilon;
@@ -54,7 +55,8 @@ torch::Tensor RenyiLoss::direction_delta(const LogPair& pair, int direction) {
   if (options_.alpha_update == AlphaUpdate::kNewton) {
     const double alpha_now = alpha(direction);
     const RenyiMomentDerivatives d = renyi_moment_derivatives(
-        {finite_part.log_first.detach(), torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second)).detach()},
+        {finite_part.log_first.detach(),
+         torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second)).detach()},
         alpha_now);
     const double first = n * d.first - eps + (balle ? std::log1p(-1.0 / alpha_now) : 0.0);
     const double second = n * d.second + (balle ? 1.0 / (alpha_now * (alpha_now - 1.0)) : 0.0);
@@ -63,7 +65,8 @@ torch::Tensor RenyiLoss::direction_delta(const LogPair& pair, int direction) {
     log_alpha_minus_one_[direction].fill_(std::log(next - 1.0));
   }
   const torch::Tensor alpha = 1.0 + torch::exp(log_alpha_minus_one_[direction].to(pair.log_first.device()));
-  const torch::Tensor g = log_renyi_moment({finite_part.log_first, torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second))}, alpha);
+  const torch::Tensor g = log_renyi_moment(
+      {finite_part.log_first, torch::where(m.both_finite, pair.log_second, torch::zeros_like(pair.log_second))}, alpha);
   torch::Tensor exponent = n * g - (alpha - 1.0) * eps;
   if (balle) exponent = exponent + (alpha - 1.0) * torch::log1p(-1.0 / alpha) - torch::log(alpha);
   // exp(t) for t <= 0, 1 + t above: continuous with a continuous derivative, never overflows.

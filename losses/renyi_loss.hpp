@@ -40,7 +40,7 @@ struct RenyiLossOptions {
   RdpConversion conversion = RdpConversion::kMironov;
   AlphaUpdate alpha_update = AlphaUpdate::kGradient;
   bool hybrid_renyi = false;  // last, so that aggregate initialisers {epsilon, n, alpha, ..} keep their meaning
-  void validate() const;  // InputError naming the field
+  void validate() const;      // InputError naming the field
 };
 
 class RenyiLoss : public PrivacyLoss {

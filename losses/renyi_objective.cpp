@@ -88,10 +88,12 @@ double gaussian_optimal_alpha(double sigma_over_sensitivity, int64_t composition
 }
 
 void RenyiFamilyObjectiveOptions::validate() const {
-  if (max_shift < 1) throw InputError(fmt::format("renyi objective: max_shift (s / Delta) {} must be at least 1", max_shift));
+  if (max_shift < 1)
+    throw InputError(fmt::format("renyi objective: max_shift (s / Delta) {} must be at least 1", max_shift));
   if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
   if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("loss.delta {} must lie in (0, 1)", delta));
-  if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("loss.alpha {} must be finite and > 1", alpha));
+  if (!(alpha > 1.0) || !std::isfinite(alpha))
+    throw InputError(fmt::format("loss.alpha {} must be finite and > 1", alpha));
   if (!(smooth_max_temperature >= 0.0) || !std::isfinite(smooth_max_temperature))
     throw InputError(fmt::format("loss.smooth_max_temperature {} must be finite and >= 0", smooth_max_temperature));
 }
@@ -100,7 +102,8 @@ RenyiFamilyObjective::RenyiFamilyObjective(int64_t window, double tail_ratio, Re
     : window_(window), tail_ratio_(tail_ratio), options_(options) {
   options_.validate();
   if (window < 1) throw InputError(fmt::format("model.window {} must be at least 1", window));
-  if (!(tail_ratio > 0.0 && tail_ratio < 1.0)) throw InputError(fmt::format("model.tail_ratio {} must lie in (0, 1)", tail_ratio));
+  if (!(tail_ratio > 0.0 && tail_ratio < 1.0))
+    throw InputError(fmt::format("model.tail_ratio {} must lie in (0, 1)", tail_ratio));
   const int64_t m = options_.max_shift, cells = 2 * window + m - 1;
   // Shared explicit range j = -N - m + 1 .. N - 1 (column e = j + N + m - 1). For shift a the cells with
   // j <= -N - a (e < m - a) have both j and j + a in the left tail: the tail outcome already holds them.
@@ -111,7 +114,8 @@ RenyiFamilyObjective::RenyiFamilyObjective(int64_t window, double tail_ratio, Re
 }
 
 void RenyiFamilyObjective::set_alpha(double alpha) {
-  if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("loss.alpha {} must be finite and > 1", alpha));
+  if (!(alpha > 1.0) || !std::isfinite(alpha))
+    throw InputError(fmt::format("loss.alpha {} must be finite and > 1", alpha));
   options_.alpha = alpha;
 }
 
@@ -128,8 +132,8 @@ BatchedSummands batched_summands(const torch::Tensor& theta, double tail_ratio, 
                                  const torch::Tensor& shifts, const torch::Tensor& alpha, bool with_losses) {
   const int64_t n = theta.size(0) - 1, cells = 2 * n + m - 1;
   const torch::Tensor extended = extended_log_probabilities(theta, tail_ratio, m);  // i = -N - m + 1 .. N + m - 1
-  const torch::Tensor first = extended.unfold(0, cells, 1).narrow(0, 1, m);       // row a - 1: P(j + a)
-  const torch::Tensor second = extended.narrow(0, 0, cells).unsqueeze(0);          // P(j)
+  const torch::Tensor first = extended.unfold(0, cells, 1).narrow(0, 1, m);         // row a - 1: P(j + a)
+  const torch::Tensor second = extended.narrow(0, 0, cells).unsqueeze(0);           // P(j)
   const torch::Tensor device_mask = mask.to(theta.device());
   torch::Tensor terms = alpha * first + (1.0 - alpha) * second;
   terms = terms.masked_fill(device_mask, -kInfinity);
@@ -178,8 +182,8 @@ RenyiFamilyEvaluation RenyiFamilyObjective::evaluate(const torch::Tensor& theta)
   e.worst_shift = moments.argmax().item<int64_t>() + 1;
   const double tau = options_.smooth_max_temperature;
   e.log_moment = tau > 0.0 ? tau * torch::logsumexp(moments / tau, 0).item<double>() : moments.max().item<double>();
-  e.gamma = convert(options_.conversion, torch::full({}, e.log_moment, torch::kDouble), torch::full({}, options_.alpha, torch::kDouble),
-                    options_.compositions, options_.delta)
+  e.gamma = convert(options_.conversion, torch::full({}, e.log_moment, torch::kDouble),
+                    torch::full({}, options_.alpha, torch::kDouble), options_.compositions, options_.delta)
                 .item<double>();
   return e;
 }
@@ -199,7 +203,8 @@ std::pair<double, torch::Tensor> RenyiFamilyObjective::value_and_gradient(const 
 ConvertedEpsilon RenyiFamilyObjective::alpha_derivatives(const torch::Tensor& theta) const {
   torch::NoGradGuard no_grad;
   const torch::Tensor alpha = torch::full({}, options_.alpha, theta.options());
-  const BatchedSummands s = batched_summands(theta, tail_ratio_, options_.max_shift, left_tail_mask_, shifts_, alpha, true);
+  const BatchedSummands s =
+      batched_summands(theta, tail_ratio_, options_.max_shift, left_tail_mask_, shifts_, alpha, true);
   const torch::Tensor moments = torch::logsumexp(s.log_terms, 1, true);  // [m, 1]
   const torch::Tensor pi = torch::exp(s.log_terms - moments);
   const torch::Tensor mean = (pi * s.losses).sum(1, true);
@@ -249,7 +254,8 @@ double RenyiFamilyObjective::minimise_alpha(const torch::Tensor& theta) {
   return options_.alpha;
 }
 
-MaxNewtonModel RenyiFamilyObjective::newton_model(const torch::Tensor& theta, const std::vector<double>& weights) const {
+MaxNewtonModel RenyiFamilyObjective::newton_model(const torch::Tensor& theta,
+                                                  const std::vector<double>& weights) const {
   const RenyiFamilyEvaluation e = evaluate(theta);
   const torch::Tensor cpu = theta.detach().to(torch::kCPU).to(torch::kDouble).contiguous();
   const int64_t n = window_, m = options_.max_shift;
@@ -274,7 +280,8 @@ MaxNewtonModel RenyiFamilyObjective::newton_model(const torch::Tensor& theta, co
   const double c = static_cast<double>(options_.compositions) / (alpha - 1.0);
   MaxNewtonModel model;
   model.curvature = SymmetricBandedMatrix(n + 1, m);
-  std::vector<std::vector<double>> gradients(static_cast<size_t>(m), std::vector<double>(static_cast<size_t>(n + 1), 0.0));
+  std::vector<std::vector<double>> gradients(static_cast<size_t>(m),
+                                             std::vector<double>(static_cast<size_t>(n + 1), 0.0));
   std::vector<double> values(static_cast<size_t>(m));
   for (int64_t a = 1; a <= m; ++a) {
     const double w = weight[static_cast<size_t>(a - 1)];
@@ -306,7 +313,8 @@ MaxNewtonModel RenyiFamilyObjective::newton_model(const torch::Tensor& theta, co
     // One piece: the smooth max, gradient sum_a weight_a grad gamma_a.
     std::vector<double> smooth(static_cast<size_t>(n + 1), 0.0);
     for (int64_t a = 0; a < m; ++a)
-      for (int64_t k = 0; k <= n; ++k) smooth[static_cast<size_t>(k)] += weight[a] * gradients[a][static_cast<size_t>(k)];
+      for (int64_t k = 0; k <= n; ++k)
+        smooth[static_cast<size_t>(k)] += weight[a] * gradients[a][static_cast<size_t>(k)];
     model.gradients.push_back(std::move(smooth));
     model.values.push_back(value(theta));
   } else {
@@ -316,7 +324,8 @@ MaxNewtonModel RenyiFamilyObjective::newton_model(const torch::Tensor& theta, co
   return model;
 }
 
-double reference_log_renyi_moment(const std::vector<double>& log_window, double tail_ratio, int64_t shift, double alpha) {
+double reference_log_renyi_moment(const std::vector<double>& log_window, double tail_ratio, int64_t shift,
+                                  double alpha) {
   const int64_t n = static_cast<int64_t>(log_window.size()) - 1;
   const double log_r = std::log(tail_ratio), log_tail = -std::log1p(-tail_ratio);
   const auto log_p = [&](int64_t i) {
@@ -327,7 +336,8 @@ double reference_log_renyi_moment(const std::vector<double>& log_window, double 
   terms.reserve(static_cast<size_t>(2 * n + shift + 1));
   const double a = static_cast<double>(shift);
   terms.push_back(log_window.back() + log_tail + (1.0 - alpha) * a * log_r);  // left tail, j <= -N - a
-  for (int64_t j = -n - shift + 1; j <= n - 1; ++j) terms.push_back(alpha * log_p(j + shift) + (1.0 - alpha) * log_p(j));
+  for (int64_t j = -n - shift + 1; j <= n - 1; ++j)
+    terms.push_back(alpha * log_p(j + shift) + (1.0 - alpha) * log_p(j));
   terms.push_back(log_window.back() + log_tail + alpha * a * log_r);  // right tail, j >= N
   double largest = -kInfinity;
   for (double t : terms) largest = std::max(largest, t);
@@ -335,6 +345,5 @@ double reference_log_renyi_moment(const std::vector<double>& log_window, double 
   for (double t : terms) sum += std::exp(t - largest);
   return largest + std::log(sum);
 }
-
 
 }  // namespace noiselearn

@@ -71,10 +71,10 @@ double guarded_newton_alpha(double alpha, double first_derivative, double second
 double gaussian_optimal_alpha(double sigma_over_sensitivity, int64_t compositions, double delta);
 
 struct RenyiFamilyObjectiveOptions {
-  int64_t max_shift = 20;      // m = s / Delta: shifts a = 1 .. m are the candidates of Thm 3.6
-  int64_t compositions = 10;   // n (N_c in the paper)
+  int64_t max_shift = 20;     // m = s / Delta: shifts a = 1 .. m are the candidates of Thm 3.6
+  int64_t compositions = 10;  // n (N_c in the paper)
   double delta = 1e-6;
-  double alpha = 2.0;          // the current Renyi order (Alg. 3 updates it by Newton steps)
+  double alpha = 2.0;  // the current Renyi order (Alg. 3 updates it by Newton steps)
   RdpConversion conversion = RdpConversion::kMironov;
   // 0: hard max over the shifts (Danskin). > 0: tau log sum_a exp(G_a / tau), which is >= the max by at most
   // tau log m.
@@ -91,9 +91,9 @@ struct RenyiFamilyObjectiveOptions {
 
 // What the objective reports at a point (no gradient).
 struct RenyiFamilyEvaluation {
-  double gamma = 0.0;            // epsilon(alpha) of the chosen conversion
-  double log_moment = 0.0;       // G(alpha): the max (or smooth max) over the shifts
-  int64_t worst_shift = 0;       // argmax_a G_a
+  double gamma = 0.0;               // epsilon(alpha) of the chosen conversion
+  double log_moment = 0.0;          // G(alpha): the max (or smooth max) over the shifts
+  int64_t worst_shift = 0;          // argmax_a G_a
   std::vector<double> log_moments;  // G_a for a = 1 .. m
 };
 
@@ -161,6 +161,7 @@ class RenyiFamilyObjective {
 
 // The plain reference (yardstick and test oracle): log g_alpha(p, a) by a per-term loop over the explicit
 // outcomes j = -N - a + 1 .. N - 1 and the two closed-form tails, one exp per term, no tensors.
-double reference_log_renyi_moment(const std::vector<double>& log_window, double tail_ratio, int64_t shift, double alpha);
+double reference_log_renyi_moment(const std::vector<double>& log_window, double tail_ratio, int64_t shift,
+                                  double alpha);
 
 }  // namespace noiselearn

@@ -47,7 +47,8 @@ void truncate_soft_pld(SoftPld& pld, double tail_mass) {
     const torch::Tensor bottom = pld.masses.narrow(0, 0, low).sum();
     kept = torch::cat({(kept.narrow(0, 0, 1) + bottom), kept.narrow(0, 1, kept.size(0) - 1)});
   }
-  if (high < pld.masses.size(0)) pld.infinity_mass = pld.infinity_mass + pld.masses.narrow(0, high, pld.masses.size(0) - high).sum();
+  if (high < pld.masses.size(0))
+    pld.infinity_mass = pld.infinity_mass + pld.masses.narrow(0, high, pld.masses.size(0) - high).sum();
   pld.masses = kept;
   pld.first += low;
 }

@@ -48,12 +48,16 @@ SoftPldTarget parse_soft_pld_target(const std::string& text) {
 }
 
 void SoftPldFamilyObjectiveOptions::validate() const {
-  if (max_shift < 1) throw InputError(fmt::format("soft PLD objective: max_shift (s / Delta) {} must be at least 1", max_shift));
+  if (max_shift < 1)
+    throw InputError(fmt::format("soft PLD objective: max_shift (s / Delta) {} must be at least 1", max_shift));
   if (compositions < 1) throw InputError(fmt::format("loss.compositions {} must be at least 1", compositions));
   if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("loss.delta {} must lie in (0, 1)", delta));
-  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
-  if (!(loss_step > 0.0 && loss_step <= 1.0)) throw InputError(fmt::format("loss.soft_pld_loss_step {} must be in (0, 1]", loss_step));
-  if (!(tail_mass >= 0.0 && tail_mass < 1e-3)) throw InputError(fmt::format("soft PLD tail mass {} must be in [0, 1e-3)", tail_mass));
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("loss.epsilon {} must be finite and >= 0", epsilon));
+  if (!(loss_step > 0.0 && loss_step <= 1.0))
+    throw InputError(fmt::format("loss.soft_pld_loss_step {} must be in (0, 1]", loss_step));
+  if (!(tail_mass >= 0.0 && tail_mass < 1e-3))
+    throw InputError(fmt::format("soft PLD tail mass {} must be in [0, 1e-3)", tail_mass));
   if (max_points < 1024) throw InputError(fmt::format("soft PLD max_points {} must be at least 1024", max_points));
 }
 
@@ -98,7 +102,8 @@ SoftPldFamilyObjective::SoftPldFamilyObjective(int64_t window, double tail_ratio
     : window_(window), tail_ratio_(tail_ratio), options_(options) {
   options_.validate();
   if (window < 1) throw InputError(fmt::format("model.window {} must be at least 1", window));
-  if (!(tail_ratio > 0.0 && tail_ratio < 1.0)) throw InputError(fmt::format("model.tail_ratio {} must lie in (0, 1)", tail_ratio));
+  if (!(tail_ratio > 0.0 && tail_ratio < 1.0))
+    throw InputError(fmt::format("model.tail_ratio {} must lie in (0, 1)", tail_ratio));
   const int64_t m = options_.max_shift, cells = 2 * window + m - 1;
   // The shared explicit range j = -N - m + 1 .. N - 1 (column e = j + N + m - 1); for shift a the cells with
   // j <= -N - a lie in its left tail outcome (geometric_tail_pair.hpp).
@@ -121,8 +126,9 @@ SoftPldFamilyObjective::Singles SoftPldFamilyObjective::singles(const torch::Ten
   const double log_r = std::log(tail_ratio_);
   const torch::Tensor a = torch::arange(1, m + 1, options).unsqueeze(1);
   const torch::Tensor log_tail = theta.narrow(0, n, 1) - std::log1p(-tail_ratio_);
-  const torch::Tensor masses = torch::cat(
-      {torch::exp(log_first).masked_fill(mask, 0.0), torch::exp(log_tail).expand({m, 1}), torch::exp(log_tail + a * log_r)}, 1);
+  const torch::Tensor masses = torch::cat({torch::exp(log_first).masked_fill(mask, 0.0),
+                                           torch::exp(log_tail).expand({m, 1}), torch::exp(log_tail + a * log_r)},
+                                          1);
   const torch::Tensor losses = torch::cat({(log_first - log_second).masked_fill(mask, 0.0), -a * log_r, a * log_r}, 1);
 
   Singles out;
@@ -137,23 +143,28 @@ SoftPldFamilyObjective::Singles SoftPldFamilyObjective::singles(const torch::Ten
     while ((highest - lowest) / step + 3.0 > static_cast<double>(options_.max_points)) step *= 2.0;
     if (step != options_.loss_step) {
       static bool warned = false;
-      if (!warned) spdlog::warn("soft PLD objective: single-release losses span [{:.3g}, {:.3g}]; loss step raised to {:g}", lowest, highest, step);
+      if (!warned)
+        spdlog::warn("soft PLD objective: single-release losses span [{:.3g}, {:.3g}]; loss step raised to {:g}",
+                     lowest, highest, step);
       warned = true;
     }
   }
   // The curves below weigh masses by e^{-(k - centre) step}; beyond 1300 nats they would overflow.
   if (highest - lowest > 1300.0)
-    throw InputError(fmt::format("soft PLD objective: single-release privacy losses span {:.4g} nats (at most 1300 supported)",
-                                 highest - lowest));
+    throw InputError(
+        fmt::format("soft PLD objective: single-release privacy losses span {:.4g} nats (at most 1300 supported)",
+                    highest - lowest));
   const torch::Tensor position = losses / step;
   const torch::Tensor cell = torch::floor(position).detach();
   const torch::Tensor fraction = position - cell;
   const int64_t first = static_cast<int64_t>(std::floor(lowest / step)) - 1;
   const int64_t size = static_cast<int64_t>(std::floor(highest / step)) - first + 3;
-  const torch::Tensor row = torch::arange(m, torch::TensorOptions().dtype(torch::kLong).device(theta.device())).unsqueeze(1) * size;
+  const torch::Tensor row =
+      torch::arange(m, torch::TensorOptions().dtype(torch::kLong).device(theta.device())).unsqueeze(1) * size;
   const torch::Tensor slot = ((cell - static_cast<double>(first)).to(torch::kLong) + row).view({-1});
   torch::Tensor pmf = torch::zeros({m * size}, options);
-  pmf = pmf.scatter_add(0, slot, (masses * (1.0 - fraction)).view({-1})).scatter_add(0, slot + 1, (masses * fraction).view({-1}));
+  pmf = pmf.scatter_add(0, slot, (masses * (1.0 - fraction)).view({-1}))
+            .scatter_add(0, slot + 1, (masses * fraction).view({-1}));
   out.masses = pmf.view({m, size});
   out.first = first;
   out.step = step;
@@ -166,7 +177,8 @@ int64_t SoftPldFamilyObjective::dominant_single_release_shift(const torch::Tenso
   const int64_t size = s.masses.size(1);
   const double centre = static_cast<double>(size / 2);
   const torch::Tensor j = torch::arange(size, s.masses.options());
-  const torch::Tensor g = torch::exp((j + 1.0 - centre) * s.step) * sum_above(s.masses * torch::exp(-(j - centre) * s.step));
+  const torch::Tensor g =
+      torch::exp((j + 1.0 - centre) * s.step) * sum_above(s.masses * torch::exp(-(j - centre) * s.step));
   const auto [largest, argmax] = (sum_above(s.masses) - std::exp(-s.step) * g).max(0);
   const torch::Tensor counts = torch::bincount(argmax.masked_select(largest > 0.0), {}, options_.max_shift);
   return 1 + counts.argmax().item<int64_t>();
@@ -201,19 +213,22 @@ SoftPld SoftPldFamilyObjective::envelope_pld(const torch::Tensor& theta, double*
        g_attained.narrow(0, size - 1, 1)});
   // m_{j+1} = G_j - e^-step G_{j+1}: the attaining shift's own mass where one shift attains j, j + 1 and j + 2.
   const torch::Tensor extended_argmax = torch::cat({argmax, argmax.narrow(0, size - 1, 1)});
-  const torch::Tensor same_three = torch::logical_and(extended_argmax.narrow(0, 0, size - 1) == extended_argmax.narrow(0, 1, size - 1),
-                                                      extended_argmax.narrow(0, 1, size - 1) == extended_argmax.narrow(0, 2, size - 1));
-  const torch::Tensor upper_masses =
-      torch::where(same_three, m_attained.narrow(0, 1, size - 1),
-                   torch::clamp_min(g_envelope.narrow(0, 0, size - 1) - decay * g_envelope.narrow(0, 1, size - 1), 0.0));
+  const torch::Tensor same_three =
+      torch::logical_and(extended_argmax.narrow(0, 0, size - 1) == extended_argmax.narrow(0, 1, size - 1),
+                         extended_argmax.narrow(0, 1, size - 1) == extended_argmax.narrow(0, 2, size - 1));
+  const torch::Tensor upper_masses = torch::where(
+      same_three, m_attained.narrow(0, 1, size - 1),
+      torch::clamp_min(g_envelope.narrow(0, 0, size - 1) - decay * g_envelope.narrow(0, 1, size - 1), 0.0));
   // The envelope's total is the largest input total (its curve at eps = -inf); what the chord leaves goes to the
   // lowest point (no input has mass there, so no curve value changes).
   const torch::Tensor largest_total = (s.masses.sum(1) + s.infinity_mass).max();
-  const torch::Tensor lowest_mass = torch::clamp_min(largest_total - s.infinity_mass - upper_masses.sum(), 0.0).unsqueeze(0);
+  const torch::Tensor lowest_mass =
+      torch::clamp_min(largest_total - s.infinity_mass - upper_masses.sum(), 0.0).unsqueeze(0);
   return SoftPld{torch::cat({lowest_mass, upper_masses}), s.first, s.infinity_mass};
 }
 
-double SoftPldFamilyObjective::composed_value(const SoftPld& composed, double step, torch::Tensor* differentiable) const {
+double SoftPldFamilyObjective::composed_value(const SoftPld& composed, double step,
+                                              torch::Tensor* differentiable) const {
   if (options_.target == SoftPldTarget::kEpsilon) {
     double excess = 0.0;
     const double epsilon = soft_pld_epsilon(composed, step, options_.delta, &excess);
@@ -250,7 +265,8 @@ SoftPldFamilyEvaluation SoftPldFamilyObjective::evaluate(const torch::Tensor& th
       const Singles s = singles(theta);
       const torch::Tensor j = torch::arange(s.masses.size(1), s.masses.options());
       const double centre = static_cast<double>(s.masses.size(1) / 2);
-      const torch::Tensor g = torch::exp((j + 1.0 - centre) * s.step) * sum_above(s.masses * torch::exp(-(j - centre) * s.step));
+      const torch::Tensor g =
+          torch::exp((j + 1.0 - centre) * s.step) * sum_above(s.masses * torch::exp(-(j - centre) * s.step));
       const torch::Tensor curves = sum_above(s.masses) - std::exp(-s.step) * g;
       const std::vector<double> argmax = to_vector(curves.argmax(0).to(torch::kDouble));
       const std::vector<double> mass = to_vector(single.masses);
@@ -258,7 +274,7 @@ SoftPldFamilyEvaluation SoftPldFamilyObjective::evaluate(const torch::Tensor& th
       for (size_t k = 1; k < argmax.size(); ++k)
         if (mass[k] > 0.0) ++e.points_attained[static_cast<size_t>(argmax[k - 1])];
       e.worst_shift = 1 + static_cast<int64_t>(std::max_element(e.points_attained.begin(), e.points_attained.end()) -
-                                                e.points_attained.begin());
+                                               e.points_attained.begin());
     }
     truncate_soft_pld(single, options_.tail_mass);
     e.value = composed_value(compose_soft_pld(single, options_.compositions, options_.tail_mass), step, nullptr);
@@ -301,18 +317,22 @@ std::pair<double, torch::Tensor> SoftPldFamilyObjective::value_and_gradient(cons
   SoftPld single = envelope_pld(leaf, &step);
   truncate_soft_pld(single, options_.tail_mass);
   torch::Tensor differentiable;
-  const double value = composed_value(compose_soft_pld(single, options_.compositions, options_.tail_mass), step, &differentiable);
+  const double value =
+      composed_value(compose_soft_pld(single, options_.compositions, options_.tail_mass), step, &differentiable);
   if (!differentiable.defined()) return {value, torch::full_like(theta, std::numeric_limits<double>::quiet_NaN())};
   return {value, torch::autograd::grad({differentiable}, {leaf})[0]};
 }
 
-std::pair<double, torch::Tensor> SoftPldFamilyObjective::shift_value_and_gradient(const torch::Tensor& theta, int64_t shift) const {
+std::pair<double, torch::Tensor> SoftPldFamilyObjective::shift_value_and_gradient(const torch::Tensor& theta,
+                                                                                  int64_t shift) const {
   if (shift < 1 || shift > options_.max_shift)
-    throw std::invalid_argument(fmt::format("SoftPldFamilyObjective: shift {} is not in 1 .. {}", shift, options_.max_shift));
+    throw std::invalid_argument(
+        fmt::format("SoftPldFamilyObjective: shift {} is not in 1 .. {}", shift, options_.max_shift));
   const torch::Tensor leaf = theta.detach().requires_grad_(true);
   const Singles s = singles(leaf);
   torch::Tensor differentiable;
-  const double value = composed_value(composed_row(s.masses, shift - 1, s.first, s.infinity_mass, options_), s.step, &differentiable);
+  const double value =
+      composed_value(composed_row(s.masses, shift - 1, s.first, s.infinity_mass, options_), s.step, &differentiable);
   if (!differentiable.defined()) return {value, torch::full_like(theta, std::numeric_limits<double>::quiet_NaN())};
   return {value, torch::autograd::grad({differentiable}, {leaf})[0]};
 }

@@ -51,8 +51,8 @@ struct SoftPldFamilyObjectiveOptions {
   int64_t max_shift = 20;     // m = s / Delta
   int64_t compositions = 10;  // n
   SoftPldTarget target = SoftPldTarget::kEpsilon;
-  double delta = 1e-6;    // kEpsilon: epsilon is minimised at this delta
-  double epsilon = 1.0;   // kLogDelta: log delta is minimised at this epsilon (nats)
+  double delta = 1e-6;   // kEpsilon: epsilon is minimised at this delta
+  double epsilon = 1.0;  // kLogDelta: log delta is minimised at this epsilon (nats)
   ShiftCombination combination = ShiftCombination::kEnvelope;
   double loss_step = 1e-3;                // nats
   double tail_mass = 1e-15;               // per side and composition step
@@ -68,9 +68,9 @@ struct SoftPldFamilyEvaluation {
   // kWorstShift: the shift of the largest same-shift value. kEnvelope: the shift attaining the envelope at the most
   // single-release loss-grid points that carry envelope mass.
   int64_t worst_shift = 0;
-  std::vector<double> shift_values;       // kWorstShift: the objective of every shift a = 1 .. m
-  std::vector<int64_t> points_attained;   // kEnvelope: grid points where shift a attains the envelope
-  double loss_step = 0.0;                 // the step used (raised when the losses span too wide a range)
+  std::vector<double> shift_values;      // kWorstShift: the objective of every shift a = 1 .. m
+  std::vector<int64_t> points_attained;  // kEnvelope: grid points where shift a attains the envelope
+  double loss_step = 0.0;                // the step used (raised when the losses span too wide a range)
 };
 
 class SoftPldFamilyObjective {

@@ -20,8 +20,8 @@ using torch::autograd::variable_list;
 class SingleRelease : public torch::autograd::Function<SingleRelease> {
  public:
   // masses: e^{log first} from the caller (LogPair::first), or empty to compute it here.
-  static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_first, const torch::Tensor& log_second, double step,
-                               int64_t first, int64_t size, const torch::Tensor& masses) {
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& log_first, const torch::Tensor& log_second,
+                               double step, int64_t first, int64_t size, const torch::Tensor& masses) {
     const int64_t N = log_first.size(0);
     const double* lf = log_first.data_ptr<double>();
     const double* ls = log_second.data_ptr<double>();
@@ -59,7 +59,8 @@ class SingleRelease : public torch::autograd::Function<SingleRelease> {
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {
     const torch::Tensor mass_t = ctx->saved_data["mass"].toTensor(), slot_t = ctx->saved_data["slot"].toTensor();
     const torch::Tensor fraction_t = ctx->saved_data["fraction"].toTensor();
-    const torch::Tensor log_first = ctx->saved_data["log_first"].toTensor(), log_second = ctx->saved_data["log_second"].toTensor();
+    const torch::Tensor log_first = ctx->saved_data["log_first"].toTensor(),
+                        log_second = ctx->saved_data["log_second"].toTensor();
     const double step = ctx->saved_data["step"].toDouble();
     const int64_t N = mass_t.size(0);
     const auto float64 = torch::TensorOptions().dtype(torch::kDouble);
@@ -100,8 +101,8 @@ struct Tape {
   struct Operation {
     enum Kind { kTruncate, kCompose } kind;
     int64_t in_a, in_b, out;
-    int64_t low = 0, high = 0;          // truncate: kept [low, high) of the input
-    int64_t fft_size = 0;               // compose: 0 for the direct convolution
+    int64_t low = 0, high = 0;                   // truncate: kept [low, high) of the input
+    int64_t fft_size = 0;                        // compose: 0 for the direct convolution
     torch::Tensor spectrum_a, spectrum_b, full;  // compose: rfft of the inputs (FFT), the unclamped convolution
   };
   std::vector<Value> values;
@@ -121,10 +122,13 @@ struct Tape {
     int64_t low = 0, high = m.size(0);
     double low_tail = 0.0, high_tail = 0.0;
     while (low + 1 < high && low_tail + std::max(data[low], 0.0) <= tail_mass) low_tail += std::max(data[low++], 0.0);
-    while (high - 1 > low && high_tail + std::max(data[high - 1], 0.0) <= tail_mass) high_tail += std::max(data[--high], 0.0);
+    while (high - 1 > low && high_tail + std::max(data[high - 1], 0.0) <= tail_mass)
+      high_tail += std::max(data[--high], 0.0);
     if (low == 0 && high == m.size(0)) return id;
     torch::Tensor kept = in.masses.narrow(0, low, high - low);
-    if (low > 0) kept = torch::cat({kept.narrow(0, 0, 1) + in.masses.narrow(0, 0, low).sum(), kept.narrow(0, 1, kept.size(0) - 1)});
+    if (low > 0)
+      kept =
+          torch::cat({kept.narrow(0, 0, 1) + in.masses.narrow(0, 0, low).sum(), kept.narrow(0, 1, kept.size(0) - 1)});
     double infinity = in.infinity;
     if (high < m.size(0)) infinity = infinity + in.masses.narrow(0, high, m.size(0) - high).sum().item<double>();
     const int64_t out = add({kept, in.first + low, infinity});
@@ -139,7 +143,8 @@ struct Tape {
     const int64_t length = x.masses.size(0) + y.masses.size(0) - 1;
     Operation op{Operation::kCompose, a, b, -1, 0, 0, 0, {}, {}, {}};
     if (x.masses.size(0) * y.masses.size(0) <= 65536) {
-      op.full = torch::conv1d(x.masses.view({1, 1, -1}), y.masses.flip(0).view({1, 1, -1}), {}, 1, y.masses.size(0) - 1).view({-1});
+      op.full = torch::conv1d(x.masses.view({1, 1, -1}), y.masses.flip(0).view({1, 1, -1}), {}, 1, y.masses.size(0) - 1)
+                    .view({-1});
     } else {
       op.fft_size = planned_fft_size(length);  // a power of two while the planned FFT is faster (planned_fft.hpp)
       op.spectrum_a = planned_rfft(x.masses, op.fft_size);
@@ -155,8 +160,8 @@ struct Tape {
 };
 
 // dx[i] = sum_k g[k] y[k - i] for i < x_length: the correlation of the convolution's gradient with the other side.
-torch::Tensor correlate(const torch::Tensor& g, const torch::Tensor& y, int64_t x_length, const torch::Tensor& y_spectrum,
-                        int64_t fft_size) {
+torch::Tensor correlate(const torch::Tensor& g, const torch::Tensor& y, int64_t x_length,
+                        const torch::Tensor& y_spectrum, int64_t fft_size) {
   if (fft_size == 0) return torch::conv1d(g.view({1, 1, -1}), y.view({1, 1, -1})).view({-1});
   // Cyclic on the forward's size S >= x + y - 1: the lags k - i in [-(x - 1), -1] wrap to [S - x + 1, S - 1], past
   // y's support, so the cyclic correlation is the linear one on [0, x).
@@ -166,8 +171,8 @@ torch::Tensor correlate(const torch::Tensor& g, const torch::Tensor& y, int64_t 
 class Composition : public torch::autograd::Function<Composition> {
  public:
   // Outputs: the composed masses, the infinity mass, and the first grid index (an integer tensor, no gradient).
-  static variable_list forward(AutogradContext* ctx, const torch::Tensor& masses, const torch::Tensor& infinity, int64_t first,
-                               int64_t compositions, double tail_mass) {
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& masses, const torch::Tensor& infinity,
+                               int64_t first, int64_t compositions, double tail_mass) {
     Tape tape;
     int64_t power = tape.truncate(tape.add({masses.detach(), first, infinity.item<double>()}), tail_mass), result = -1;
     for (int64_t n = compositions; n > 0;) {
@@ -185,7 +190,8 @@ class Composition : public torch::autograd::Function<Composition> {
       value_infinity.push_back(v.infinity);
     }
     for (const Tape::Operation& op : tape.operations) {
-      operations.insert(operations.end(), {static_cast<int64_t>(op.kind), op.in_a, op.in_b, op.out, op.low, op.high, op.fft_size});
+      operations.insert(operations.end(),
+                        {static_cast<int64_t>(op.kind), op.in_a, op.in_b, op.out, op.low, op.high, op.fft_size});
       spectra_a.push_back(op.spectrum_a.defined() ? op.spectrum_a : none);
       spectra_b.push_back(op.spectrum_b.defined() ? op.spectrum_b : none);
       fulls.push_back(op.full.defined() ? op.full : none);
@@ -213,7 +219,8 @@ class Composition : public torch::autograd::Function<Composition> {
     const size_t values = masses.size();
     std::vector<torch::Tensor> grad(values);
     std::vector<double> grad_infinity(values, 0.0);
-    grad[static_cast<size_t>(result)] = grad_outputs[0].defined() ? grad_outputs[0] : torch::zeros_like(masses.get(static_cast<size_t>(result)));
+    grad[static_cast<size_t>(result)] =
+        grad_outputs[0].defined() ? grad_outputs[0] : torch::zeros_like(masses.get(static_cast<size_t>(result)));
     grad_infinity[static_cast<size_t>(result)] = grad_outputs[1].defined() ? grad_outputs[1].item<double>() : 0.0;
     const auto accumulate = [&](int64_t id, const torch::Tensor& g, double g_inf) {
       grad[static_cast<size_t>(id)] = grad[static_cast<size_t>(id)].defined() ? grad[static_cast<size_t>(id)] + g : g;
@@ -253,7 +260,8 @@ class Composition : public torch::autograd::Function<Composition> {
         accumulate(in_b, db, g_inf * (a_inf + finite_a));
       }
     }
-    return {grad[0], torch::full({}, grad_infinity[0], grad[0].options()), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+    return {grad[0], torch::full({}, grad_infinity[0], grad[0].options()), torch::Tensor(), torch::Tensor(),
+            torch::Tensor()};
   }
 };
 
@@ -274,7 +282,8 @@ std::optional<SoftPld> fused_soft_pld_single_release(const LogPair& pair, double
   if ((highest - lowest) / step + 3.0 > static_cast<double>(max_points)) return std::nullopt;
   const int64_t first = static_cast<int64_t>(std::floor(lowest / step)) - 1;
   const int64_t size = static_cast<int64_t>(std::floor(highest / step)) - first + 3;
-  const bool masses = pair.first.defined() && is_cpu_float64_vector(pair.first) && pair.first.sizes() == pair.log_first.sizes();
+  const bool masses =
+      pair.first.defined() && is_cpu_float64_vector(pair.first) && pair.first.sizes() == pair.log_first.sizes();
   const variable_list out = SingleRelease::apply(pair.log_first, pair.log_second, step, first, size,
                                                  masses ? pair.first : torch::empty({0}, pair.log_first.options()));
   return SoftPld{out[0], first, out[1]};

@@ -19,13 +19,13 @@ namespace noiselearn {
 struct SoftPldLossOptions {
   double epsilon = 0.3;
   int64_t compositions = 1;
-  double loss_step = 1e-3;          // nats
-  double tail_mass = 1e-15;         // per side and step
+  double loss_step = 1e-3;                // nats
+  double tail_mass = 1e-15;               // per side and step
   int64_t max_points = int64_t{1} << 20;  // a wider single-release grid doubles the step (and says so once)
   // true: the single release and the composition by the fused functions of soft_pld_fused.hpp (float64 CPU);
   // false: by tensor operations, the reference (the same values, the gradients to rounding).
   bool fused = true;
-  void validate() const;            // InputError naming the field
+  void validate() const;  // InputError naming the field
 };
 
 class SoftPldLoss : public PrivacyLoss {

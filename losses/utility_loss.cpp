@@ -2,7 +2,6 @@
 
 #include "losses/differentiable_pair.hpp"
 
-
 namespace noiselearn {
 
 namespace {
@@ -73,9 +72,13 @@ torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const U
       const torch::Tensor x = grid.origin + grid.step * torch::arange(grid.size, log_p.options());
       torch::Tensor costs;
       switch (options.kind) {
-        case UtilityKind::kL1: costs = x.abs(); break;
+        case UtilityKind::kL1:
+          costs = x.abs();
+          break;
         case UtilityKind::kL2:
-        case UtilityKind::kSecondMoment: costs = x * x; break;
+        case UtilityKind::kSecondMoment:
+          costs = x * x;
+          break;
         case UtilityKind::kTailProbability:
           costs = (x.abs() > options.tail_threshold + 1e-9 * grid.step).to(torch::kDouble);
           break;
@@ -91,9 +94,12 @@ torch::Tensor utility_loss(const torch::Tensor& log_p, const Grid& grid, const U
   const torch::Tensor x = grid.origin + grid.step * torch::arange(grid.size, tensor_options);
   const torch::Tensor p = torch::exp(log_p);
   switch (options.kind) {
-    case UtilityKind::kL1: return (x.abs() * p).sum();
-    case UtilityKind::kL2: return torch::sqrt((x * x * p).sum());
-    case UtilityKind::kSecondMoment: return (x * x * p).sum();
+    case UtilityKind::kL1:
+      return (x.abs() * p).sum();
+    case UtilityKind::kL2:
+      return torch::sqrt((x * x * p).sum());
+    case UtilityKind::kSecondMoment:
+      return (x * x * p).sum();
     case UtilityKind::kTailProbability: {
       const torch::Tensor outside = x.abs() > options.tail_threshold + 1e-9 * grid.step;
       return torch::where(outside, p, torch::zeros_like(p)).sum();

@@ -4,7 +4,6 @@
 // Pr[|e| > tau]. As in eq. (2), the cost is evaluated at the grid points (the table's outputs).
 #include <torch/torch.h>
 
-
 #include "core/grid.hpp"
 #include "core/utility.hpp"
 

@@ -25,15 +25,18 @@ void GeometricTailShape::validate() const {
   if (!(bin_width > 0.0) || !std::isfinite(bin_width))
     throw InputError(fmt::format("model.bin_width {} must be finite and > 0", bin_width));
   if (domain == FamilyDomain::kDiscrete && bin_width != 1.0)
-    throw InputError(fmt::format("model.bin_width {} must be 1 for the discrete family (its bins are the integers)",
-                                 bin_width));
+    throw InputError(
+        fmt::format("model.bin_width {} must be 1 for the discrete family (its bins are the integers)", bin_width));
 }
 
 std::string to_string(CostKind kind) {
   switch (kind) {
-    case CostKind::kSquare: return "square";
-    case CostKind::kAbsolute: return "absolute";
-    case CostKind::kExceedance: return "exceedance";
+    case CostKind::kSquare:
+      return "square";
+    case CostKind::kAbsolute:
+      return "absolute";
+    case CostKind::kExceedance:
+      return "exceedance";
   }
   return "square";
 }
@@ -82,13 +85,15 @@ double bin_cost(const GeometricTailShape& shape, const CostSpecification& cost, 
   const double d = shape.bin_width, x = static_cast<double>(i);
   const bool continuous = shape.domain == FamilyDomain::kContinuous;
   switch (cost.kind) {
-    case CostKind::kSquare: return continuous ? d * d * (x * x + 1.0 / 12.0) : x * x;  // eq. 45
+    case CostKind::kSquare:
+      return continuous ? d * d * (x * x + 1.0 / 12.0) : x * x;  // eq. 45
     case CostKind::kAbsolute:
       // A bin away from 0 is symmetric around i Delta; the centred bin averages |z| over (-Delta/2, Delta/2).
       if (!continuous) return x;
       return i == 0 ? d / 4.0 : d * x;
     case CostKind::kExceedance:
-      return continuous ? exceedance_fraction(i, cost.threshold / d) : (discrete_exceeds(i, cost.threshold) ? 1.0 : 0.0);
+      return continuous ? exceedance_fraction(i, cost.threshold / d)
+                        : (discrete_exceeds(i, cost.threshold) ? 1.0 : 0.0);
   }
   return 0.0;
 }
@@ -101,7 +106,8 @@ double tail_cost_series(const GeometricTailShape& shape, const CostSpecification
   switch (cost.kind) {
     case CostKind::kSquare:
       return continuous ? d * d * (geometric_square_series(n, r) + 1.0 / (12.0 * q)) : geometric_square_series(n, r);
-    case CostKind::kAbsolute: return continuous ? d * geometric_linear_series(n, r) : geometric_linear_series(n, r);
+    case CostKind::kAbsolute:
+      return continuous ? d * geometric_linear_series(n, r) : geometric_linear_series(n, r);
     case CostKind::kExceedance: {
       if (!continuous) {
         // The first integer K >= N with K > tau; bins N .. K-1 cost 0, every bin from K on costs 1.
@@ -215,8 +221,9 @@ GeometricTailFamily::GeometricTailFamily(const GeometricTailShape& shape, const 
                                  log_probabilities.size(), shape_.window + 1));
   for (size_t k = 0; k < log_probabilities.size(); ++k)
     if (!std::isfinite(log_probabilities[k]))
-      throw InputError(fmt::format("geometric-tail family: log p_{} = {} is not finite (the family is strictly positive)",
-                                   k, log_probabilities[k]));
+      throw InputError(
+          fmt::format("geometric-tail family: log p_{} = {} is not finite (the family is strictly positive)", k,
+                      log_probabilities[k]));
   theta_ = register_parameter("theta", torch::tensor(log_probabilities, torch::TensorOptions().dtype(torch::kDouble)));
 }
 
@@ -241,9 +248,11 @@ NoiseTable GeometricTailFamily::table(TableProvenance provenance) const {
   const std::vector<double> log_p = log_window();
   const int64_t n = shape_.window;
   std::vector<double> p(static_cast<size_t>(2 * n + 1));
-  for (int64_t i = -n; i <= n; ++i) p[static_cast<size_t>(i + n)] = std::exp(log_p[static_cast<size_t>(i < 0 ? -i : i)]);
+  for (int64_t i = -n; i <= n; ++i)
+    p[static_cast<size_t>(i + n)] = std::exp(log_p[static_cast<size_t>(i < 0 ? -i : i)]);
   const Grid grid{-static_cast<double>(n) * shape_.bin_width, shape_.bin_width, 2 * n + 1};
-  if (provenance.source.empty()) provenance.source = fmt::format("geometric-tail family ({})", to_string(shape_.domain));
+  if (provenance.source.empty())
+    provenance.source = fmt::format("geometric-tail family ({})", to_string(shape_.domain));
   provenance.parameters.emplace("window", static_cast<double>(n));
   provenance.parameters.emplace("tail_ratio", shape_.ratio);
   provenance.parameters.emplace("bin_width", shape_.bin_width);

@@ -25,7 +25,8 @@ struct SigmoidStackOptions {
   double slope = 500.0;
   // true: the O((E + K) log K) evaluation, exact to float64 rounding: fused (sigmoid_stack_fused.hpp: one
   // autograd function with a hand-derived backward) on float64 CPU tensors, else the same in tensor operations
-  // (sigmoid_stack_log_profile_fast); false: the O(E K) direct matrix (sigmoid_stack_log_profile_direct), the reference.
+  // (sigmoid_stack_log_profile_fast); false: the O(E K) direct matrix (sigmoid_stack_log_profile_direct), the
+  // reference.
   bool exact_fast = true;
   // With exact_fast: the fused evaluation where it applies (true), or always the tensor operations (false, the
   // reference for benchmarks and tests).

@@ -104,7 +104,8 @@ torch::Tensor sigmoid_stack_log_profile_fast(const Grid& half, const torch::Tens
   if (pairs > 0) {
     const torch::Tensor rows = torch::repeat_interleave(torch::arange(H, lo.options()), counts);
     const torch::Tensor starts = counts.cumsum(0) - counts;
-    const torch::Tensor columns = lo.index_select(0, rows) + (torch::arange(pairs, lo.options()) - starts.index_select(0, rows));
+    const torch::Tensor columns =
+        lo.index_select(0, rows) + (torch::arange(pairs, lo.options()) - starts.index_select(0, rows));
     // σ(z) = 1 / (1 + e^{-z}) spelt out: its derivative is then formed as σ² e^{-z}, a product of accurate
     // factors, where torch::sigmoid's backward forms σ (1 - σ) and loses 1 - σ(25) ≈ 1.4e-11 to cancellation
     // (relative error 1e-5 in dσ/dF).

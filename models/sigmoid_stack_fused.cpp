@@ -75,18 +75,18 @@ const std::vector<double>& grid_step_ratios(double x0, double h, int64_t n, doub
   if (cached.n != n || cached.x0 != x0 || cached.h != h || cached.C != C) {
     const Scratch x = grid_points(x0, h, n);
     std::vector<double> rho(static_cast<size_t>(std::max<int64_t>(n, 1)), 1.0);
-    for (int64_t i = 0; i + 1 < n; ++i) rho[static_cast<size_t>(i)] = -C * (x[static_cast<size_t>(i) + 1] - x[static_cast<size_t>(i)]);
+    for (int64_t i = 0; i + 1 < n; ++i)
+      rho[static_cast<size_t>(i)] = -C * (x[static_cast<size_t>(i) + 1] - x[static_cast<size_t>(i)]);
     if (n > 1) exp_in_place(rho.data(), n - 1);
     cached = {x0, h, C, n, std::move(rho)};
   }
   return cached.rho;
 }
 
-
-
 // log tail_i = C (x_i - c_k) + G_k, k = hi_i the first tail centre (C x_i + log 0 where none is): the forward pass's
 // expression, which the backward pass evaluates again rather than keeping an array of it.
-inline double log_tail_at(int64_t i, double x0, double h, double C, int64_t k, int64_t K, const double* c, const double* G) {
+inline double log_tail_at(int64_t i, double x0, double h, double C, int64_t k, int64_t K, const double* c,
+                          const double* G) {
   const double x = x0 + h * static_cast<double>(i);
   return C * (x - (k < K ? c[k] : 0.0)) + G[k];
 }
@@ -99,8 +99,8 @@ inline double log_tail_at(int64_t i, double x0, double h, double C, int64_t k, i
 // 0 by 1).
 // GCC if-converts the selects only when floating-point operations are taken not to trap (NOISELEARN_NO_TRAPPING_MATH).
 NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tail_shares(
-    const double* __restrict g, const uint8_t* __restrict lin_larger_flags, const double* __restrict lin, double* __restrict share,
-    double* __restrict gamma, int64_t n) {
+    const double* __restrict g, const uint8_t* __restrict lin_larger_flags, const double* __restrict lin,
+    double* __restrict share, double* __restrict gamma, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const double r = share[i], larger = 1.0 / (1.0 + r), smaller = r * larger;
     const bool lin_larger = lin_larger_flags[i] != 0;
@@ -118,8 +118,8 @@ NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tai
 // per point. A function of its own, so that both sums stay in registers (inside the backward pass GCC kept
 // Σ γ on the stack: a store and a reload per point). The same additions in the same order: the same bits.
 [[gnu::noinline]] double gamma_sum_and_tail_gradients(const double* __restrict gamma, const double* __restrict d_log_f,
-                                                    const double* __restrict tail_share,
-                                                    const int32_t* __restrict hi, int64_t H, double* __restrict beta) {
+                                                      const double* __restrict tail_share, const int32_t* __restrict hi,
+                                                      int64_t H, double* __restrict beta) {
   double gamma_sum = 0.0;
   if (H <= 0) return gamma_sum;
   // The β' being filled is stored every point and the next point's loaded, the register kept where the centre is
@@ -141,8 +141,8 @@ NOISELEARN_AVX2_CLONES NOISELEARN_NO_TRAPPING_MATH void linear_gradients_and_tai
 
 // Each centre's window [start_j, end_j) of the grid points within reach of c_j (see evaluate), in an AVX2 clone where
 // the machine has it: there ceil and floor are instructions instead of calls into libm (the same bits).
-NOISELEARN_AVX2_CLONES void window_ends(const double* __restrict c, int64_t K, double reach, double x0, double h, double size,
-                                        int64_t* __restrict start, int64_t* __restrict end) {
+NOISELEARN_AVX2_CLONES void window_ends(const double* __restrict c, int64_t K, double reach, double x0, double h,
+                                        double size, int64_t* __restrict start, int64_t* __restrict end) {
   for (int64_t j = 0; j < K; ++j) {
     const double v = std::clamp((c[j] + (-reach) - x0) / h, -1.0, size);
     const double u = std::clamp((c[j] + reach - x0) / h, -1.0, size);
@@ -199,177 +199,187 @@ struct Evaluation {
 // The forward evaluation; false when a suffix sum is too small for the backward recursion.
 bool evaluate(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B, const torch::Tensor& F, double slope,
               std::vector<int64_t>* order_hint, Evaluation& out) {
-    const int64_t E = grid.size, H = E - E / 2, K = F.size(0);
-    const double x0 = grid.origin, h = grid.step, C = slope;
-    const double a = A.item<double>();
-    const double* b = B.data_ptr<double>();
-    const double* f = F.data_ptr<double>();
+  const int64_t E = grid.size, H = E - E / 2, K = F.size(0);
+  const double x0 = grid.origin, h = grid.step, C = slope;
+  const double a = A.item<double>();
+  const double* b = B.data_ptr<double>();
+  const double* f = F.data_ptr<double>();
 
-    // The centres in ascending order (training keeps them nearly sorted: check first).
-    torch::Tensor order_t = longs(K);
-    int64_t* order = order_t.data_ptr<int64_t>();
-    sort_centres(f, K, order, order_hint);
-    torch::Tensor c_t = doubles(K), w_t = doubles(K);
-    double* c = c_t.data_ptr<double>();
-    double* w = w_t.data_ptr<double>();
+  // The centres in ascending order (training keeps them nearly sorted: check first).
+  torch::Tensor order_t = longs(K);
+  int64_t* order = order_t.data_ptr<int64_t>();
+  sort_centres(f, K, order, order_hint);
+  torch::Tensor c_t = doubles(K), w_t = doubles(K);
+  double* c = c_t.data_ptr<double>();
+  double* w = w_t.data_ptr<double>();
+  for (int64_t j = 0; j < K; ++j) {
+    c[j] = f[order[j]];
+    w[j] = b[order[j]] * b[order[j]];
+  }
+
+  // Each centre's window of grid points [start_j, end_j): x_i < c_j - reach is its tail (σ = e^z), x_i > c_j + reach
+  // saturated (σ = 1); located as in run_ends (sigmoid_stack_evaluation.cpp), so the runs are the reference's.
+  const double reach = kSigmoidSaturation / C, size = static_cast<double>(H);
+  torch::Tensor start_t = longs(K), end_t = longs(K);
+  int64_t* start = start_t.data_ptr<int64_t>();
+  int64_t* end = end_t.data_ptr<int64_t>();
+  window_ends(c, K, reach, x0, h, size, start, end);
+  // hi_i = #{j : start_j <= i} (the first tail centre), in 32 bits (K < 2^31, checked by the caller): the backward
+  // pass reads it again, and half the bytes are half the memory traffic. lo_i = #{j : end_j <= i} (the saturated
+  // prefix) is used once, by the linear part below, where it is counted.
+  torch::Tensor hi_t = ints(H);
+  int32_t* hi = hi_t.data_ptr<int32_t>();
+  std::vector<int32_t> ends(static_cast<size_t>(H) + 1, 0), starts(static_cast<size_t>(H) + 1, 0);
+  for (int64_t j = 0; j < K; ++j) {
+    ++ends[static_cast<size_t>(end[j])];
+    ++starts[static_cast<size_t>(start[j])];
+  }
+
+  // Suffix log sums G_k = ln S_k, S_k = Σ_{j >= k} w_j e^{-C (c_j - c_k)} = w_k + r_k S_{k+1} with r_k = e^{-C (c_{k+1}
+  // - c_k)}
+  // <= 1 (the centres ascend); G_K = log 0. In linear space (the r_k by one vectorised exp, a multiply-add per
+  // centre, one vectorised log) when every S_k is far above underflow, else in log space as the reference:
+  // G_k = logaddexp(ln w_k, G_{k+1} - C (c_{k+1} - c_k)). Both add an ulp or two of relative error per step to the
+  // damped error of the step before: they agree to rounding (the equality tests hold them to 1e-12).
+  torch::Tensor g_t = doubles(K + 1);
+  double* G = g_t.data_ptr<double>();
+  G[K] = kLogZero;
+  if (K > 0) {
+    Scratch r(K);  // every element written below
+    for (int64_t k = 0; k + 1 < K; ++k) r[static_cast<size_t>(k)] = -C * (c[k + 1] - c[k]);
+    exp_in_place(r.data(), K - 1);
+    r[static_cast<size_t>(K) - 1] = 0.0;
+    constexpr double kSmallestLinearSum = 1e-200;
+    bool linear = true;
+    double sum = 0.0;
+    for (int64_t k = K - 1; k >= 0 && linear; --k) {
+      sum = w[k] + r[static_cast<size_t>(k)] * sum;
+      G[k] = sum;
+      linear = sum >= kSmallestLinearSum;
+    }
+    if (linear) {
+      log_in_place(G, K);
+    } else {
+      G[K - 1] = log_weight(w[K - 1]);
+      for (int64_t k = K - 2; k >= 0; --k) G[k] = log_add_exp(log_weight(w[k]), G[k + 1] - C * (c[k + 1] - c[k]));
+    }
+  }
+
+  // The linear part: A² + prefix + window sigmoids, added per point in ascending centre order as the reference.
+  torch::Tensor lin_t = doubles(H);
+  double* lin = lin_t.data_ptr<double>();
+  {
+    Scratch prefix(K + 1);
+    prefix[0] = 0.0;
+    for (int64_t j = 0; j < K; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + w[j];
+    int32_t saturated = 0, not_tail = 0;  // lo_i and hi_i
+    for (int64_t i = 0; i < H; ++i) {
+      saturated += ends[static_cast<size_t>(i)];
+      not_tail += starts[static_cast<size_t>(i)];
+      hi[i] = not_tail;
+      lin[i] = a * a + prefix[static_cast<size_t>(saturated)];
+    }
+  }
+  // The window pairs' e^{C (c_j - x_i)} and σ = 1 / (1 + e) are not kept: the backward pass walks the windows
+  // again from the same anchors by the same recurrence and divides again (the same operations on the same values,
+  // so the same bits). That costs less than storing and reloading 108,000 values of each an epoch at the paper's
+  // scale: the window loop is bound by its stores.
+  torch::Tensor anchor_t;
+  {
+    // e^{C (c_j - x_i)} along each centre's window (a contiguous run of points and of pairs) by the recurrence
+    // e_{i+1} = e_i ρ_i, ρ_i = e^{-C (x_{i+1} - x_i)} (the grid's, computed once per grid and slope), restarted by an
+    // exact exponential every kAnchorEvery pairs; the exponents at the anchors, C (c_j - x_i), are the reference's
+    // expression, all by one vectorised exp. In the window C (c_j - x_i) <= T, so the reference's clamp at T + 1
+    // never acts. Against the reference's exp per pair: at most kAnchorEvery multiplications, each one rounding,
+    // plus the rounding of C (x_{i+1} - x_i) (about 1e-16 of C h): a few 1e-15 relative, where the exponent's
+    // own rounding (C times the rounding of x_i ~ 500) moves e by up to 5e-11 either way in both versions.
+    const std::vector<double>& rho = grid_step_ratios(x0, h, H, C);
+    int64_t anchors = 0;
+    for (int64_t j = 0; j < K; ++j)
+      anchors += (std::max<int64_t>(end[j] - start[j], 0) + kAnchorEvery - 1) / kAnchorEvery;
+    anchor_t = doubles(anchors);
+    double* anchor = anchor_t.data_ptr<double>();
+    int64_t a_count = 0;
+    for (int64_t j = 0; j < K; ++j)
+      for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery)
+        anchor[static_cast<size_t>(a_count++)] = C * (c[j] - (x0 + h * static_cast<double>(i)));  // x_i as grid_points
+    exp_in_place(anchor, anchors);
+    a_count = 0;
     for (int64_t j = 0; j < K; ++j) {
-      c[j] = f[order[j]];
-      w[j] = b[order[j]] * b[order[j]];
-    }
-
-    // Each centre's window of grid points [start_j, end_j): x_i < c_j - reach is its tail (σ = e^z), x_i > c_j + reach
-    // saturated (σ = 1); located as in run_ends (sigmoid_stack_evaluation.cpp), so the runs are the reference's.
-    const double reach = kSigmoidSaturation / C, size = static_cast<double>(H);
-    torch::Tensor start_t = longs(K), end_t = longs(K);
-    int64_t* start = start_t.data_ptr<int64_t>();
-    int64_t* end = end_t.data_ptr<int64_t>();
-    window_ends(c, K, reach, x0, h, size, start, end);
-    // hi_i = #{j : start_j <= i} (the first tail centre), in 32 bits (K < 2^31, checked by the caller): the backward
-    // pass reads it again, and half the bytes are half the memory traffic. lo_i = #{j : end_j <= i} (the saturated
-    // prefix) is used once, by the linear part below, where it is counted.
-    torch::Tensor hi_t = ints(H);
-    int32_t* hi = hi_t.data_ptr<int32_t>();
-    std::vector<int32_t> ends(static_cast<size_t>(H) + 1, 0), starts(static_cast<size_t>(H) + 1, 0);
-    for (int64_t j = 0; j < K; ++j) {
-      ++ends[static_cast<size_t>(end[j])];
-      ++starts[static_cast<size_t>(start[j])];
-    }
-
-    // Suffix log sums G_k = ln S_k, S_k = Σ_{j >= k} w_j e^{-C (c_j - c_k)} = w_k + r_k S_{k+1} with r_k = e^{-C (c_{k+1} - c_k)}
-    // <= 1 (the centres ascend); G_K = log 0. In linear space (the r_k by one vectorised exp, a multiply-add per
-    // centre, one vectorised log) when every S_k is far above underflow, else in log space as the reference:
-    // G_k = logaddexp(ln w_k, G_{k+1} - C (c_{k+1} - c_k)). Both add an ulp or two of relative error per step to the
-    // damped error of the step before: they agree to rounding (the equality tests hold them to 1e-12).
-    torch::Tensor g_t = doubles(K + 1);
-    double* G = g_t.data_ptr<double>();
-    G[K] = kLogZero;
-    if (K > 0) {
-      Scratch r(K);  // every element written below
-      for (int64_t k = 0; k + 1 < K; ++k) r[static_cast<size_t>(k)] = -C * (c[k + 1] - c[k]);
-      exp_in_place(r.data(), K - 1);
-      r[static_cast<size_t>(K) - 1] = 0.0;
-      constexpr double kSmallestLinearSum = 1e-200;
-      bool linear = true;
-      double sum = 0.0;
-      for (int64_t k = K - 1; k >= 0 && linear; --k) {
-        sum = w[k] + r[static_cast<size_t>(k)] * sum;
-        G[k] = sum;
-        linear = sum >= kSmallestLinearSum;
-      }
-      if (linear) {
-        log_in_place(G, K);
-      } else {
-        G[K - 1] = log_weight(w[K - 1]);
-        for (int64_t k = K - 2; k >= 0; --k) G[k] = log_add_exp(log_weight(w[k]), G[k + 1] - C * (c[k + 1] - c[k]));
-      }
-    }
-
-    // The linear part: A² + prefix + window sigmoids, added per point in ascending centre order as the reference.
-    torch::Tensor lin_t = doubles(H);
-    double* lin = lin_t.data_ptr<double>();
-    {
-      Scratch prefix(K + 1);
-      prefix[0] = 0.0;
-      for (int64_t j = 0; j < K; ++j) prefix[static_cast<size_t>(j) + 1] = prefix[static_cast<size_t>(j)] + w[j];
-      int32_t saturated = 0, not_tail = 0;  // lo_i and hi_i
-      for (int64_t i = 0; i < H; ++i) {
-        saturated += ends[static_cast<size_t>(i)];
-        not_tail += starts[static_cast<size_t>(i)];
-        hi[i] = not_tail;
-        lin[i] = a * a + prefix[static_cast<size_t>(saturated)];
-      }
-    }
-    // The window pairs' e^{C (c_j - x_i)} and σ = 1 / (1 + e) are not kept: the backward pass walks the windows
-    // again from the same anchors by the same recurrence and divides again (the same operations on the same values,
-    // so the same bits). That costs less than storing and reloading 108,000 values of each an epoch at the paper's
-    // scale: the window loop is bound by its stores.
-    torch::Tensor anchor_t;
-    {
-      // e^{C (c_j - x_i)} along each centre's window (a contiguous run of points and of pairs) by the recurrence
-      // e_{i+1} = e_i ρ_i, ρ_i = e^{-C (x_{i+1} - x_i)} (the grid's, computed once per grid and slope), restarted by an
-      // exact exponential every kAnchorEvery pairs; the exponents at the anchors, C (c_j - x_i), are the reference's
-      // expression, all by one vectorised exp. In the window C (c_j - x_i) <= T, so the reference's clamp at T + 1
-      // never acts. Against the reference's exp per pair: at most kAnchorEvery multiplications, each one rounding,
-      // plus the rounding of C (x_{i+1} - x_i) (about 1e-16 of C h): a few 1e-15 relative, where the exponent's
-      // own rounding (C times the rounding of x_i ~ 500) moves e by up to 5e-11 either way in both versions.
-      const std::vector<double>& rho = grid_step_ratios(x0, h, H, C);
-      int64_t anchors = 0;
-      for (int64_t j = 0; j < K; ++j) anchors += (std::max<int64_t>(end[j] - start[j], 0) + kAnchorEvery - 1) / kAnchorEvery;
-      anchor_t = doubles(anchors);
-      double* anchor = anchor_t.data_ptr<double>();
-      int64_t a_count = 0;
-      for (int64_t j = 0; j < K; ++j)
-        for (int64_t i = start[j]; i < end[j]; i += kAnchorEvery)
-          anchor[static_cast<size_t>(a_count++)] = C * (c[j] - (x0 + h * static_cast<double>(i)));  // x_i as grid_points
-      exp_in_place(anchor, anchors);
-      a_count = 0;
-      for (int64_t j = 0; j < K; ++j) {
-        const double weight = w[j];
-        for (int64_t i0 = start[j]; i0 < end[j]; i0 += kAnchorEvery) {
-          const int64_t i1 = std::min(end[j], i0 + kAnchorEvery);
-          double v = anchor[static_cast<size_t>(a_count++)];
-          for (int64_t i = i0; i < i1; ++i) {
-            const double s = 1.0 / (v + 1.0);
-            lin[i] += weight * s;
-            v *= rho[static_cast<size_t>(i)];
-          }
+      const double weight = w[j];
+      for (int64_t i0 = start[j]; i0 < end[j]; i0 += kAnchorEvery) {
+        const int64_t i1 = std::min(end[j], i0 + kAnchorEvery);
+        double v = anchor[static_cast<size_t>(a_count++)];
+        for (int64_t i = i0; i < i1; ++i) {
+          const double s = 1.0 / (v + 1.0);
+          lin[i] += weight * s;
+          v *= rho[static_cast<size_t>(i)];
         }
       }
     }
+  }
 
-    // log f = logaddexp(log lin, log tail), its running maximum (ties take the later index, as torch's cummax),
-    // mirrored and normalised. log f lives in a register; the running maximum is written into log p's first half and
-    // normalised there in place (the same subtraction as from a separate array: the same bits, one array less).
-    torch::Tensor log_lin_t = doubles(H), argmax_t = ints(H);
-    double* log_lin = log_lin_t.data_ptr<double>();
-    int32_t* argmax = argmax_t.data_ptr<int32_t>();
-    torch::Tensor log_p_t = doubles(E);
-    double* log_p = log_p_t.data_ptr<double>();
-    double* running = log_p;  // the half, before normalisation
-    std::copy(lin, lin + H, log_lin);
-    log_in_place(log_lin, H);
-    for (int64_t i = 0; i < H; ++i) {
-      const int64_t k = hi[i];
-      if (k < K && G[k] > 0.5 * kLogZero && G[k] < kSmallestLogSum) return false;
-      if (!(lin[i] > 0.0)) log_lin[i] = kLogZero;
-      const double log_f = log_add_exp_dropping(log_lin[i], log_tail_at(i, x0, h, C, k, K, c, G));
-      if (i == 0 || log_f >= running[i - 1]) {
-        running[i] = log_f;
-        argmax[i] = static_cast<int32_t>(i);
-      } else {
-        running[i] = running[i - 1];
-        argmax[i] = argmax[i - 1];
-      }
+  // log f = logaddexp(log lin, log tail), its running maximum (ties take the later index, as torch's cummax),
+  // mirrored and normalised. log f lives in a register; the running maximum is written into log p's first half and
+  // normalised there in place (the same subtraction as from a separate array: the same bits, one array less).
+  torch::Tensor log_lin_t = doubles(H), argmax_t = ints(H);
+  double* log_lin = log_lin_t.data_ptr<double>();
+  int32_t* argmax = argmax_t.data_ptr<int32_t>();
+  torch::Tensor log_p_t = doubles(E);
+  double* log_p = log_p_t.data_ptr<double>();
+  double* running = log_p;  // the half, before normalisation
+  std::copy(lin, lin + H, log_lin);
+  log_in_place(log_lin, H);
+  for (int64_t i = 0; i < H; ++i) {
+    const int64_t k = hi[i];
+    if (k < K && G[k] > 0.5 * kLogZero && G[k] < kSmallestLogSum) return false;
+    if (!(lin[i] > 0.0)) log_lin[i] = kLogZero;
+    const double log_f = log_add_exp_dropping(log_lin[i], log_tail_at(i, x0, h, C, k, K, c, G));
+    if (i == 0 || log_f >= running[i - 1]) {
+      running[i] = log_f;
+      argmax[i] = static_cast<int32_t>(i);
+    } else {
+      running[i] = running[i - 1];
+      argmax[i] = argmax[i - 1];
     }
-    // The running maximum's last value is the largest of the half, hence of the whole (mirrored) grid.
-    const double top = running[H - 1];
-    // Σ over the whole grid from the half: every point of the half twice, the repeated centre (E odd) once.
-    torch::Tensor shifted_t = doubles(H);
-    double* shifted = shifted_t.data_ptr<double>();
-    for (int64_t i = 0; i < H; ++i) shifted[i] = running[i] - top;
-    shifted_t.exp_();
-    double total = sum_in_four_lanes(shifted, H);
-    total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
-    const double normaliser = std::log(total) + top;
-    for (int64_t i = 0; i < H; ++i) log_p[i] = running[i] - normaliser;
-    for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
+  }
+  // The running maximum's last value is the largest of the half, hence of the whole (mirrored) grid.
+  const double top = running[H - 1];
+  // Σ over the whole grid from the half: every point of the half twice, the repeated centre (E odd) once.
+  torch::Tensor shifted_t = doubles(H);
+  double* shifted = shifted_t.data_ptr<double>();
+  for (int64_t i = 0; i < H; ++i) shifted[i] = running[i] - top;
+  shifted_t.exp_();
+  double total = sum_in_four_lanes(shifted, H);
+  total = 2.0 * total - (E % 2 == 1 ? shifted[H - 1] : 0.0);
+  const double normaliser = std::log(total) + top;
+  for (int64_t i = 0; i < H; ++i) log_p[i] = running[i] - normaliser;
+  for (int64_t i = H; i < E; ++i) log_p[i] = log_p[E - 1 - i];
 
-    out = {order_t, c_t, w_t, start_t, end_t, hi_t, g_t, lin_t, anchor_t, log_lin_t, argmax_t, log_p_t, shifted_t,
-           normaliser, total};
-    return true;
+  out = {order_t,  c_t,       w_t,      start_t, end_t,     hi_t,       g_t,  lin_t,
+         anchor_t, log_lin_t, argmax_t, log_p_t, shifted_t, normaliser, total};
+  return true;
 }
 
 class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
  public:
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& A, const torch::Tensor& B, const torch::Tensor& F,
-                               const Grid& grid, double slope, const Evaluation& evaluation) {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& A, const torch::Tensor& B,
+                               const torch::Tensor& F, const Grid& grid, double slope, const Evaluation& evaluation) {
     ctx->saved_data["A"] = A.detach();
     ctx->saved_data["B"] = B.detach();
     const Evaluation& v = evaluation;
-    for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order}, {"c", &v.c}, {"w", &v.w},
-                                  {"start", &v.start}, {"end", &v.end}, {"hi", &v.hi}, {"G", &v.G}, {"lin", &v.lin},
-                                  {"anchors", &v.anchors}, {"log_lin", &v.log_lin},
-                                  {"argmax", &v.argmax}, {"shifted", &v.shifted}})
+    for (const auto& [name, t] : {std::pair<const char*, const torch::Tensor*>{"order", &v.order},
+                                  {"c", &v.c},
+                                  {"w", &v.w},
+                                  {"start", &v.start},
+                                  {"end", &v.end},
+                                  {"hi", &v.hi},
+                                  {"G", &v.G},
+                                  {"lin", &v.lin},
+                                  {"anchors", &v.anchors},
+                                  {"log_lin", &v.log_lin},
+                                  {"argmax", &v.argmax},
+                                  {"shifted", &v.shifted}})
       ctx->saved_data[name] = *t;
     ctx->saved_data["C"] = slope;
     ctx->saved_data["E"] = grid.size;
@@ -387,8 +397,10 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     const auto saved = [ctx](const char* name) { return ctx->saved_data[name].toTensor(); };
     const int64_t E = ctx->saved_data["E"].toInt(), H = E - E / 2;
     const double C = ctx->saved_data["C"].toDouble();
-    const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"), w_t = saved("w");
-    const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"), lin_t = saved("lin");
+    const torch::Tensor A_t = saved("A"), B_t = saved("B"), order_t = saved("order"), c_t = saved("c"),
+                        w_t = saved("w");
+    const torch::Tensor start_t = saved("start"), end_t = saved("end"), hi_t = saved("hi"), g_t = saved("G"),
+                        lin_t = saved("lin");
     const torch::Tensor anchor_t = saved("anchors"), log_lin_t = saved("log_lin");
     const torch::Tensor argmax_t = saved("argmax"), shifted_t = saved("shifted");
     const double total = ctx->saved_data["total"].toDouble();
@@ -445,11 +457,13 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     // in a register and the β' being filled held in one while neighbouring points share it (they mostly do) instead of
     // a store and a reload per point. The same operations in the same order as one loop: the same bits.
     linear_gradients_and_tail_shares(d_log_f.data(), lin_larger.data(), lin, tail_share.data(), gamma.data(), H);
-    const double gamma_sum = gamma_sum_and_tail_gradients(gamma.data(), d_log_f.data(), tail_share.data(), hi, H, beta.data());
+    const double gamma_sum =
+        gamma_sum_and_tail_gradients(gamma.data(), d_log_f.data(), tail_share.data(), hi, H, beta.data());
     // Suffix sums of γ over the points: the saturated runs.
     Scratch suffix(H + 1);
     suffix[static_cast<size_t>(H)] = 0.0;
-    for (int64_t i = H - 1; i >= 0; --i) suffix[static_cast<size_t>(i)] = suffix[static_cast<size_t>(i) + 1] + gamma[static_cast<size_t>(i)];
+    for (int64_t i = H - 1; i >= 0; --i)
+      suffix[static_cast<size_t>(i)] = suffix[static_cast<size_t>(i) + 1] + gamma[static_cast<size_t>(i)];
 
     torch::Tensor grad_b_t = torch::zeros({K}, torch::kDouble), grad_f_t = torch::zeros({K}, torch::kDouble);
     double* grad_b = grad_b_t.data_ptr<double>();
@@ -462,12 +476,14 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
     exp_in_place(step.data(), K);
     exp_in_place(inverse_sum.data(), K);
     // The window pairs' e and σ, as the forward pass made them: from the same anchors by the same recurrence.
-    const std::vector<double>& rho = grid_step_ratios(ctx->saved_data["x0"].toDouble(), ctx->saved_data["h"].toDouble(), H, C);
+    const std::vector<double>& rho =
+        grid_step_ratios(ctx->saved_data["x0"].toDouble(), ctx->saved_data["h"].toDouble(), H, C);
     double tail_recursion = 0.0;  // T_j
     int64_t a_count = 0;
     for (int64_t j = 0; j < K; ++j) {
       // Two partial sums each (even and odd points of the window), so that consecutive additions do not wait for
-      // each other. The anchored runs have an even length (kAnchorEvery), so a point's lane is its parity in the window.
+      // each other. The anchored runs have an even length (kAnchorEvery), so a point's lane is its parity in the
+      // window.
       double d_w_sums[2] = {suffix[static_cast<size_t>(end[j])], 0.0}, d_c_sums[2] = {0.0, 0.0};
       // (The reference drops the slope term where C (c_j - x_i) > T + 1: never inside a window, where it is <= T.)
       double v = 0.0;
@@ -490,7 +506,8 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
       }
       double d_w = d_w_sums[0] + d_w_sums[1], d_c = d_c_sums[0] + d_c_sums[1];
       tail_recursion = j == 0 ? 0.0 : tail_recursion * step[static_cast<size_t>(j)];
-      if (beta[static_cast<size_t>(j)] != 0.0) tail_recursion += beta[static_cast<size_t>(j)] * inverse_sum[static_cast<size_t>(j)];
+      if (beta[static_cast<size_t>(j)] != 0.0)
+        tail_recursion += beta[static_cast<size_t>(j)] * inverse_sum[static_cast<size_t>(j)];
       if (w[j] > 0.0) d_w += tail_recursion;
       d_c = C * w[j] * (d_c - tail_recursion);
       grad_b[order[j]] = 2.0 * b[order[j]] * d_w;
@@ -501,15 +518,18 @@ class FusedSigmoidStack : public torch::autograd::Function<FusedSigmoidStack> {
   }
 };
 
-bool fusable(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous(); }
+bool fusable(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous();
+}
 
 }  // namespace
 
 torch::Tensor sigmoid_stack_log_probabilities_fused(const Grid& grid, const torch::Tensor& A, const torch::Tensor& B,
-                                                    const torch::Tensor& F, double slope, std::vector<int64_t>* order_hint,
-                                                    torch::Tensor* probabilities) {
+                                                    const torch::Tensor& F, double slope,
+                                                    std::vector<int64_t>* order_hint, torch::Tensor* probabilities) {
   if (!fusable(A) || !fusable(B) || !fusable(F) || B.dim() != 1 || F.sizes() != B.sizes()) return torch::Tensor();
-  // The evaluation counts centres and indexes points in 32 bits (hi, argmax): larger stacks or grids go to the reference.
+  // The evaluation counts centres and indexes points in 32 bits (hi, argmax): larger stacks or grids go to the
+  // reference.
   constexpr int64_t kLargest32 = std::numeric_limits<int32_t>::max() - 1;
   if (F.size(0) > kLargest32 || grid.size > kLargest32) return torch::Tensor();
   {

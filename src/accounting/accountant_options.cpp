@@ -16,9 +16,12 @@ std::string to_string(OptimisticMethod method) {
 }
 std::string to_string(SeveralPairsMethod method) {
   switch (method) {
-    case SeveralPairsMethod::kAuto: return "auto";
-    case SeveralPairsMethod::kAdaptive: return "adaptive";
-    case SeveralPairsMethod::kEnvelope: return "envelope";
+    case SeveralPairsMethod::kAuto:
+      return "auto";
+    case SeveralPairsMethod::kAdaptive:
+      return "adaptive";
+    case SeveralPairsMethod::kEnvelope:
+      return "envelope";
   }
   return "auto";
 }

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
-#include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <thread>
 

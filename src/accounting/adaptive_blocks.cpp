@@ -120,7 +120,8 @@ PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block) {
     size_t next = vertices;  // vertices above the current one whose atoms are summed
     for (size_t k = vertices; k-- > 1;) {
       for (; next > k + 1; --next) {
-        const long double w = static_cast<long double>(pld.masses[static_cast<size_t>(hull[next - 1].index - pld.first_index)]);
+        const long double w =
+            static_cast<long double>(pld.masses[static_cast<size_t>(hull[next - 1].index - pld.first_index)]);
         above_mass.add(w);
         above_ratio.add(w / u_of(hull[next - 1].index));
       }
@@ -130,13 +131,15 @@ PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block) {
     }
     CompensatedSum b_mass;
     for (size_t k = 1; k < vertices; ++k)
-      b_mass.add(static_cast<long double>(pld.masses[static_cast<size_t>(hull[k].index - pld.first_index)]) / u_of(hull[k].index));
+      b_mass.add(static_cast<long double>(pld.masses[static_cast<size_t>(hull[k].index - pld.first_index)]) /
+                 u_of(hull[k].index));
     const long double b_excess = b_mass.sum + margin - 1.0L;
     if (shortfall <= 0.0L && b_excess <= 0.0L) {
       // The stored infinity mass is 1 - sum w_i rounded up; the rounding is the PLD's (l1) numerical error.
       const long double exact_infinity = std::max(0.0L, 1.0L - all_mass.sum);
       pld.infinity_mass = std::nextafter(static_cast<double>(exact_infinity), 2.0);
-      pld.numerical_error = static_cast<double>(static_cast<long double>(pld.infinity_mass) - exact_infinity) + 4.0 * static_cast<double>(margin);
+      pld.numerical_error = static_cast<double>(static_cast<long double>(pld.infinity_mass) - exact_infinity) +
+                            4.0 * static_cast<double>(margin);
       break;
     }
     // Move mass from the lowest atom with mass to infinity.
@@ -145,7 +148,8 @@ PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block) {
     if (lowest_atom == pld.masses.size()) throw std::logic_error("profile_dominating_pld: no mass left to move");
     const long double u_low = u_of(pld.first_index + static_cast<int64_t>(lowest_atom));
     const long double need = std::max({shortfall, b_excess * u_low, 0.0L}) * 1.001L + margin;
-    pld.masses[lowest_atom] = static_cast<double>(std::max(0.0L, static_cast<long double>(pld.masses[lowest_atom]) - need));
+    pld.masses[lowest_atom] =
+        static_cast<double>(std::max(0.0L, static_cast<long double>(pld.masses[lowest_atom]) - need));
     if (pld.masses[lowest_atom] < 1e-300) pld.masses[lowest_atom] = 0.0;
   }
   return pld;

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "accounting/loss_discretisation.hpp"
 #include "accounting/accountant_threads.hpp"
+#include "accounting/loss_discretisation.hpp"
 #include "accounting/shift_add.hpp"
 #include "core/errors.hpp"
 
@@ -25,7 +25,7 @@ struct Candidate {
   std::vector<int64_t> offsets;
   std::vector<double> masses;
   double infinity = 0.0;
-  double finite = 0.0;          // sum of masses
+  double finite = 0.0;           // sum of masses
   double numerical_error = 0.0;  // absolute (l1) error of the masses
   double relative_error = 0.0;
 };
@@ -89,7 +89,8 @@ void in_chunks(int64_t chunks, F&& f) {
   }
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(workers - 1));
-  for (int64_t w = 1; w < workers; ++w) pool.emplace_back([&f, w, workers, chunks] { f(w * chunks / workers, (w + 1) * chunks / workers); });
+  for (int64_t w = 1; w < workers; ++w)
+    pool.emplace_back([&f, w, workers, chunks] { f(w * chunks / workers, (w + 1) * chunks / workers); });
   f(0, chunks / workers);
   for (auto& t : pool) t.join();
 }
@@ -100,14 +101,15 @@ inline double lowered_by(double x, double gamma) { return std::max(0.0, x * (1.0
 
 // The releases on the common loss step h, as stretches of identical releases: their candidates, their atoms' reach and
 // their loss shifts; the counts checked, and the curves' candidate counts and loss shifts filled in.
-std::vector<Stretch> stretches_of(const std::vector<AdaptiveReleases>& releases, double h, const AccountantOptions& options,
-                                  AdaptiveCurves& curves, int64_t& total) {
+std::vector<Stretch> stretches_of(const std::vector<AdaptiveReleases>& releases, double h,
+                                  const AccountantOptions& options, AdaptiveCurves& curves, int64_t& total) {
   std::vector<Stretch> stretches;
   for (const auto& r : releases) {
     if (r.upper.empty() || r.lower.empty()) throw InputError("adaptive composition: a release without candidate pairs");
     if (r.count < 1) throw InputError(fmt::format("adaptive composition: count {} must be at least 1", r.count));
     if (r.count > kMaxCompositions - total)
-      throw InputError(fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
+      throw InputError(
+          fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
     Stretch s;
     s.count = r.count;
     total += r.count;
@@ -172,8 +174,8 @@ double expectation_step(const std::vector<Candidate>& candidates, const double* 
       } else {
         const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
         for (int64_t p = begin; p < end; ++p)
-          result[static_cast<size_t>(p)] = std::max(
-              result[static_cast<size_t>(p)], std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
+          result[static_cast<size_t>(p)] = std::max(result[static_cast<size_t>(p)],
+                                                    std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
       }
     }
   });
@@ -204,7 +206,8 @@ void extend_window(const Window& w, int64_t ext_lo, int64_t ext_hi, double h, do
   const double slope_gap = std::max(0.0, low_top - up_before_top);  // lower bound of V(H) - V(H - 1)
   extended_up.assign(ext_size, 0.0);
   extended_low.assign(upper_only ? 0 : ext_size, 0.0);
-  while (static_cast<int64_t>(decay.size()) <= ext_hi - w.top) decay.push_back(std::exp(-static_cast<double>(decay.size()) * h));
+  while (static_cast<int64_t>(decay.size()) <= ext_hi - w.top)
+    decay.push_back(std::exp(-static_cast<double>(decay.size()) * h));
   for (int64_t t = ext_lo; t <= ext_hi; ++t) {
     const size_t i = static_cast<size_t>(t - ext_lo);
     if (t < w.lo) {
@@ -223,8 +226,10 @@ void extend_window(const Window& w, int64_t ext_lo, int64_t ext_hi, double h, do
       // (the product rounded up); otherwise V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with
       // (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
       const double chord =
-          w.top_exact ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - w.top)], 8.0 * kUnit), 4.0 * kUnit)
-                      : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
+          w.top_exact
+              ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - w.top)], 8.0 * kUnit),
+                           4.0 * kUnit)
+              : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
       const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
       extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
     }
@@ -516,7 +521,8 @@ double AdaptiveCurves::epsilon_upper(double delta) const {
   if (j == upper.size()) {
     if (upper_beyond > delta) return std::numeric_limits<double>::infinity();
     high = std::nextafter(static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step,
-                          std::numeric_limits<double>::infinity()) + loss_shift_upper;
+                          std::numeric_limits<double>::infinity()) +
+           loss_shift_upper;
     return delta_upper(high) <= delta ? high : std::numeric_limits<double>::infinity();
   }
   high = static_cast<double>(first_index + static_cast<int64_t>(j)) * loss_step + loss_shift_upper;
@@ -525,7 +531,10 @@ double AdaptiveCurves::epsilon_upper(double delta) const {
   // delta_upper(high) <= delta < delta_upper(low): bisect, keeping high valid.
   for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(high)); ++i) {
     const double middle = 0.5 * (low + high);
-    if (delta_upper(middle) <= delta) high = middle; else low = middle;
+    if (delta_upper(middle) <= delta)
+      high = middle;
+    else
+      low = middle;
   }
   return high;
 }
@@ -542,7 +551,10 @@ double AdaptiveCurves::epsilon_lower(double delta) const {
   if (delta_lower(low) <= delta) return -std::numeric_limits<double>::infinity();
   for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(low)); ++i) {
     const double middle = 0.5 * (low + high);
-    if (delta_lower(middle) > delta) low = middle; else high = middle;
+    if (delta_lower(middle) > delta)
+      low = middle;
+    else
+      high = middle;
   }
   return low;
 }
@@ -550,16 +562,18 @@ double AdaptiveCurves::epsilon_lower(double delta) const {
 std::string AdaptiveCurves::describe() const {
   if (!description.empty()) return description;
   if (blocks_composed)
-    return fmt::format("exact adaptive programme in blocks: the whole adaptive profile of a block of {} release{} (loss "
-                       "step {:g}, window up to {} points, up to {} candidate pair{} per release), its convex hull as a "
-                       "dominating pair, composed {} time{}{} (upper bound only)",
-                       block_size, block_size == 1 ? "" : "s", loss_step, largest_window, candidates_upper,
-                       candidates_upper == 1 ? "" : "s", block_count, block_count == 1 ? "" : "s",
-                       block_remainder > 0 ? fmt::format(" with a block of {}", block_remainder) : "");
-  return fmt::format("exact adaptive programme on the accumulated loss ({} release{}, up to {} candidate pair{} per "
-                     "release, loss step {:g}, window up to {} points)",
-                     compositions, compositions == 1 ? "" : "s", candidates_upper, candidates_upper == 1 ? "" : "s",
-                     loss_step, largest_window);
+    return fmt::format(
+        "exact adaptive programme in blocks: the whole adaptive profile of a block of {} release{} (loss "
+        "step {:g}, window up to {} points, up to {} candidate pair{} per release), its convex hull as a "
+        "dominating pair, composed {} time{}{} (upper bound only)",
+        block_size, block_size == 1 ? "" : "s", loss_step, largest_window, candidates_upper,
+        candidates_upper == 1 ? "" : "s", block_count, block_count == 1 ? "" : "s",
+        block_remainder > 0 ? fmt::format(" with a block of {}", block_remainder) : "");
+  return fmt::format(
+      "exact adaptive programme on the accumulated loss ({} release{}, up to {} candidate pair{} per "
+      "release, loss step {:g}, window up to {} points)",
+      compositions, compositions == 1 ? "" : "s", candidates_upper, candidates_upper == 1 ? "" : "s", loss_step,
+      largest_window);
 }
 
 }  // namespace noiselearn

@@ -98,8 +98,8 @@ struct AdaptiveCurves {
   double upper_beyond = 1.0, lower_beyond = 0.0;
   int64_t compositions = 0;
   size_t candidates_upper = 0, candidates_lower = 0;  // largest number of candidate pairs in one release
-  int64_t largest_window = 0;                          // grid points of l in the largest window
-  double relative_allowance = 0.0;                      // compounded floating-point factor (already applied)
+  int64_t largest_window = 0;                         // grid points of l in the largest window
+  double relative_allowance = 0.0;                    // compounded floating-point factor (already applied)
   // Total loss shift of the candidates' snapped losses (PrivacyLossDistribution::loss_shift), applied by the
   // queries: the grid values are delta at eps_j + loss_shift_upper (upper), eps_j - loss_shift_lower (lower).
   double loss_shift_upper = 0.0, loss_shift_lower = 0.0;

@@ -85,7 +85,8 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
       if (widest_epsilon_bracket(bounds) <= options.adaptive_skip_width) {
         bounds.several_pairs_note = fmt::format(
             "profile envelope (its epsilon bracket is within {:g} relative at delta 1e-3, 1e-6 and 1e-10 above the "
-            "distinguishing events; the adaptive programme would not narrow it)", options.adaptive_skip_width);
+            "distinguishing events; the adaptive programme would not narrow it)",
+            options.adaptive_skip_width);
         return;
       }
     } else {
@@ -93,7 +94,8 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
       if (width <= options.adaptive_skip_width) {
         bounds.several_pairs_note = fmt::format(
             "profile envelope (its bracket is within {:g} relative at every query, or made by the floating-point "
-            "allowance; the adaptive programme would not narrow it)", options.adaptive_skip_width);
+            "allowance; the adaptive programme would not narrow it)",
+            options.adaptive_skip_width);
         return;
       }
       reason = fmt::format("; run because the envelope's bracket at {} is {:.2g} relative", query, width);
@@ -107,14 +109,15 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
         bounds.several_pairs_note = fmt::format(
             "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}, and the block "
             "budget {:.3g} even in blocks of 2 releases; raise certification.adaptive_block_budget or coarsen the loss "
-            "step)", cost, options.adaptive_budget, options.adaptive_block_budget);
+            "step)",
+            cost, options.adaptive_budget, options.adaptive_block_budget);
         return;
       }
       for (const auto& run : runs) bounds.adaptive.push_back(adaptive_block_composition(run.front(), block, options));
-      bounds.several_pairs_note = fmt::format("{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}; "
-                                              "blocks within the block budget {:.3g}), beside the profile envelope{}",
-                                              bounds.adaptive.front().describe(), cost, options.adaptive_budget,
-                                              options.adaptive_block_budget, reason);
+      bounds.several_pairs_note = fmt::format(
+          "{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}; "
+          "blocks within the block budget {:.3g}), beside the profile envelope{}",
+          bounds.adaptive.front().describe(), cost, options.adaptive_budget, options.adaptive_block_budget, reason);
       return;
     }
   }
@@ -140,9 +143,12 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
     result.several_pairs_note = envelope_note + " (the adaptive programme is off: several-pairs method 'envelope')";
     return;
   }
-  if (options.several_pairs == SeveralPairsMethod::kAuto && widest_epsilon_bracket(result) <= options.adaptive_skip_width) {
-    result.several_pairs_note = fmt::format("{} (its epsilon bracket is within {:g} relative; the adaptive programme "
-                                            "would not narrow it)", envelope_note, options.adaptive_skip_width);
+  if (options.several_pairs == SeveralPairsMethod::kAuto &&
+      widest_epsilon_bracket(result) <= options.adaptive_skip_width) {
+    result.several_pairs_note = fmt::format(
+        "{} (its epsilon bracket is within {:g} relative; the adaptive programme "
+        "would not narrow it)",
+        envelope_note, options.adaptive_skip_width);
     return;
   }
   // Cost of every part's whole programme; over the budget (auto), each part in blocks within its share of the block
@@ -169,11 +175,13 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
       for (const auto& c : single.adaptive_single) {
         AdaptiveReleases releases = c;
         releases.count = n;
-        block = std::min(block, largest_block_within(releases, options.adaptive_block_budget / static_cast<double>(runs)));
+        block =
+            std::min(block, largest_block_within(releases, options.adaptive_block_budget / static_cast<double>(runs)));
       }
     if (single.adaptive_single.empty() || block < std::min<int64_t>(2, n)) {
       for (size_t r = 0; r < factors.size(); ++r) factors[r].emplace_back(single.upper.direction(r == 1), n);
-      how.push_back(fmt::format("part {}: {}", i + 1, single.adaptive_single.empty() ? "one candidate pair" : "envelope (over the budget)"));
+      how.push_back(fmt::format("part {}: {}", i + 1,
+                                single.adaptive_single.empty() ? "one candidate pair" : "envelope (over the budget)"));
       continue;
     }
     std::vector<AdaptiveCurves> curves;
@@ -183,7 +191,8 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
       curves.push_back(adaptive_block_composition(releases, block, options));
     }
     // One run covers both directions when the part's candidates hold every pair in both (the `any` relation).
-    for (size_t r = 0; r < factors.size(); ++r) factors[r].emplace_back(*curves[std::min(r, curves.size() - 1)].blocks_composed, 1);
+    for (size_t r = 0; r < factors.size(); ++r)
+      factors[r].emplace_back(*curves[std::min(r, curves.size() - 1)].blocks_composed, 1);
     how.push_back(block == n ? fmt::format("part {}: the whole programme of {} release{}", i + 1, n, n == 1 ? "" : "s")
                              : fmt::format("part {}: blocks of {} releases", i + 1, block));
   }
@@ -193,9 +202,10 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
     curve.loss_step = factors[r].front().first.loss_step;
     curve.compositions = result.compositions;
     curve.blocks_composed = std::make_shared<const PrivacyLossDistribution>(compose_heterogeneous(factors[r], options));
-    curve.description = fmt::format("exact adaptive programme per part ({}), each part's adaptive profile hull as a "
-                                    "dominating pair, the parts composed (in any order of the releases; upper bound only)",
-                                    fmt::join(how, "; "));
+    curve.description = fmt::format(
+        "exact adaptive programme per part ({}), each part's adaptive profile hull as a "
+        "dominating pair, the parts composed (in any order of the releases; upper bound only)",
+        fmt::join(how, "; "));
     result.adaptive.push_back(std::move(curve));
   }
   result.several_pairs_note = result.adaptive.front().describe() + ", beside the profile envelope";

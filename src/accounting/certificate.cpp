@@ -14,7 +14,8 @@ namespace noiselearn {
 void CertificateRequest::validate() const {
   if (compositions < 1) throw InputError(fmt::format("compositions {} must be at least 1", compositions));
   if (compositions > kMaxCompositions)
-    throw InputError(fmt::format("compositions {} exceed the accountant's limit of {}", compositions, kMaxCompositions));
+    throw InputError(
+        fmt::format("compositions {} exceed the accountant's limit of {}", compositions, kMaxCompositions));
   for (double eps : epsilons)
     if (!std::isfinite(eps) || eps < 0.0) throw InputError(fmt::format("epsilon {} must be finite and >= 0", eps));
   for (double delta : deltas)
@@ -59,20 +60,26 @@ std::string upper_method_name(const PairBounds& bounds, bool adaptive_wins) {
   return "dominating pair";
 }
 std::string lower_method_name(bool adaptive_wins, bool two_outcome_wins) {
-  return two_outcome_wins ? "two outcomes per release (binomial)" : adaptive_wins ? kAdaptiveProgramme : "fixed sequences";
+  return two_outcome_wins ? "two outcomes per release (binomial)"
+         : adaptive_wins  ? kAdaptiveProgramme
+                          : "fixed sequences";
 }
 
 }  // namespace
 
-AccountingQueries queries_of(const CertificateRequest& request) { return AccountingQueries{request.epsilons, request.deltas}; }
+AccountingQueries queries_of(const CertificateRequest& request) {
+  return AccountingQueries{request.epsilons, request.deltas};
+}
 
-Certificate certify_family(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options) {
+Certificate certify_family(const PairFamily& family, const CertificateRequest& request,
+                           const AccountantOptions& options) {
   // The options the accountant used: the default may have chosen a finer loss step for the queries.
   const PairBounds bounds = account(family, request.compositions, options, queries_of(request));
   return make_certificate(bounds, request, bounds.options);
 }
 
-Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request, const AccountantOptions& options) {
+Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request,
+                             const AccountantOptions& options) {
   request.validate();
   PairBounds bounds = composed;
   // Bounds composed without these queries may have kept the envelope where a query's bracket is wide: the exact
@@ -102,7 +109,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   const auto directions = upper_directions(bounds);
   // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):
   // 1 - prod (1 - omega_i)^{n_i} of the worse direction.
-  certificate.infinity_mass_composed = std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second);
+  certificate.infinity_mass_composed =
+      std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second);
   for (const auto& [name, pld] : directions) {
     auto& d = certificate.discretisation;
     d.final_loss_step = std::max(d.final_loss_step, pld->loss_step);
@@ -113,10 +121,10 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   }
   for (const auto& scenario : bounds.lower) {
     auto& d = certificate.discretisation;
-    d.numerical_error_lower =
-        std::max({d.numerical_error_lower, scenario.first_to_second.numerical_error, scenario.direction(true).numerical_error});
-    d.relative_error_lower =
-        std::max({d.relative_error_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
+    d.numerical_error_lower = std::max(
+        {d.numerical_error_lower, scenario.first_to_second.numerical_error, scenario.direction(true).numerical_error});
+    d.relative_error_lower = std::max(
+        {d.relative_error_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
   }
   certificate.discretisation.loss_step = used.loss_step;
   certificate.discretisation.upper_method = to_string(used.upper_method);
@@ -125,7 +133,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   for (const auto& t : bounds.tilted) {
     certificate.discretisation.tilted_for_epsilons.push_back(t.target_epsilon);
     if (t.tail_mass > 0.0 && t.tail_mass < bounds.options.tail_mass &&
-        (certificate.discretisation.tilted_tail_mass == 0.0 || t.tail_mass < certificate.discretisation.tilted_tail_mass))
+        (certificate.discretisation.tilted_tail_mass == 0.0 ||
+         t.tail_mass < certificate.discretisation.tilted_tail_mass))
       certificate.discretisation.tilted_tail_mass = t.tail_mass;
   }
 
@@ -137,7 +146,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     for (const auto& [name, pld] : directions) entry.delta_upper_by_direction[name] = pld->delta_for_epsilon(eps);
     for (const auto& t : bounds.tilted)
       for (const auto& [name, pld] : upper_directions_of(t.upper))
-        entry.delta_upper_by_direction[name] = std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
+        entry.delta_upper_by_direction[name] =
+            std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
     // A symmetric copy accounted in the table's place: each direction pays its allowance too.
     for (auto& [name, value] : entry.delta_upper_by_direction)
       value = bounds.substitution_tv == 0.0 ? value : std::min(1.0, value + bounds.substitution_allowance(eps));
@@ -166,7 +176,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
         entry.epsilon_upper_by_direction[name] = std::min(entry.epsilon_upper_by_direction[name], by_direction(*pld));
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
-    entry.lower_method = lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
+    entry.lower_method =
+        lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
     if (!bounds.adaptive.empty())
       for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
     certificate.epsilons.push_back(entry);
@@ -174,20 +185,22 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   // Both bounds are rigorous, so lower <= upper holds exactly; anything else is a defect, and nothing is printed.
   for (const auto& d : certificate.deltas)
     if (!(d.delta_lower <= d.delta_upper))
-      throw std::logic_error(fmt::format("accountant inconsistency at epsilon = {}: lower bound {} above upper bound {}",
-                                         d.epsilon, d.delta_lower, d.delta_upper));
+      throw std::logic_error(
+          fmt::format("accountant inconsistency at epsilon = {}: lower bound {} above upper bound {}", d.epsilon,
+                      d.delta_lower, d.delta_upper));
   for (const auto& e : certificate.epsilons)
     if (!(e.epsilon_lower <= e.epsilon_upper))
       throw std::logic_error(fmt::format("accountant inconsistency at delta = {}: lower bound {} above upper bound {}",
                                          e.delta, e.epsilon_lower, e.epsilon_upper));
   certificate.dominating_direction = !certificate.epsilons.empty() ? certificate.epsilons.front().dominating_direction
                                      : !certificate.deltas.empty() ? certificate.deltas.front().dominating_direction
-                                                                    : bounds.dominating_direction_at_delta(1e-6);
+                                                                   : bounds.dominating_direction_at_delta(1e-6);
 
   if (request.curve_points >= 2) {
     const double end = request.curve_epsilon_max > 0.0 ? request.curve_epsilon_max : automatic_curve_end(bounds);
     std::vector<double> grid(static_cast<size_t>(request.curve_points));
-    for (size_t i = 0; i < grid.size(); ++i) grid[i] = end * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
+    for (size_t i = 0; i < grid.size(); ++i)
+      grid[i] = end * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
     // The maximum over directions and scenarios of each curve, evaluated in one pass per PLD.
     std::vector<double> upper(grid.size(), 0.0), lower(grid.size(), 0.0);
     // Each alternative (the untilted composition and the tilted ones) is rigorous: the curve takes the smallest
@@ -237,18 +250,21 @@ std::string Certificate::bound_methods(const std::string& upper, const std::stri
 
 std::string Certificate::no_epsilon_reason(double delta) const {
   if (infinity_mass_composed >= delta)
-    return fmt::format("no epsilon certifies delta = {}: the distinguishing events (outputs one input cannot produce) alone "
-                       "have probability {} after {} composition{}",
-                       format_exact(delta), format_general(infinity_mass_composed, 3, Rounding::kDown), compositions,
-                       compositions == 1 ? "" : "s");
-  return fmt::format("no epsilon certifies delta = {}: the upper bound's allowances (tail mass {:g} per truncation, "
-                     "floating-point error) exceed it; a smaller tail mass or loss step may certify it",
-                     format_exact(delta), discretisation.tail_mass);
+    return fmt::format(
+        "no epsilon certifies delta = {}: the distinguishing events (outputs one input cannot produce) alone "
+        "have probability {} after {} composition{}",
+        format_exact(delta), format_general(infinity_mass_composed, 3, Rounding::kDown), compositions,
+        compositions == 1 ? "" : "s");
+  return fmt::format(
+      "no epsilon certifies delta = {}: the upper bound's allowances (tail mass {:g} per truncation, "
+      "floating-point error) exceed it; a smaller tail mass or loss step may certify it",
+      format_exact(delta), discretisation.tail_mass);
 }
 
 std::string Certificate::report() const {
   std::string out;
-  out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", pair_description);
+  out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s",
+                     pair_description);
   if (neighbours.records)
     out += fmt::format("  neighbours covered: {}\n", describe(neighbours));
   else
@@ -257,22 +273,26 @@ std::string Certificate::report() const {
   // The distinguishing-event masses are floors of delta: printed rounded down, like lower bounds.
   out += fmt::format("  infinity mass (distinguishing events): {} per release, {} after {} composition{}\n",
                      format_general(infinity_mass_single_release, 6, Rounding::kDown),
-                     format_general(infinity_mass_composed, 6, Rounding::kDown), compositions, compositions == 1 ? "" : "s");
+                     format_general(infinity_mass_composed, 6, Rounding::kDown), compositions,
+                     compositions == 1 ? "" : "s");
   if (!several_pairs.empty()) out += fmt::format("  several candidate pairs per release: {}\n", several_pairs);
   if (substitution_tv > 0.0)
-    out += fmt::format("  symmetric copy accounted (the table is symmetric only up to rounding): total variation at most {} over the "
-                       "{} composition{}, (1 + e^eps) times it added to every upper delta and subtracted from every lower\n",
-                       format_general(substitution_tv, 3, Rounding::kUp), compositions, compositions == 1 ? "" : "s");
+    out += fmt::format(
+        "  symmetric copy accounted (the table is symmetric only up to rounding): total variation at most {} over the "
+        "{} composition{}, (1 + e^eps) times it added to every upper delta and subtracted from every lower\n",
+        format_general(substitution_tv, 3, Rounding::kUp), compositions, compositions == 1 ? "" : "s");
   for (const auto& e : epsilons) {
-    out += fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(e.delta),
-                       epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),
-                       e.dominating_direction, bound_methods(e.upper_method, e.lower_method));
+    out +=
+        fmt::format("  delta = {:<9} epsilon in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(e.delta),
+                    epsilon_text(e.epsilon_lower, Rounding::kDown), epsilon_text(e.epsilon_upper, Rounding::kUp),
+                    e.dominating_direction, bound_methods(e.upper_method, e.lower_method));
     if (!std::isfinite(e.epsilon_upper)) out += "    " + no_epsilon_reason(e.delta) + "\n";
   }
   for (const auto& d : deltas) {
-    out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {}{})\n", format_exact(d.epsilon),
-                       delta_text(d.delta_lower, Rounding::kDown), delta_text(d.delta_upper, Rounding::kUp),
-                       d.dominating_direction, bound_methods(d.upper_method, d.lower_method));
+    out += fmt::format("  epsilon = {:<7} delta in [{}, {}]   (lower, upper; dominated by {}{})\n",
+                       format_exact(d.epsilon), delta_text(d.delta_lower, Rounding::kDown),
+                       delta_text(d.delta_upper, Rounding::kUp), d.dominating_direction,
+                       bound_methods(d.upper_method, d.lower_method));
   }
   const auto& d = discretisation;
   out += fmt::format(
@@ -280,16 +300,19 @@ std::string Certificate::report() const {
       "truncation ({} moved to infinity), floating-point allowance {} + {} relative (upper) / {} + "
       "{} relative (lower)\n",
       d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass,
-      format_general(d.truncated_mass_upper, 3, Rounding::kUp), format_general(d.numerical_error_upper, 3, Rounding::kUp),
-      format_general(d.relative_error_upper, 2, Rounding::kUp), format_general(d.numerical_error_lower, 3, Rounding::kUp),
+      format_general(d.truncated_mass_upper, 3, Rounding::kUp),
+      format_general(d.numerical_error_upper, 3, Rounding::kUp),
+      format_general(d.relative_error_upper, 2, Rounding::kUp),
+      format_general(d.numerical_error_lower, 3, Rounding::kUp),
       format_general(d.relative_error_lower, 2, Rounding::kUp));
   if (!d.tilted_for_epsilons.empty())
-    out += fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}{}\n",
-                       fmt::join(d.tilted_for_epsilons, ", "),
-                       d.tilted_tail_mass > 0.0
-                           ? fmt::format(", down to tail mass {:g} per truncation (the release discretised again with it)",
-                                         d.tilted_tail_mass)
-                           : "");
+    out +=
+        fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}{}\n",
+                    fmt::join(d.tilted_for_epsilons, ", "),
+                    d.tilted_tail_mass > 0.0
+                        ? fmt::format(", down to tail mass {:g} per truncation (the release discretised again with it)",
+                                      d.tilted_tail_mass)
+                        : "");
   return out;
 }
 

@@ -17,9 +17,9 @@ constexpr int64_t kMaxCurvePoints = 1'000'000;
 
 struct CertificateRequest {
   int64_t compositions = 1;
-  std::vector<double> epsilons;  // report delta at each
-  std::vector<double> deltas;    // report epsilon at each
-  int64_t curve_points = 201;    // points of the delta(eps) curve on [0, curve_epsilon_max]; 0 for none
+  std::vector<double> epsilons;    // report delta at each
+  std::vector<double> deltas;      // report epsilon at each
+  int64_t curve_points = 201;      // points of the delta(eps) curve on [0, curve_epsilon_max]; 0 for none
   double curve_epsilon_max = 0.0;  // 0: automatic (the upper-bound epsilon at delta = 1e-12, or the largest loss)
 
   void validate() const;  // throws InputError naming the field
@@ -96,13 +96,15 @@ struct Certificate {
   std::string report() const;
 };
 
-Certificate make_certificate(const PairBounds& bounds, const CertificateRequest& request, const AccountantOptions& options);
+Certificate make_certificate(const PairBounds& bounds, const CertificateRequest& request,
+                             const AccountantOptions& options);
 
 // The request's queries, for account(): what decides the default's methods (AccountingQueries).
 AccountingQueries queries_of(const CertificateRequest& request);
 
 // The certificate of n = request.compositions releases of the family, composed for the request's queries: under
 // several_pairs auto the exact adaptive programme runs only if it narrows one of their brackets.
-Certificate certify_family(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options);
+Certificate certify_family(const PairFamily& family, const CertificateRequest& request,
+                           const AccountantOptions& options);
 
 }  // namespace noiselearn

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "accounting/composition_theorems.hpp"
+#include "accounting/hybrid_renyi.hpp"
 #include "accounting/moments_accountant.hpp"
 #include "accounting/pair_accountant.hpp"
-#include "accounting/hybrid_renyi.hpp"
 #include "accounting/renyi.hpp"
 
 namespace noiselearn {
@@ -19,7 +19,8 @@ std::string show_delta(double value) { return fmt::format("{:.6e}", value); }
 
 }  // namespace
 
-Comparisons compare_accountants(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options) {
+Comparisons compare_accountants(const PairFamily& family, const CertificateRequest& request,
+                                const AccountantOptions& options) {
   Comparisons out;
   const int64_t n = request.compositions;
   const PairBounds single = account(family, 1, options);
@@ -54,13 +55,15 @@ Comparisons compare_accountants(const PairFamily& family, const CertificateReque
 std::string Comparisons::report() const {
   std::string text = "comparisons (upper bounds from other accountants; not certificates):\n";
   for (const auto& c : at_delta)
-    text += fmt::format("  delta = {:<9.3g} epsilon: moments accountant {}, RDP {} (Mironov) / {} (Balle et al.), "
-                        "HRDP {}, advanced composition {}, optimal composition {}\n",
-                        c.delta, show(c.moments_accountant), show(c.rdp_mironov), show(c.rdp_balle), show(c.hybrid_renyi),
-                        show(c.advanced_composition), show(c.optimal_composition));
+    text += fmt::format(
+        "  delta = {:<9.3g} epsilon: moments accountant {}, RDP {} (Mironov) / {} (Balle et al.), "
+        "HRDP {}, advanced composition {}, optimal composition {}\n",
+        c.delta, show(c.moments_accountant), show(c.rdp_mironov), show(c.rdp_balle), show(c.hybrid_renyi),
+        show(c.advanced_composition), show(c.optimal_composition));
   for (const auto& c : at_epsilon)
-    text += fmt::format("  epsilon = {:<7.4g} delta: moments accountant {}, RDP {} (Mironov) / {} (Balle et al.)\n",
-                        c.epsilon, show_delta(c.moments_accountant), show_delta(c.rdp_mironov), show_delta(c.rdp_balle));
+    text +=
+        fmt::format("  epsilon = {:<7.4g} delta: moments accountant {}, RDP {} (Mironov) / {} (Balle et al.)\n",
+                    c.epsilon, show_delta(c.moments_accountant), show_delta(c.rdp_mironov), show_delta(c.rdp_balle));
   return text;
 }
 

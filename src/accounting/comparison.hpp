@@ -2,8 +2,8 @@
 // Other accountants next to the certificate, for comparison only (they compare; they do not
 // certify): the Extended Moments Accountant (Sommer et al., Prop. 17), Renyi DP with Mironov's and
 // Balle et al.'s conversions (infinite for tables with distinguishing events), Xiao et al.'s Hybrid Renyi DP (which
-// puts the distinguishing mass into delta; the RDP orders 1.01 .. 1024), and the advanced and optimal composition theorems
-// applied to the certified single-release curve.
+// puts the distinguishing mass into delta; the RDP orders 1.01 .. 1024), and the advanced and optimal composition
+// theorems applied to the certified single-release curve.
 #include <string>
 #include <vector>
 
@@ -36,6 +36,7 @@ struct Comparisons {
   std::string report() const;
 };
 
-Comparisons compare_accountants(const PairFamily& family, const CertificateRequest& request, const AccountantOptions& options);
+Comparisons compare_accountants(const PairFamily& family, const CertificateRequest& request,
+                                const AccountantOptions& options);
 
 }  // namespace noiselearn

@@ -72,10 +72,12 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
   // propagate linearly (e * y_hat and x (1 + theta) * f, whose l1 norms are bounded by the computed totals),
   // then the convolution adds its own (relative for direct summation, which also scales the absolute part;
   // absolute for the FFT).
-  result.relative_error = (1.0 + first.relative_error) * (1.0 + second.relative_error) * (1.0 + product.relative_error) - 1.0;
-  result.numerical_error = (first.numerical_error * total_2 + second.numerical_error * (total_1 + first.numerical_error)) *
-                               (1.0 + product.relative_error) +
-                           product.error_bound;
+  result.relative_error =
+      (1.0 + first.relative_error) * (1.0 + second.relative_error) * (1.0 + product.relative_error) - 1.0;
+  result.numerical_error =
+      (first.numerical_error * total_2 + second.numerical_error * (total_1 + first.numerical_error)) *
+          (1.0 + product.relative_error) +
+      product.error_bound;
   result.truncated_mass = first.truncated_mass + second.truncated_mass;
   if (lambda > 0.0) {
     // The same propagation in the tilted norm (the weights of a product are the products of the weights, so
@@ -89,8 +91,9 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
                           product.tilted_error_bound;
     const double e1 = first.numerical_error, e2 = second.numerical_error;
     const double w1 = first.infinity_error, w2 = second.infinity_error;
-    result.infinity_error = (w1 * total_2 + (first.infinity_mass + w1) * (e2 + w2) + e1 * second.infinity_mass +
-                             (finite_1 + e1) * w2) * (1.0 + 8.0 * std::numeric_limits<double>::epsilon());
+    result.infinity_error =
+        (w1 * total_2 + (first.infinity_mass + w1) * (e2 + w2) + e1 * second.infinity_mass + (finite_1 + e1) * w2) *
+        (1.0 + 8.0 * std::numeric_limits<double>::epsilon());
   }
 
   truncate_tails(result, options.tail_mass);
@@ -98,13 +101,17 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
   return result;
 }
 
-PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int64_t n, const AccountantOptions& options) {
+PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int64_t n,
+                                     const AccountantOptions& options) {
   if (n < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", n));
   if (n > kMaxCompositions)
-    throw InputError(fmt::format("number of compositions {} exceeds the accountant's limit of {} (beyond it the "
-                                 "floating-point allowances swamp every bound)", n, kMaxCompositions));
+    throw InputError(
+        fmt::format("number of compositions {} exceeds the accountant's limit of {} (beyond it the "
+                    "floating-point allowances swamp every bound)",
+                    n, kMaxCompositions));
   if (options.fft_power)
-    if (std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options)) return std::move(*powered);
+    if (std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options))
+      return std::move(*powered);
   // Square-and-multiply over the binary digits of n.
   PrivacyLossDistribution power = single;
   bool have_result = false;

@@ -24,7 +24,8 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
                                 const AccountantOptions& options);
 
 // The n-fold composition of a single release.
-PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int64_t n, const AccountantOptions& options);
+PrivacyLossDistribution self_compose(const PrivacyLossDistribution& single, int64_t n,
+                                     const AccountantOptions& options);
 
 // Heterogeneous composition: the product over i of parts[i].first composed parts[i].second times.
 PrivacyLossDistribution compose_heterogeneous(const std::vector<std::pair<PrivacyLossDistribution, int64_t>>& parts,

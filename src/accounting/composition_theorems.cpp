@@ -243,9 +243,9 @@ double optimal_homogeneous_composition_epsilon(double eps0, double delta0, int64
   check_total_delta(delta_total);
   const double floor = optimal_delta_floor(delta0, k);
   if (floor > delta_total) {
-    throw InputError(fmt::format(
-        "optimal composition: total delta {} is below 1 - (1 - delta0)^k = {}, which no epsilon can remove",
-        delta_total, floor));
+    throw InputError(
+        fmt::format("optimal composition: total delta {} is below 1 - (1 - delta0)^k = {}, which no epsilon can remove",
+                    delta_total, floor));
   }
   return optimal_epsilon_or_infinity(eps0, delta0, k, delta_total);
 }

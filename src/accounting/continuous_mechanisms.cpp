@@ -13,7 +13,8 @@ namespace noiselearn {
 namespace {
 
 void check_positive(double value, const char* name) {
-  if (!(value > 0.0 && std::isfinite(value))) throw InputError(fmt::format("{} {} must be positive and finite", name, value));
+  if (!(value > 0.0 && std::isfinite(value)))
+    throw InputError(fmt::format("{} {} must be positive and finite", name, value));
 }
 
 // Single-release bounds of a mechanism whose A||B and B||A privacy-loss distributions coincide, from atoms that
@@ -46,9 +47,10 @@ PairBounds gaussian_mechanism_bounds(double sigma, double sensitivity, const Acc
   const double width = options.loss_step / 8.0;
   const auto intervals = static_cast<int64_t>(std::ceil(2.0 * half_range / width));
   if (intervals > 50'000'000)
-    throw InputError(fmt::format("Gaussian mechanism with sigma {} and sensitivity {}: its loss spreads over {} loss steps; "
-                                 "raise the loss step",
-                                 sigma, sensitivity, intervals / 8));
+    throw InputError(
+        fmt::format("Gaussian mechanism with sigma {} and sensitivity {}: its loss spreads over {} loss steps; "
+                    "raise the loss step",
+                    sigma, sensitivity, intervals / 8));
   PrivacyLossAtoms upper, lower;
   upper.losses.reserve(static_cast<size_t>(intervals) + 1);
   upper.masses.reserve(static_cast<size_t>(intervals) + 1);
@@ -58,7 +60,8 @@ PairBounds gaussian_mechanism_bounds(double sigma, double sensitivity, const Acc
   upper.losses.push_back(start);
   upper.masses.push_back(std::exp(log_normal_cdf(-half_range / sd)));
   for (int64_t k = 0; k < intervals; ++k) {
-    const double left = start + static_cast<double>(k) * width, right = std::min(start + half_range * 2.0, left + width);
+    const double left = start + static_cast<double>(k) * width,
+                 right = std::min(start + half_range * 2.0, left + width);
     const double mass = std::exp(log_normal_interval((left - mu) / sd, (right - mu) / sd));
     if (mass == 0.0) continue;
     upper.losses.push_back(right);
@@ -67,8 +70,8 @@ PairBounds gaussian_mechanism_bounds(double sigma, double sensitivity, const Acc
     lower.masses.push_back(mass);
   }
   upper.infinity_mass = std::exp(log_normal_cdf(-half_range / sd));
-  return symmetric_bounds(upper, lower, fmt::format("Gaussian mechanism, sigma {:g}, sensitivity {:g}", sigma, sensitivity),
-                          options);
+  return symmetric_bounds(upper, lower,
+                          fmt::format("Gaussian mechanism, sigma {:g}, sensitivity {:g}", sigma, sensitivity), options);
 }
 
 PairBounds laplace_mechanism_bounds(double scale, double sensitivity, const AccountantOptions& options) {
@@ -85,9 +88,10 @@ PairBounds laplace_mechanism_bounds(double scale, double sensitivity, const Acco
   const double width = options.loss_step / 8.0;
   const auto intervals = static_cast<int64_t>(std::ceil(2.0 * a / width));
   if (intervals > 50'000'000)
-    throw InputError(fmt::format("Laplace mechanism with scale {} and sensitivity {}: its loss spreads over {} loss steps; "
-                                 "raise the loss step",
-                                 scale, sensitivity, intervals / 8));
+    throw InputError(
+        fmt::format("Laplace mechanism with scale {} and sensitivity {}: its loss spreads over {} loss steps; "
+                    "raise the loss step",
+                    scale, sensitivity, intervals / 8));
   const double dx = sensitivity / static_cast<double>(intervals);
   for (int64_t k = 0; k < intervals; ++k) {
     const double x0 = static_cast<double>(k) * dx, x1 = k + 1 == intervals ? sensitivity : x0 + dx;
@@ -98,8 +102,8 @@ PairBounds laplace_mechanism_bounds(double scale, double sensitivity, const Acco
     lower.losses.push_back((sensitivity - 2.0 * x1) / scale);
     lower.masses.push_back(mass);
   }
-  return symmetric_bounds(upper, lower, fmt::format("Laplace mechanism, scale {:g}, sensitivity {:g}", scale, sensitivity),
-                          options);
+  return symmetric_bounds(upper, lower,
+                          fmt::format("Laplace mechanism, scale {:g}, sensitivity {:g}", scale, sensitivity), options);
 }
 
 double gaussian_mechanism_delta(double sigma, double sensitivity, int64_t n, double epsilon) {

@@ -94,8 +94,8 @@ namespace {
 
 // Linear convolution by the real FFT of accounting/real_fft.hpp (a power-of-two size), negative noise clamped to 0,
 // and the l2 error bound.
-std::vector<double> fft_product(const RealFft& plan, const std::vector<double>& x, const std::vector<double>& y, bool same,
-                                double& l2_error_bound) {
+std::vector<double> fft_product(const RealFft& plan, const std::vector<double>& x, const std::vector<double>& y,
+                                bool same, double& l2_error_bound) {
   const int64_t length = static_cast<int64_t>(x.size() + y.size() - 1);
   const int64_t size = plan.size();
   std::vector<std::complex<double>> fx(static_cast<size_t>(size / 2 + 1)), fy;
@@ -157,7 +157,8 @@ Convolution convolve_fft(const std::vector<double>& x, const std::vector<double>
   return result;
 }
 
-Convolution convolve_fft_tilted(const std::vector<double>& x, const std::vector<double>& y, const TiltWeights& weights) {
+Convolution convolve_fft_tilted(const std::vector<double>& x, const std::vector<double>& y,
+                                const TiltWeights& weights) {
   Convolution result;
   if (x.empty() || y.empty()) return result;
   const bool same = &x == &y && weights.x_offset == weights.y_offset;
@@ -194,11 +195,14 @@ Convolution convolve_fft_tilted(const std::vector<double>& x, const std::vector<
   size_t first_tilted = 0;
   {
     const double crossing = std::ceil(-offsets / weights.rate);
-    first_tilted = crossing <= 0.0 ? 0 : crossing >= static_cast<double>(length_k) ? length_k : static_cast<size_t>(crossing);
+    first_tilted = crossing <= 0.0                             ? 0
+                   : crossing >= static_cast<double>(length_k) ? length_k
+                                                               : static_cast<size_t>(crossing);
     while (first_tilted > 0 && weights.rate * static_cast<double>(first_tilted - 1) + offsets >= 0.0) --first_tilted;
     while (first_tilted < length_k && weights.rate * static_cast<double>(first_tilted) + offsets < 0.0) ++first_tilted;
   }
-  const double plain_count = static_cast<double>(first_tilted), tilted_count = static_cast<double>(length_k - first_tilted);
+  const double plain_count = static_cast<double>(first_tilted),
+               tilted_count = static_cast<double>(length_k - first_tilted);
   std::vector<double> work(length_k);
   for (size_t k = 0; k < length_k; ++k) {
     const double log_weight = weights.rate * static_cast<double>(k) + offsets;

@@ -142,7 +142,8 @@ GridMasses upper_coordinate(const LossLaw& law, double law_error, double h, doub
 // Lower: every piece merged into the grid point nearest its loss ln(P/Q) (masses summed), the pieces reaching to an
 // infinity end into the end points (any merge is a post-processing); the outcomes of infinite loss (Q = 0) and of
 // P = 0 apart, as masses.
-GridMasses lower_coordinate(const LossLaw& law, double law_error, double h, double& p_infinity, double& q_minus_infinity) {
+GridMasses lower_coordinate(const LossLaw& law, double law_error, double h, double& p_infinity,
+                            double& q_minus_infinity) {
   const auto [low, high] = finite_range(law);
   GridMasses g;
   const int64_t k_low = static_cast<int64_t>(std::round(low / h)), k_high = static_cast<int64_t>(std::round(high / h));
@@ -206,11 +207,13 @@ void prune(GridMasses& g, double h, double negligible, bool upper) {
     --end;
   }
   if (begin == 0 && end == n) return;
-  std::vector<double> p(g.p.begin() + static_cast<std::ptrdiff_t>(begin), g.p.begin() + static_cast<std::ptrdiff_t>(end));
+  std::vector<double> p(g.p.begin() + static_cast<std::ptrdiff_t>(begin),
+                        g.p.begin() + static_cast<std::ptrdiff_t>(end));
   p.front() += p_low;
   if (!upper) p.back() += p_high;  // the upper chain's high end goes to +infinity (1 - the finite mass)
   if (!upper) {
-    std::vector<double> q(g.q.begin() + static_cast<std::ptrdiff_t>(begin), g.q.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<double> q(g.q.begin() + static_cast<std::ptrdiff_t>(begin),
+                          g.q.begin() + static_cast<std::ptrdiff_t>(end));
     q.front() += q_low;
     q.back() += q_high;
     g.q = std::move(q);
@@ -283,7 +286,6 @@ Moments moments(const GridMasses& g, double h) {
   return m;
 }
 
-
 }  // namespace
 
 CoordinateProductLaws coordinate_product_laws(const LossLaw& law, double mass_relative_error, int64_t coordinates,
@@ -301,7 +303,8 @@ CoordinateProductLaws coordinate_product_laws(const LossLaw& law, double mass_re
     const double d = static_cast<double>(coordinates);
     const auto [low, high] = finite_range(law);
     const double spread = 14.0 * std::sqrt(d * std::max(m.var_p, m.var_q));
-    const double range = std::min(d * (high - low), d * std::abs(m.mean_p - m.mean_q) + 2.0 * spread) + 2.0 * (high - low);
+    const double range =
+        std::min(d * (high - low), d * std::abs(m.mean_p - m.mean_q) + 2.0 * spread) + 2.0 * (high - low);
     while (range / h > static_cast<double>(max_points)) h *= 2.0;
   }
   CoordinateProductLaws out;

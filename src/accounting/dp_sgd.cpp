@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
-#include <string>
-#include <map>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <string>
 
 #include "accounting/accountant_threads.hpp"
 #include "accounting/composition.hpp"
@@ -27,7 +27,8 @@ void check_epsilon(double epsilon) {
     throw InputError(fmt::format("target epsilon {} must be positive and finite", epsilon));
 }
 
-PairBounds certified(const ReleaseDescription& description, double delta, const AccountantOptions& options, bool refine) {
+PairBounds certified(const ReleaseDescription& description, double delta, const AccountantOptions& options,
+                     bool refine) {
   AccountingQueries queries;
   queries.deltas = {delta};
   PairBounds bounds = account_events(description, options, queries);
@@ -85,7 +86,8 @@ std::vector<EpsilonBracket> curve_of(const PairBounds& single, const std::vector
       PairBounds next = current;
       // Each direction of each bound composed on its own (in parallel where there are threads).
       std::vector<std::function<void()>> jobs;
-      auto combine = [&](PrivacyLossDistribution& into, const PrivacyLossDistribution& a, const PrivacyLossDistribution& b) {
+      auto combine = [&](PrivacyLossDistribution& into, const PrivacyLossDistribution& a,
+                         const PrivacyLossDistribution& b) {
         jobs.push_back([&into, &a, &b, &powered] { into = compose(a, b, powered); });
       };
       const PairBounds& since = found->second;
@@ -113,13 +115,15 @@ std::vector<EpsilonBracket> curve_of(const PairBounds& single, const std::vector
 
 }  // namespace
 
-std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate, const std::vector<int64_t>& steps,
-                                            double delta, const AccountantOptions& options) {
+std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate,
+                                            const std::vector<int64_t>& steps, double delta,
+                                            const AccountantOptions& options) {
   check_delta(delta);
   if (steps.empty()) return {};
   for (size_t i = 0; i < steps.size(); ++i)
     if (steps[i] < 1 || (i > 0 && steps[i] <= steps[i - 1]))
-      throw InputError(fmt::format("steps must be whole numbers >= 1 in increasing order (entry {}: {})", i + 1, steps[i]));
+      throw InputError(
+          fmt::format("steps must be whole numbers >= 1 in increasing order (entry {}: {})", i + 1, steps[i]));
   const ReleaseDescription description = dp_sgd_description(noise_multiplier, sampling_rate, steps.back());
   AccountantOptions powered = options;
   powered.fft_power = true;  // each gap's composition by one FFT power (fft_power.hpp), as account_events does
@@ -134,7 +138,8 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   if (single.options.tilted_refinement) {
     const int64_t n = steps.back();
     double target = chernoff_epsilon(single.upper.first_to_second, n, delta);
-    if (single.upper.second_to_first) target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, n, delta));
+    if (single.upper.second_to_first)
+      target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, n, delta));
     if (std::isfinite(target) && target > 0.0) {
       single.upper = tilted_for(single.upper, n, target);
       for (auto& scenario : single.lower) scenario = tilted_for(scenario, n, target);
@@ -170,9 +175,8 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
   };
   auto certificate_of = [&](double m) {
     const auto found = certificates.find(m);
-    return found != certificates.end()
-               ? found->second
-               : bracket_of(certified(describe(m), delta, options, true), delta);
+    return found != certificates.end() ? found->second
+                                       : bracket_of(certified(describe(m), delta, options, true), delta);
   };
   if (!(upper(maximum, false) <= target_epsilon) && !(upper(maximum, true) <= target_epsilon))
     throw InputError(unreachable(maximum));
@@ -212,8 +216,10 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
   auto bisect = [&](bool refine, double tolerance) {
     while (high / low > 1.0 + tolerance) {
       const double middle = std::sqrt(low * high);
-      if (upper(middle, refine) <= target_epsilon) high = middle;
-      else low = middle;
+      if (upper(middle, refine) <= target_epsilon)
+        high = middle;
+      else
+        low = middle;
     }
   };
   bisect(false, 4.0 * relative_tolerance);
@@ -236,37 +242,41 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
                                             const AccountantOptions& options, double relative_tolerance, double minimum,
                                             double maximum) {
   dp_sgd_description(1.0, sampling_rate, steps);  // validates q and the steps before the search
-  if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the noise multiplier range must be 0 < minimum < maximum");
+  if (!(minimum > 0.0 && maximum > minimum))
+    throw InputError("the noise multiplier range must be 0 < minimum < maximum");
   return calibrate_parameter(
       [&](double m) { return dp_sgd_description(m, sampling_rate, steps); },
       [&](double top) {
-        return fmt::format("no noise multiplier up to {} reaches epsilon {} at delta {} after {} steps at sampling rate "
-                           "{} (raise the maximum, or accept a larger epsilon)",
-                           top, target_epsilon, delta, steps, sampling_rate);
+        return fmt::format(
+            "no noise multiplier up to {} reaches epsilon {} at delta {} after {} steps at sampling rate "
+            "{} (raise the maximum, or accept a larger epsilon)",
+            top, target_epsilon, delta, steps, sampling_rate);
       },
       target_epsilon, delta, options, relative_tolerance, minimum, maximum, 1.0);
 }
 
 NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
-                                 double delta, const AccountantOptions& options, double relative_tolerance, double minimum,
-                                 double maximum) {
+                                 double delta, const AccountantOptions& options, double relative_tolerance,
+                                 double minimum, double maximum) {
   description.validate();
   if (description.events.size() != 1)
-    throw InputError(fmt::format("calibration takes one event (got {}): the parameter searched must be one event's", description.events.size()));
+    throw InputError(fmt::format("calibration takes one event (got {}): the parameter searched must be one event's",
+                                 description.events.size()));
   const ReleaseEvent& event = description.events.front();
   if (!event.values.count(key)) {
     std::vector<std::string> keys;
     for (const auto& [k, v] : event.values) keys.push_back(k);
-    throw InputError(fmt::format("the {} event has no number parameter '{}' to calibrate (its parameters: {})", event.mechanism,
-                                 key, fmt::join(keys, ", ")));
+    throw InputError(fmt::format("the {} event has no number parameter '{}' to calibrate (its parameters: {})",
+                                 event.mechanism, key, fmt::join(keys, ", ")));
   }
   // Only a noise parameter makes epsilon fall as it grows; a sensitivity makes it rise.
   const MechanismKind& kind = mechanism_kind(event.mechanism);
   for (const auto& p : kind.parameters)
     if (p.key == key && (p.integer || key == "sensitivity"))
-      throw InputError(fmt::format("'{}' is not a noise parameter of the {} mechanism: calibrate its noise (scale, sigma or "
-                                   "noise multiplier)",
-                                   key, event.mechanism));
+      throw InputError(
+          fmt::format("'{}' is not a noise parameter of the {} mechanism: calibrate its noise (scale, sigma or "
+                      "noise multiplier)",
+                      key, event.mechanism));
   return calibrate_parameter(
       [&](double value) {
         ReleaseDescription d = description;
@@ -274,9 +284,10 @@ NoiseCalibration calibrate_event(const ReleaseDescription& description, const st
         return d;
       },
       [&](double top) {
-        return fmt::format("no {} up to {} reaches epsilon {} at delta {} for {} (raise the maximum, or accept a larger "
-                           "epsilon)",
-                           key, top, target_epsilon, delta, event.describe());
+        return fmt::format(
+            "no {} up to {} reaches epsilon {} at delta {} for {} (raise the maximum, or accept a larger "
+            "epsilon)",
+            key, top, target_epsilon, delta, event.describe());
       },
       target_epsilon, delta, options, relative_tolerance, minimum, maximum, event.values.at(key));
 }
@@ -290,8 +301,8 @@ StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double
   StepsCalibration result;
   auto fits = [&](int64_t steps, bool refine) {
     ++result.evaluations;
-    return certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, refine).epsilon_upper(delta) <=
-           target_epsilon;
+    return certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, refine)
+               .epsilon_upper(delta) <= target_epsilon;
   };
   if (!fits(1, true)) return result;
   // Doubling, then bisection on the untilted bound, then on the certificate from there.
@@ -310,8 +321,10 @@ StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double
   } else {
     while (bad - good > 1) {
       const int64_t middle = good + (bad - good) / 2;
-      if (fits(middle, false)) good = middle;
-      else bad = middle;
+      if (fits(middle, false))
+        good = middle;
+      else
+        bad = middle;
     }
     // The certificate may allow a few more steps than the untilted bound.
     while (good + 1 <= maximum_steps) {
@@ -321,8 +334,10 @@ StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double
         bad = good + step;
         while (bad - good > 1) {
           const int64_t middle = good + (bad - good) / 2;
-          if (fits(middle, true)) good = middle;
-          else bad = middle;
+          if (fits(middle, true))
+            good = middle;
+          else
+            bad = middle;
         }
         break;
       }
@@ -330,7 +345,8 @@ StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double
     }
     result.steps = good;
   }
-  result.epsilon = bracket_of(certified(dp_sgd_description(noise_multiplier, sampling_rate, result.steps), delta, options, true), delta);
+  result.epsilon = bracket_of(
+      certified(dp_sgd_description(noise_multiplier, sampling_rate, result.steps), delta, options, true), delta);
   return result;
 }
 

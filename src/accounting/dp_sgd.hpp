@@ -33,17 +33,19 @@ EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int
                               const AccountantOptions& options = {});
 
 // Certified epsilon at delta after each count of `steps` (strictly increasing, each >= 1), at the loss step the default
-// picks for the last count. Each entry is rigorous. The incremental composition is tilted once, for the Chernoff estimate
-// of the last count's epsilon (one tilt per direction: a composition needs one tilt for its factors); the last entry
-// is also intersected with dp_sgd_epsilon's. Untilted, the curve's brackets were 2-3 times wider and up to 3.5e-7 above
-// dp_accounting's pessimistic epsilon at 7 of Abadi's 60 epochs; tilted convolutions cost about 2.5 times as much.
-std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate, const std::vector<int64_t>& steps,
-                                            double delta, const AccountantOptions& options = {});
+// picks for the last count. Each entry is rigorous. The incremental composition is tilted once, for the Chernoff
+// estimate of the last count's epsilon (one tilt per direction: a composition needs one tilt for its factors); the last
+// entry is also intersected with dp_sgd_epsilon's. Untilted, the curve's brackets were 2-3 times wider and up to 3.5e-7
+// above dp_accounting's pessimistic epsilon at 7 of Abadi's 60 epochs; tilted convolutions cost about 2.5 times as
+// much.
+std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate,
+                                            const std::vector<int64_t>& steps, double delta,
+                                            const AccountantOptions& options = {});
 
 struct NoiseCalibration {
-  double noise_multiplier = 0.0;   // the least found: certified upper epsilon <= target (the calibrated parameter)
-  EpsilonBracket epsilon;          // its certified bracket
-  double below = 0.0;              // noise_multiplier / (1 + relative_tolerance) or less: certified upper > target
+  double noise_multiplier = 0.0;  // the least found: certified upper epsilon <= target (the calibrated parameter)
+  EpsilonBracket epsilon;         // its certified bracket
+  double below = 0.0;             // noise_multiplier / (1 + relative_tolerance) or less: certified upper > target
   int evaluations = 0;
 };
 
@@ -53,12 +55,12 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
                                             const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
                                             double minimum = 0.05, double maximum = 1000.0);
 
-// The least value of the number parameter `key` of the description's one event (a noise parameter: the noise multiplier,
-// scale or sigma, which epsilon falls with) in [minimum, maximum] whose certified upper epsilon at delta is at most
-// target_epsilon, to relative_tolerance; the same search as calibrate_noise_multiplier, started at the event's value
-// of `key` (a guess near the answer saves the expensive evaluations at small noise). For learned-noise comparisons
-// at equal certified epsilon: the Laplace per coordinate, the Gaussian, ... InputError for a key that is not a noise
-// parameter, or when even `maximum` does not reach the target.
+// The least value of the number parameter `key` of the description's one event (a noise parameter: the noise
+// multiplier, scale or sigma, which epsilon falls with) in [minimum, maximum] whose certified upper epsilon at delta is
+// at most target_epsilon, to relative_tolerance; the same search as calibrate_noise_multiplier, started at the event's
+// value of `key` (a guess near the answer saves the expensive evaluations at small noise). For learned-noise
+// comparisons at equal certified epsilon: the Laplace per coordinate, the Gaussian, ... InputError for a key that is
+// not a noise parameter, or when even `maximum` does not reach the target.
 NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
                                  double delta, const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
                                  double minimum = 0.05, double maximum = 1000.0);

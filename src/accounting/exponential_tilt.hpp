@@ -32,7 +32,8 @@ double tilted_mass(const PrivacyLossDistribution& pld);
 // Golden-section search for the minimum of a unimodal function of log(lambda) on [log lo, log hi], to log_tolerance
 // in log(lambda) (at most 80 steps); the midpoint of the last interval. Any lambda of a Chernoff bound is rigorous: the
 // search only makes it tight.
-double minimise_over_log_lambda(const std::function<double(double)>& f, double lo, double hi, double log_tolerance = 1e-7);
+double minimise_over_log_lambda(const std::function<double(double)>& f, double lo, double hi,
+                                double log_tolerance = 1e-7);
 
 // The Chernoff-optimal tilt for delta at eps after n compositions of `single`: argmin over lambda > 0 of
 // n K(lambda) - lambda eps. 0 if eps is at or below the mean loss (no tilt helps there).

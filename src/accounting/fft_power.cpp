@@ -34,8 +34,8 @@ double log_moment_of(const std::vector<double>& x, double theta) {
   return static_cast<double>(std::log(sum)) + top;
 }
 
-// The theta of a Chernoff bound in [1e-9, 50] (per grid index), by the accountant's golden-section search to 1e-5 in log
-// theta (about 30 steps).
+// The theta of a Chernoff bound in [1e-9, 50] (per grid index), by the accountant's golden-section search to 1e-5 in
+// log theta (about 30 steps).
 double best_theta(const std::function<double(double)>& f) { return minimise_over_log_lambda(f, 1e-9, 50.0, 1e-5); }
 
 // Chernoff's end of the window: the index u (sign +1) above which, or v (sign -1) below which, x^{*n} has mass at most
@@ -138,8 +138,8 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   const double x2 = norm2(x);
   const double largest_frequency_error = kappa * std::sqrt(static_cast<double>(size)) * x2;
   const double growth = std::exp((dn - 1.0) * std::log(s + largest_frequency_error));  // (S + E)^(n-1)
-  const double l2_error = dn * growth * x2 * (kappa + 6.0 * kRoundoff * (1.0 + kappa)) +
-                          kappa * growth * (s + largest_frequency_error);
+  const double l2_error =
+      dn * growth * x2 * (kappa + 6.0 * kRoundoff * (1.0 + kappa)) + kappa * growth * (s + largest_frequency_error);
   const double window_error = std::sqrt(static_cast<double>(width)) * l2_error * (1.0 + 1e-12);
 
   PrivacyLossDistribution result;
@@ -158,7 +158,8 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   const double reference = dn * single.tilt_reference;
   if (lambda > 0.0) {
     std::vector<double> w(static_cast<size_t>(width));
-    for (int64_t j = 0; j < width; ++j) w[static_cast<size_t>(j)] = -lambda * (result.loss(static_cast<size_t>(j)) - reference);
+    for (int64_t j = 0; j < width; ++j)
+      w[static_cast<size_t>(j)] = -lambda * (result.loss(static_cast<size_t>(j)) - reference);
     for (int64_t j = 0; j < width; ++j)
       if (w[static_cast<size_t>(j)] > 700.0) {
         zeroed += result.masses[static_cast<size_t>(j)];
@@ -178,8 +179,9 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   const double finite = single.finite_mass() * (1.0 + 1e-12);
   // Infinity mass: omega_n = T^n - F^n (T = F + omega, the total).
   const double total = finite + single.infinity_mass;
-  result.infinity_mass =
-      single.infinity_mass > 0.0 ? std::exp(dn * std::log(total)) * -std::expm1(dn * std::log1p(-single.infinity_mass / total)) : 0.0;
+  result.infinity_mass = single.infinity_mass > 0.0 ? std::exp(dn * std::log(total)) *
+                                                          -std::expm1(dn * std::log1p(-single.infinity_mass / total))
+                                                    : 0.0;
   const double input_error = lambda > 0.0 ? single.tilted_error : single.numerical_error;
   const double in_x_units = window_error + alias + composed_absolute(s + input_error, input_error);
   if (lambda > 0.0) {
@@ -204,7 +206,8 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
     // are as good for them (any theta > 0 is rigorous).
     const double shift = lambda * h;
     const double theta_plain_above = theta_above + shift, theta_plain_below = theta_below - shift;
-    const double above = u < top ? chernoff_mass(single.masses, n, static_cast<double>(u + 1), +1, theta_plain_above) : 0.0;
+    const double above =
+        u < top ? chernoff_mass(single.masses, n, static_cast<double>(u + 1), +1, theta_plain_above) : 0.0;
     const double below = v > 0 ? chernoff_mass(single.masses, n, static_cast<double>(v - 1), -1,
                                                theta_plain_below > 0.0 ? theta_plain_below : 0.0)
                                : 0.0;

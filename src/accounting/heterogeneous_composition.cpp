@@ -14,7 +14,8 @@
 
 namespace noiselearn {
 
-PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options) {
+PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts,
+                                 const AccountantOptions& options) {
   if (parts.empty()) throw InputError("heterogeneous composition needs at least one part");
   std::vector<std::pair<PairBounds, int64_t>> singles;
   for (const auto& [family, count] : parts) {
@@ -26,7 +27,8 @@ PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t
   return compose_heterogeneous_bounds(singles, options);
 }
 
-PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, int64_t>>& parts, const AccountantOptions& options) {
+PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, int64_t>>& parts,
+                                        const AccountantOptions& options) {
   if (parts.empty()) throw InputError("heterogeneous composition needs at least one part");
   PairBounds result;
   bool all_mirror = true;
@@ -34,7 +36,8 @@ PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, 
   for (const auto& [single, count] : parts) {
     if (count < 1) throw InputError(fmt::format("number of compositions {} must be at least 1", count));
     if (count > kMaxCompositions - total)
-      throw InputError(fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
+      throw InputError(
+          fmt::format("total number of compositions exceeds the accountant's limit of {}", kMaxCompositions));
     all_mirror = all_mirror && !single.upper.second_to_first && !single.lower.front().second_to_first;
     total += count;
   }

@@ -17,14 +17,16 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 HybridRenyiDirection hybrid_renyi_direction(const NoiseTable& table, int64_t shift_steps, double alpha, bool forward) {
   if (shift_steps < 0) throw InputError(fmt::format("HRDP shift {} must be >= 0 grid steps", shift_steps));
-  if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
+  if (!(alpha > 1.0) || !std::isfinite(alpha))
+    throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
   const int64_t n = table.size();
   std::vector<double> terms;
   terms.reserve(static_cast<size_t>(n));
   std::vector<double> degenerate;
   for (int64_t x = 0; x < n + shift_steps; ++x) {
-    const double p = x < n ? table.p(x) : 0.0;                                               // table at x
-    const double q = x - shift_steps >= 0 && x - shift_steps < n ? table.p(x - shift_steps) : 0.0;  // shifted table at x
+    const double p = x < n ? table.p(x) : 0.0;  // table at x
+    const double q =
+        x - shift_steps >= 0 && x - shift_steps < n ? table.p(x - shift_steps) : 0.0;  // shifted table at x
     const double a = forward ? p : q, b = forward ? q : p;
     if (!(a > 0.0)) continue;
     if (!(b > 0.0)) {
@@ -39,8 +41,8 @@ HybridRenyiDirection hybrid_renyi_direction(const NoiseTable& table, int64_t shi
   return out;
 }
 
-double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta, double alpha,
-                               NeighbourRelation neighbours) {
+double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta,
+                               double alpha, NeighbourRelation neighbours) {
   if (compositions < 1) throw InputError(fmt::format("HRDP compositions {} must be at least 1", compositions));
   if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("HRDP delta {} must lie in (0, 1)", delta));
   const double t = static_cast<double>(compositions);
@@ -52,12 +54,14 @@ double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int
     return (t * log_moment - std::log(slack)) / (alpha - 1.0);
   };
   if (neighbours == NeighbourRelation::kSameDirection)
-    return std::max(epsilon_of(up.log_partial_moment, up.degenerate_mass), epsilon_of(down.log_partial_moment, down.degenerate_mass));
-  return epsilon_of(std::max(up.log_partial_moment, down.log_partial_moment), std::max(up.degenerate_mass, down.degenerate_mass));
+    return std::max(epsilon_of(up.log_partial_moment, up.degenerate_mass),
+                    epsilon_of(down.log_partial_moment, down.degenerate_mass));
+  return epsilon_of(std::max(up.log_partial_moment, down.log_partial_moment),
+                    std::max(up.degenerate_mass, down.degenerate_mass));
 }
 
-HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta,
-                                        const std::vector<double>& alphas, NeighbourRelation neighbours) {
+HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_steps, int64_t compositions,
+                                        double delta, const std::vector<double>& alphas, NeighbourRelation neighbours) {
   if (alphas.empty()) throw InputError("HRDP: at least one order alpha is needed");
   if (shift_steps < 0) throw InputError(fmt::format("HRDP shift {} must be >= 0 grid steps", shift_steps));
   if (compositions < 1) throw InputError(fmt::format("HRDP compositions {} must be at least 1", compositions));
@@ -91,7 +95,8 @@ HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_s
   };
   HybridRenyiEpsilon best{kInfinity, alphas.front()};
   for (double alpha : alphas) {
-    if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
+    if (!(alpha > 1.0) || !std::isfinite(alpha))
+      throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
     const double up = log_moment(log_a_up, log_b_up, alpha), down = log_moment(log_a_down, log_b_down, alpha);
     const double e = neighbours == NeighbourRelation::kSameDirection
                          ? std::max(epsilon_of(up, mass_up, alpha), epsilon_of(down, mass_down, alpha))
@@ -137,7 +142,8 @@ HybridRenyiEpsilon hybrid_renyi_epsilon(const std::vector<DominatingPair>& pairs
   if (!(slack > 0.0)) return best;
   std::vector<double> terms;
   for (double alpha : alphas) {
-    if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
+    if (!(alpha > 1.0) || !std::isfinite(alpha))
+      throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
     double moment = -kInfinity;
     for (const Side& side : sides) {
       if (side.log_a.empty()) continue;

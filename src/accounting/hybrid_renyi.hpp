@@ -37,11 +37,11 @@ struct HybridRenyiEpsilon {
   double alpha = 0.0;    // the minimising order
 };
 // eps of eq. 24 at one alpha > 1.
-double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta, double alpha,
-                               NeighbourRelation neighbours = NeighbourRelation::kAnySequence);
+double hybrid_renyi_epsilon_at(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta,
+                               double alpha, NeighbourRelation neighbours = NeighbourRelation::kAnySequence);
 // The least eps over the given orders (each > 1). InputError for bad arguments.
-HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_steps, int64_t compositions, double delta,
-                                        const std::vector<double>& alphas,
+HybridRenyiEpsilon hybrid_renyi_epsilon(const NoiseTable& table, int64_t shift_steps, int64_t compositions,
+                                        double delta, const std::vector<double>& alphas,
                                         NeighbourRelation neighbours = NeighbourRelation::kAnySequence);
 // The same from dominating pairs (every pair of a PairFamily: each shift, tails included), both orders of each
 // pair, Def. 7's sup (the any-direction reading). Used by `evaluate --compare`.

@@ -212,12 +212,12 @@ PrivacyLossDistribution from_buckets(const LossBuckets& buckets, BoundKind bound
   pld.first_index = buckets.first_index;
   double raise = 0.0;
   if (bound == BoundKind::kUpper) {
-    pld.masses = options.upper_method == PessimisticMethod::kConnectTheDots ? connect_the_dots(buckets)
-                                                                           : round_up(buckets);
+    pld.masses =
+        options.upper_method == PessimisticMethod::kConnectTheDots ? connect_the_dots(buckets) : round_up(buckets);
     raise = buckets.step;
   } else {
-    pld.masses = options.lower_method == OptimisticMethod::kMergeToGrid ? merge_to_grid(buckets, &raise)
-                                                                        : round_down(buckets);
+    pld.masses =
+        options.lower_method == OptimisticMethod::kMergeToGrid ? merge_to_grid(buckets, &raise) : round_down(buckets);
   }
   for (double& m : pld.masses) m = std::max(m, 0.0);
   trim_zeros(pld);
@@ -326,8 +326,9 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
     buckets.add(k, r, low_tail);
     buckets.outcomes[static_cast<size_t>(k - first)] += static_cast<int32_t>(std::min(low_count, 1e9));
     // Top tail paid for in full; the infinity mass (a compensated sum, 2u) rounded up.
-    pld.infinity_mass = (pld.infinity_mass * (1.0 + 4.0 * kUnitRoundoff) + high_tail * (1.0 + (high_count + 4.0) * kUnitRoundoff)) *
-                        (1.0 + kUnitRoundoff);
+    pld.infinity_mass =
+        (pld.infinity_mass * (1.0 + 4.0 * kUnitRoundoff) + high_tail * (1.0 + (high_count + 4.0) * kUnitRoundoff)) *
+        (1.0 + kUnitRoundoff);
     pld.truncated_mass = high_tail;
   } else {
     const auto [k, r] = locate(highest, step);  // top tail lowered to the highest kept loss
@@ -402,22 +403,23 @@ void truncate_tails(PrivacyLossDistribution& pld, double tail_mass) {
   if (pld.bound == BoundKind::kUpper) {
     if (low > 0) {
       m[low] = (m[low] + low_tail * (1.0 + kappa_low)) * (1.0 + kUnitRoundoff);
-      if (lambda > 0.0) pld.tilted_error += pld.numerical_error * std::exp(lambda * (pld.loss(low) - pld.tilt_reference));
+      if (lambda > 0.0)
+        pld.tilted_error += pld.numerical_error * std::exp(lambda * (pld.loss(low) - pld.tilt_reference));
     }
     if (high < m.size()) {
       pld.infinity_mass = (pld.infinity_mass + high_tail * (1.0 + kappa_high)) * (1.0 + kUnitRoundoff);
       pld.truncated_mass += high_tail;
       if (lambda > 0.0)
-        pld.infinity_error += std::min(pld.numerical_error,
-                                       pld.tilted_error * std::exp(-lambda * (pld.loss(high) - pld.tilt_reference)));
+        pld.infinity_error +=
+            std::min(pld.numerical_error, pld.tilted_error * std::exp(-lambda * (pld.loss(high) - pld.tilt_reference)));
     }
   } else {
     if (high < m.size()) m[high - 1] = (m[high - 1] + high_tail * (1.0 - kappa_high)) * (1.0 - kUnitRoundoff);
     pld.truncated_mass += low_tail;
   }
   pld.first_index += static_cast<int64_t>(low);
-  pld.masses = std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(low),
-                                   m.begin() + static_cast<std::ptrdiff_t>(high));
+  pld.masses =
+      std::vector<double>(m.begin() + static_cast<std::ptrdiff_t>(low), m.begin() + static_cast<std::ptrdiff_t>(high));
 }
 
 }  // namespace noiselearn

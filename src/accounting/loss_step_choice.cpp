@@ -31,8 +31,8 @@ double predicted_relative_width(const PairBounds& single, int64_t n, const Accou
   std::vector<bool> directions{false};
   if (single.upper.second_to_first) directions.push_back(true);
   auto width_at = [&](bool reverse, double lambda) {
-    return static_cast<double>(n) *
-           (tilted_mean(single.upper.direction(reverse), lambda) - tilted_mean(single.lower.front().direction(reverse), lambda));
+    return static_cast<double>(n) * (tilted_mean(single.upper.direction(reverse), lambda) -
+                                     tilted_mean(single.lower.front().direction(reverse), lambda));
   };
   double widest = 0.0;
   // epsilon at delta: the guarantee is the larger direction's epsilon; each direction's width relative to it.
@@ -85,12 +85,12 @@ double predicted_points(const PairBounds& single, int64_t n) {
 
 }  // namespace
 
-
 int loss_step_halvings(const PairBounds& single, int64_t n, const AccountingQueries& queries,
                        const AccountantOptions& options) {
   double width = predicted_relative_width(single, n, queries), points = predicted_points(single, n);
   int halvings = 0;
-  while (halvings < 3 && width > options.adaptive_skip_width && 2.0 * points <= static_cast<double>(options.max_points)) {
+  while (halvings < 3 && width > options.adaptive_skip_width &&
+         2.0 * points <= static_cast<double>(options.max_points)) {
     ++halvings;
     width /= 4.0;
     points *= 2.0;

@@ -101,10 +101,12 @@ double parse_event_number(const std::string& text, const std::string& key, const
 // The number parameters of `kind` from key/value text (where: for messages, e.g. "events.yaml, event 2"): unknown keys,
 // missing required ones, non-numbers and values outside the domain are InputErrors naming the key. Table parameters
 // are left to mechanism_tables.
-MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
+MechanismValues mechanism_values(const MechanismKind& kind,
+                                 const std::vector<std::pair<std::string, std::string>>& fields,
                                  const std::string& where);
 // The table parameters of `kind`, each read by `read` from its path (a required one missing, or no reader: InputError).
-MechanismTables mechanism_tables(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
+MechanismTables mechanism_tables(const MechanismKind& kind,
+                                 const std::vector<std::pair<std::string, std::string>>& fields,
                                  const std::string& where, const TableReader& read);
 
 }  // namespace noiselearn

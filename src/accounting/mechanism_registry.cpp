@@ -19,11 +19,8 @@ MechanismKind table_mechanism_kind();
 
 const std::vector<MechanismKind>& mechanism_kinds() {
   static const std::vector<MechanismKind> kinds{
-      gaussian_mechanism_kind(),
-      laplace_mechanism_kind(),
-      discrete_gaussian_mechanism_kind(),
-      discrete_laplace_mechanism_kind(),
-      table_mechanism_kind(),
+      gaussian_mechanism_kind(),         laplace_mechanism_kind(), discrete_gaussian_mechanism_kind(),
+      discrete_laplace_mechanism_kind(), table_mechanism_kind(),
   };
   return kinds;
 }
@@ -34,7 +31,8 @@ const MechanismKind& mechanism_kind(const std::string& name) {
     if (kind.name == name) return kind;
     names.push_back(kind.name);
   }
-  throw InputError(fmt::format("unknown mechanism '{}'{} (known: {})", name, did_you_mean(name, names), fmt::join(names, ", ")));
+  throw InputError(
+      fmt::format("unknown mechanism '{}'{} (known: {})", name, did_you_mean(name, names), fmt::join(names, ", ")));
 }
 
 double parse_event_number(const std::string& text, const std::string& key, const std::string& where) {
@@ -50,7 +48,8 @@ double parse_event_number(const std::string& text, const std::string& key, const
   return value;
 }
 
-MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
+MechanismValues mechanism_values(const MechanismKind& kind,
+                                 const std::vector<std::pair<std::string, std::string>>& fields,
                                  const std::string& where) {
   MechanismValues values;
   std::vector<std::string> keys;
@@ -60,8 +59,8 @@ MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<st
     for (const auto& p : kind.parameters)
       if (p.key == key) parameter = &p;
     if (!parameter)
-      throw InputError(fmt::format("{}: mechanism '{}' has no parameter '{}'{} (its parameters: {})", where, kind.name, key,
-                                   did_you_mean(key, keys), fmt::join(keys, ", ")));
+      throw InputError(fmt::format("{}: mechanism '{}' has no parameter '{}'{} (its parameters: {})", where, kind.name,
+                                   key, did_you_mean(key, keys), fmt::join(keys, ", ")));
     if (parameter->table) continue;
     const double value = parse_event_number(text, key, where);
     if (!(value > 0.0) || !std::isfinite(value))
@@ -73,13 +72,15 @@ MechanismValues mechanism_values(const MechanismKind& kind, const std::vector<st
   for (const auto& p : kind.parameters) {
     if (values.count(p.key) || p.table) continue;
     if (!p.default_value)
-      throw InputError(fmt::format("{}: mechanism '{}' needs {} ({}, in {})", where, kind.name, p.key, p.meaning, p.unit));
+      throw InputError(
+          fmt::format("{}: mechanism '{}' needs {} ({}, in {})", where, kind.name, p.key, p.meaning, p.unit));
     values[p.key] = *p.default_value;
   }
   return values;
 }
 
-MechanismTables mechanism_tables(const MechanismKind& kind, const std::vector<std::pair<std::string, std::string>>& fields,
+MechanismTables mechanism_tables(const MechanismKind& kind,
+                                 const std::vector<std::pair<std::string, std::string>>& fields,
                                  const std::string& where, const TableReader& read) {
   MechanismTables tables;
   for (const auto& p : kind.parameters) {
@@ -88,8 +89,11 @@ MechanismTables mechanism_tables(const MechanismKind& kind, const std::vector<st
     for (const auto& [key, text] : fields)
       if (key == p.key) path = &text;
     if (!path) throw InputError(fmt::format("{}: mechanism '{}' needs {} ({})", where, kind.name, p.key, p.meaning));
-    if (path->empty()) throw InputError(fmt::format("{}: {} is empty (give the path of a noise table file)", where, p.key));
-    if (!read) throw InputError(fmt::format("{}: {} '{}': no table reader here (the CLI and Python read tables)", where, p.key, *path));
+    if (path->empty())
+      throw InputError(fmt::format("{}: {} is empty (give the path of a noise table file)", where, p.key));
+    if (!read)
+      throw InputError(
+          fmt::format("{}: {} '{}': no table reader here (the CLI and Python read tables)", where, p.key, *path));
     try {
       tables[p.key] = read(*path);
     } catch (const InputError& e) {

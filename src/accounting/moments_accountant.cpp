@@ -70,7 +70,8 @@ double moments_log_gamma(const std::vector<double>& first, const std::vector<dou
 }
 
 MomentsBound moments_accountant_delta(const std::vector<DominatingPair>& pairs, int64_t n, double epsilon) {
-  if (!(epsilon >= 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("epsilon {} must be finite and >= 0", epsilon));
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("epsilon {} must be finite and >= 0", epsilon));
   MomentsBound worst{0.0, std::nan("")};
   for (const Direction& d : directions(pairs, n)) {
     // log of the moment term; the direction's delta is omega_n + exp(min).
@@ -89,7 +90,9 @@ MomentsBound moments_accountant_epsilon(const std::vector<DominatingPair>& pairs
     const double budget = delta - d.composed_infinity_mass;  // left for the moment term
     if (budget <= 0.0) return {kInfinity, std::nan("")};
     // exp(n Gamma - lambda eps) = budget  =>  eps = (n Gamma - log budget) / lambda.
-    auto epsilon_at = [&](double lambda) { return (static_cast<double>(n) * d.log_gamma(lambda) - std::log(budget)) / lambda; };
+    auto epsilon_at = [&](double lambda) {
+      return (static_cast<double>(n) * d.log_gamma(lambda) - std::log(budget)) / lambda;
+    };
     const GridMinimum best = minimise_on_grid(epsilon_at, lambda_grid(), 60);
     const double eps = std::max(0.0, best.value);
     if (eps > worst.value) worst = {eps, best.argument};

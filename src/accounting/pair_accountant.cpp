@@ -84,23 +84,23 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     if (!all_own_mirror) all.insert(all.end(), backward.begin(), backward.end());
     std::vector<int64_t> attained_all;
     bounds.upper.first_to_second = envelope_of(all, attained_all, options);
-    for (size_t i = 0; i < count; ++i)
-      attained[i] = attained_all[i] + (all_own_mirror ? 0 : attained_all[i + count]);
-    bounds.upper.name = all.size() == 1 ? family.pairs.front().description
-                                        : fmt::format("envelope of {}, up and down", shifts);
+    for (size_t i = 0; i < count; ++i) attained[i] = attained_all[i] + (all_own_mirror ? 0 : attained_all[i + count]);
+    bounds.upper.name =
+        all.size() == 1 ? family.pairs.front().description : fmt::format("envelope of {}, up and down", shifts);
   } else {
     // Two directions, each enveloped over its pairs (for a mixture, over both signs of the shift).
     std::vector<int64_t> attained_forward, attained_backward;
     bounds.upper.first_to_second = envelope_of(forward, attained_forward, options);
     if (!all_own_mirror) bounds.upper.second_to_first = envelope_of(backward, attained_backward, options);
-    for (size_t i = 0; i < count; ++i)
-      attained[i] = attained_forward[i] + (all_own_mirror ? 0 : attained_backward[i]);
+    for (size_t i = 0; i < count; ++i) attained[i] = attained_forward[i] + (all_own_mirror ? 0 : attained_backward[i]);
     bounds.upper.name = count == 1 ? family.pairs.front().description : fmt::format("envelope of {}", shifts);
   }
-  bounds.pair_description = count == 1 ? family.pairs.front().description
-                                       : fmt::format("{} ({})", family.pairs.back().description,
-                                                     family.single_shift ? "both signs" : "every shift 1.." +
-                                                         std::to_string(family.sensitivity_cells) + " cells");
+  bounds.pair_description =
+      count == 1
+          ? family.pairs.front().description
+          : fmt::format("{} ({})", family.pairs.back().description,
+                        family.single_shift ? "both signs"
+                                            : "every shift 1.." + std::to_string(family.sensitivity_cells) + " cells");
   // Lower bound: the (at most four) pairs that attain the envelope at the most grid points, always including
   // the maximal shift (the last additive pair; for a mixture the last two are the maximal shift's two signs).
   std::vector<size_t> order(count);
@@ -138,7 +138,8 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
       const auto& [i, reverse] = pairs_and_directions[x];
       releases.upper.push_back(uppers[x]);
       const std::vector<double> a = family.pairs[i].all_a(), b = family.pairs[i].all_b();
-      releases.lower.push_back(discretise(reverse ? privacy_loss_atoms(b, a) : privacy_loss_atoms(a, b), BoundKind::kLower, options));
+      releases.lower.push_back(
+          discretise(reverse ? privacy_loss_atoms(b, a) : privacy_loss_atoms(a, b), BoundKind::kLower, options));
     }
     return releases;
   };
@@ -200,7 +201,8 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
   // bounds the worst adaptive sequence, which is at least the worst fixed one, from below (for the 401-point HRDP
   // optimum at T = 500 these compositions were a third of the certificate's time and never the better lower bound).
   if (single.mixed_sign_lower && !result.whole_adaptive_programme())
-    for (auto& scenario : mixed_sign_scenarios(*single.mixed_sign_lower, n, options)) result.lower.push_back(std::move(scenario));
+    for (auto& scenario : mixed_sign_scenarios(*single.mixed_sign_lower, n, options))
+      result.lower.push_back(std::move(scenario));
   return result;
 }
 
@@ -260,7 +262,8 @@ bool composed_per_query(const PairFamily& family, int64_t n, const AccountantOpt
          (family.pairs.size() == 1 || family.rounding_symmetric_copy);
 }
 
-PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries) {
+PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options,
+                   const AccountingQueries& queries) {
   // A table symmetric up to rounding: its exact copy (one shift, one sign) where the difference costs the queries at
   // most a quarter of the tolerance; the table itself otherwise, or when no queries say what is measurable.
   if (family.rounding_symmetric_copy && !queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto) {

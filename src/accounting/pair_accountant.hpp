@@ -66,8 +66,8 @@ struct PairBounds {
   std::string pair_description;
   std::string shift_justification;
   int64_t compositions = 1;
-  DirectionalPLDs upper;                // one scenario dominating all
-  std::vector<DirectionalPLDs> lower;   // worst of these is the lower bound
+  DirectionalPLDs upper;               // one scenario dominating all
+  std::vector<DirectionalPLDs> lower;  // worst of these is the lower bound
   // Who the neighbours are (core/neighbour_relation.hpp): the sequences, and the record relation of a mechanism
   // without a grid (sampled_release.hpp); none for a table's shifts.
   Neighbours neighbours;
@@ -186,16 +186,19 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
 // (or the symmetric copy of a table symmetric up to rounding) composed at least kPerQueryCompositionFrom times is
 // discretised at the loss step chosen for the queries (loss_step_choice.hpp) and composed by one FFT power, as events
 // are; the bounds' options say so.
-PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options, const AccountingQueries& queries = {});
+PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions& options,
+                   const AccountingQueries& queries = {});
 inline constexpr int64_t kPerQueryCompositionFrom = 1024;
 // Whether account() with queries composes this family per query (above).
 bool composed_per_query(const PairFamily& family, int64_t n, const AccountantOptions& options);
 
 // Heterogeneous composition of several mechanisms, each with its pair family and its count. The directions
 // are composed consistently (A||B of every part together); the lower bound uses each part's first scenario.
-PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts, const AccountantOptions& options);
+PairBounds account_heterogeneous(const std::vector<std::pair<PairFamily, int64_t>>& parts,
+                                 const AccountantOptions& options);
 // The same from single-release bounds of any origin (families, mechanisms without a grid: sampled_release.hpp), each
 // with its count.
-PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, int64_t>>& parts, const AccountantOptions& options);
+PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, int64_t>>& parts,
+                                        const AccountantOptions& options);
 
 }  // namespace noiselearn

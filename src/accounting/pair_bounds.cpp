@@ -85,7 +85,8 @@ double PairBounds::delta_upper(double epsilon) const {
 namespace {
 
 // The largest of a query over every lower scenario, untilted and tilted, starting from `floor`.
-double scenario_lower(const PairBounds& b, double (PrivacyLossDistribution::*query)(double) const, double x, double floor) {
+double scenario_lower(const PairBounds& b, double (PrivacyLossDistribution::*query)(double) const, double x,
+                      double floor) {
   double value = floor;
   for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, query, x));
   for (const auto& t : b.tilted)
@@ -98,7 +99,8 @@ double scenario_delta_lower(const PairBounds& b, double epsilon) {
 }
 
 double scenario_epsilon_lower(const PairBounds& b, double delta) {
-  return scenario_lower(b, &PrivacyLossDistribution::epsilon_for_delta, delta, -std::numeric_limits<double>::infinity());
+  return scenario_lower(b, &PrivacyLossDistribution::epsilon_for_delta, delta,
+                        -std::numeric_limits<double>::infinity());
 }
 
 double adaptive_delta_lower(const PairBounds& b, double epsilon) {
@@ -154,7 +156,8 @@ double PairBounds::epsilon_upper(double delta) const {
 
 double PairBounds::epsilon_lower(double delta) const {
   const auto copy_at = [&](double d) {
-    return two_outcome_epsilon_lower(*this, d, std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}));
+    return two_outcome_epsilon_lower(
+        *this, d, std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}));
   };
   const double copy = copy_at(delta);
   if (substitution_tv == 0.0) return copy;
@@ -180,13 +183,12 @@ bool PairBounds::adaptive_upper_wins_at_delta(double delta) const {
   return false;
 }
 
-bool PairBounds::whole_adaptive_programme() const {
-  return !adaptive.empty() && !adaptive.front().blocks_composed;
-}
+bool PairBounds::whole_adaptive_programme() const { return !adaptive.empty() && !adaptive.front().blocks_composed; }
 
 bool PairBounds::two_outcome_lower_wins_at_epsilon(double epsilon) const {
   return !two_outcome.empty() &&
-         two_outcome_delta_lower(*this, epsilon) > std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
+         two_outcome_delta_lower(*this, epsilon) >
+             std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
 }
 
 bool PairBounds::two_outcome_lower_wins_at_delta(double delta) const {

@@ -23,7 +23,8 @@ void AnswerSensitivity::validate() const {
     throw InputError(fmt::format("sensitivity {} is not a whole number of query steps {} (ratio {})", sensitivity,
                                  query_step, ratio));
   if (std::round(ratio) > 100000)
-    throw InputError(fmt::format("sensitivity {} is {} query steps {}: at most 100000", sensitivity, std::round(ratio), query_step));
+    throw InputError(
+        fmt::format("sensitivity {} is {} query steps {}: at most 100000", sensitivity, std::round(ratio), query_step));
 }
 
 int64_t AnswerSensitivity::steps() const { return static_cast<int64_t>(std::llround(sensitivity / query_step)); }
@@ -66,7 +67,9 @@ std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanis
       for (double k = std::ceil(region.lower / h); k * h <= region.upper; k += 1.0)
         if (k * h > region.lower && k * h < region.upper) answers.push_back(k * h);
       answers.push_back(region.upper);
-      if (answers.size() > 200000) throw InputError(fmt::format("fixed region [{}, {}] holds {} answers of step {}: too many", region.lower, region.upper, answers.size(), h));
+      if (answers.size() > 200000)
+        throw InputError(fmt::format("fixed region [{}, {}] holds {} answers of step {}: too many", region.lower,
+                                     region.upper, answers.size(), h));
       for (double first : answers)
         for (double second : answers) {
           // Any two lattice answers at most Delta apart clamp to a pair of these at most Delta apart, and the clamped
@@ -83,9 +86,10 @@ std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanis
       const double q_max = delta + std::max(0.0, (c + delta - region.tau) / region.theta);
       const double k_max = std::ceil(q_max / h);
       if (k_max > 2'000'000)
-        throw InputError(fmt::format("relative region: answers up to {:g} would have to be scanned (step {:g}); raise the "
-                                     "query step or theta",
-                                     q_max, h));
+        throw InputError(
+            fmt::format("relative region: answers up to {:g} would have to be scanned (step {:g}); raise the "
+                        "query step or theta",
+                        q_max, h));
       for (double k = -k_max; k <= k_max; k += 1.0)
         for (int64_t j = 1; j <= steps; ++j) pairs.push_back({k * h, k * h - static_cast<double>(j) * h});
       // Beyond: the kernel pair at the full sensitivity, losses raised by the largest region constant.
@@ -98,8 +102,8 @@ std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanis
   return pairs;
 }
 
-PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, const BoostingPair& pair, BoundKind bound,
-                                     const AccountantOptions& options) {
+PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, const BoostingPair& pair,
+                                     BoundKind bound, const AccountantOptions& options) {
   const BoostingKernel& kernel = mechanism.kernel();
   const PreferredRegion& region = mechanism.region();
   const double q1 = pair.kernel_only ? pair.first_query : region.effective_query(pair.first_query);
@@ -146,7 +150,7 @@ PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, 
     const bool in1 = middle >= s1.first && middle <= s1.second, in2 = middle >= s2.first && middle <= s2.second;
     const double log_weight_a = in1 ? w1_in : w1_out, log_weight_b = in2 ? w2_in : w2_out;
     if (log_weight_a == -inf) continue;  // A never outputs here
-    if (log_weight_b == -inf) {  // B never outputs here: a distinguishing event
+    if (log_weight_b == -inf) {          // B never outputs here: a distinguishing event
       atoms.infinity_mass += std::exp(log_weight_a + kernel.log_interval(y0 - q1, y1 - q1));
       continue;
     }
@@ -167,7 +171,8 @@ PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, 
       const double log_piece = kernel.log_interval(left - q1, right - q1);
       const double mass = std::exp(log_weight_a + log_piece);
       if (mass > 0.0) {
-        atoms.losses.push_back(constant + (upper ? std::max(loss_left, loss_right) + slack : std::min(loss_left, loss_right)));
+        atoms.losses.push_back(constant +
+                               (upper ? std::max(loss_left, loss_right) + slack : std::min(loss_left, loss_right)));
         atoms.masses.push_back(mass);
       }
       left = right;
@@ -178,8 +183,7 @@ PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, 
 }
 
 PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& mechanism,
-                                              const AnswerSensitivity& answer_bound,
-                                              const AccountantOptions& options) {
+                                              const AnswerSensitivity& answer_bound, const AccountantOptions& options) {
   options.validate();
   const std::vector<BoostingPair> candidates = boosting_candidate_pairs(mechanism, answer_bound, options);
   {
@@ -188,12 +192,14 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
     double pieces = 0.0;
     for (const BoostingPair& p : candidates) {
       const double q1 = p.first_query, q2 = p.second_query;
-      pieces += 2.0 * std::abs(mechanism.kernel().loss(q1 - c, q1, q2) - mechanism.kernel().loss(q1 + c, q1, q2)) / options.loss_step;
+      pieces += 2.0 * std::abs(mechanism.kernel().loss(q1 - c, q1, q2) - mechanism.kernel().loss(q1 + c, q1, q2)) /
+                options.loss_step;
     }
     if (pieces > 4e8)
-      throw InputError(fmt::format("privacy boosting: {} answer pairs would need {:.3g} loss pieces (at most 4e8); raise the loss "
-                                   "step, or the query step",
-                                   candidates.size(), pieces));
+      throw InputError(
+          fmt::format("privacy boosting: {} answer pairs would need {:.3g} loss pieces (at most 4e8); raise the loss "
+                      "step, or the query step",
+                      candidates.size(), pieces));
   }
   // Both directions of every candidate: A||B of (Q1, Q2) and of (Q2, Q1).
   std::vector<PrivacyLossDistribution> uppers;
@@ -203,7 +209,8 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
     BoostingPair reversed = candidates[i];
     std::swap(reversed.first_query, reversed.second_query);
     for (const BoostingPair& p : {candidates[i], reversed}) {
-      uppers.push_back(discretise(boosting_loss_atoms(mechanism, p, BoundKind::kUpper, options), BoundKind::kUpper, options));
+      uppers.push_back(
+          discretise(boosting_loss_atoms(mechanism, p, BoundKind::kUpper, options), BoundKind::kUpper, options));
       owner.push_back(i);
       if (!p.kernel_only && mechanism.q() >= 1.0) {
         // Distinguishing events only (not the truncated tails): the lower bound's atoms keep them exactly.
@@ -261,17 +268,21 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
     std::swap(reversed.first_query, reversed.second_query);
     DirectionalPLDs low;
     low.name = fmt::format("PB mechanism, {}", forward.description());
-    low.first_to_second = discretise(boosting_loss_atoms(mechanism, forward, BoundKind::kLower, options), BoundKind::kLower, options);
-    low.second_to_first = discretise(boosting_loss_atoms(mechanism, reversed, BoundKind::kLower, options), BoundKind::kLower, options);
+    low.first_to_second =
+        discretise(boosting_loss_atoms(mechanism, forward, BoundKind::kLower, options), BoundKind::kLower, options);
+    low.second_to_first =
+        discretise(boosting_loss_atoms(mechanism, reversed, BoundKind::kLower, options), BoundKind::kLower, options);
     bounds.lower.push_back(std::move(low));
   }
-  bounds.upper.name = candidates.size() == 1 ? fmt::format("PB mechanism, {}", candidates.front().description())
-                                             : fmt::format("envelope of {} answer pairs, both directions", candidates.size());
+  bounds.upper.name = candidates.size() == 1
+                          ? fmt::format("PB mechanism, {}", candidates.front().description())
+                          : fmt::format("envelope of {} answer pairs, both directions", candidates.size());
   bounds.pair_description = fmt::format("privacy boosting, {} kernel scale {:g}, {} region, rho {:g}, q {:.6g}",
                                         to_string(mechanism.kernel().kind), mechanism.kernel().scale,
                                         to_string(mechanism.region().kind), mechanism.rho(), mechanism.q());
-  bounds.shift_justification = fmt::format("answers on the lattice {:g} Z, neighbours differ by at most {:g}: {} answer pairs searched",
-                                           answer_bound.query_step, answer_bound.sensitivity, candidates.size());
+  bounds.shift_justification =
+      fmt::format("answers on the lattice {:g} Z, neighbours differ by at most {:g}: {} answer pairs searched",
+                  answer_bound.query_step, answer_bound.sensitivity, candidates.size());
   bounds.neighbours = Neighbours{};
   bounds.options = options;
   bounds.single_release_infinity_mass_first = omega;

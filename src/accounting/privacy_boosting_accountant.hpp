@@ -68,8 +68,8 @@ std::vector<BoostingPair> boosting_candidate_pairs(const PrivacyBoostingMechanis
                                                    const AccountantOptions& options);
 
 // The privacy-loss atoms of pair A||B as an upper or a lower bound (before discretisation).
-PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, const BoostingPair& pair, BoundKind bound,
-                                     const AccountantOptions& options);
+PrivacyLossAtoms boosting_loss_atoms(const PrivacyBoostingMechanism& mechanism, const BoostingPair& pair,
+                                     BoundKind bound, const AccountantOptions& options);
 
 struct BoostingPairProfile {
   BoostingPair pair;
@@ -77,9 +77,9 @@ struct BoostingPairProfile {
 };
 
 struct PrivacyBoostingBounds {
-  PairBounds bounds;                         // single release (compose with compose_bounds)
-  std::vector<BoostingPairProfile> pairs;    // every candidate, with how often it is the worst
-  BoostingPair worst_pair;                   // the pair that attains the envelope most often
+  PairBounds bounds;                       // single release (compose with compose_bounds)
+  std::vector<BoostingPairProfile> pairs;  // every candidate, with how often it is the worst
+  BoostingPair worst_pair;                 // the pair that attains the envelope most often
   // The worst single pair at delta = 1e-3, 1e-5, 1e-7, 1e-9 (largest single-release epsilon upper bound).
   std::vector<std::pair<double, BoostingPair>> worst_pair_at_delta;
   std::vector<BoostingPair> lower_bound_pairs;  // the scenarios of the lower bound
@@ -87,8 +87,7 @@ struct PrivacyBoostingBounds {
 
 // Single-release certified bounds of the mechanism under the neighbouring relation.
 PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& mechanism,
-                                              const AnswerSensitivity& answer_bound,
-                                              const AccountantOptions& options);
+                                              const AnswerSensitivity& answer_bound, const AccountantOptions& options);
 
 // delta(eps) of one pair of answers for one release by direct numerical integration of the hockey-stick
 // divergence, int (f_A(y) - e^eps f_B(y))_+ dy, with the composite Simpson rule on `points` points per segment

@@ -112,8 +112,8 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
 
   // State for the interval [l_j, l_{j+1}) with j = index of the current grid point.
   int64_t j = static_cast<int64_t>(masses.size()) - 1;  // start above the top: the interval [l_top, inf)
-  double g = 0.0;               // G_j for the current j (masses above j, weighted by e^{l_{j+1} - l_k})
-  double delta_at_next = 0.0;   // finite-part delta at l_{j+1}
+  double g = 0.0;              // G_j for the current j (masses above j, weighted by e^{l_{j+1} - l_k})
+  double delta_at_next = 0.0;  // finite-part delta at l_{j+1}
   size_t q = 0;
   const double factor = rounding_factor(*this), divisor = relative_divisor(*this);
   while (q < order.size()) {
@@ -127,7 +127,8 @@ std::vector<double> PrivacyLossDistribution::delta_for_epsilons(const std::vecto
       --j;
       continue;
     }
-    // eps lies in [l_j, l_{j+1}) (or below the grid if j < 0): delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}}) G_j.
+    // eps lies in [l_j, l_{j+1}) (or below the grid if j < 0): delta(eps) = delta(l_{j+1}) + (1 - e^{eps - l_{j+1}})
+    // G_j.
     const double upper_point = loss(static_cast<size_t>(j + 1));
     const double value = delta_at_next + (-std::expm1(eps - upper_point)) * g;
     result[order[q]] = clamp_probability(((infinity_mass + value) * factor + allowance(*this, eps)) / divisor, bound);
@@ -149,8 +150,9 @@ double invert_with_constant_allowance(const PrivacyLossDistribution& pld, double
   const double target = (delta * relative_divisor(pld) - signed_allowance) / rounding_factor(pld) - infinity_mass;
   // A failed arithmetic (NaN) gives the trivial answer: +inf for an upper bound, -inf (clamped to 0 by callers)
   // for a lower bound.
-  if (std::isnan(target)) return bound == BoundKind::kUpper ? std::numeric_limits<double>::infinity()
-                                                             : -std::numeric_limits<double>::infinity();
+  if (std::isnan(target))
+    return bound == BoundKind::kUpper ? std::numeric_limits<double>::infinity()
+                                      : -std::numeric_limits<double>::infinity();
   if (target <= 0.0) return std::numeric_limits<double>::infinity();
   const double one_minus_decay = -std::expm1(-loss_step);
   const double decay = std::exp(-loss_step);
@@ -228,7 +230,10 @@ class DeltaComparison {
     size_t low = 0, high = pld_.masses.size();
     while (low < high) {
       const size_t middle = low + (high - low) / 2;
-      if (pld_.loss(middle) > on_grid) high = middle; else low = middle + 1;
+      if (pld_.loss(middle) > on_grid)
+        high = middle;
+      else
+        low = middle + 1;
     }
     const size_t k = low;
     if (k + 32 >= pld_.masses.size()) return Clear::kNo;  // a few terms are cheaper summed
@@ -291,7 +296,10 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
     }
     for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
       const double middle = 0.5 * (low + high);
-      if (above.at_most(middle, delta)) high = middle; else low = middle;
+      if (above.at_most(middle, delta))
+        high = middle;
+      else
+        low = middle;
     }
     return high;
   }

@@ -27,10 +27,10 @@ std::string to_string(BoundKind bound);
 
 struct PrivacyLossDistribution {
   BoundKind bound = BoundKind::kUpper;
-  double loss_step = 1e-4;       // grid spacing of the privacy loss
-  int64_t first_index = 0;       // masses[i] is the A-probability of the loss (first_index + i) * loss_step
-  std::vector<double> masses;    // finite part
-  double infinity_mass = 0.0;    // A-probability of an infinite loss
+  double loss_step = 1e-4;     // grid spacing of the privacy loss
+  int64_t first_index = 0;     // masses[i] is the A-probability of the loss (first_index + i) * loss_step
+  std::vector<double> masses;  // finite part
+  double infinity_mass = 0.0;  // A-probability of an infinite loss
   // Bookkeeping that the certificate reports; both enter the delta queries so the bounds stay rigorous.
   // Floating-point error of the masses (and the infinity mass) against the exact discretised distribution,
   // in two parts: computed = exact (1 + theta) + e with |theta_i| <= relative_error entrywise and
@@ -49,7 +49,7 @@ struct PrivacyLossDistribution {
   double tilt_reference = 0.0;
   double tilted_error = 0.0;
   double infinity_error = 0.0;
-  double truncated_mass = 0.0;   // tail mass moved to +inf (upper bound) or dropped (lower bound)
+  double truncated_mass = 0.0;  // tail mass moved to +inf (upper bound) or dropped (lower bound)
   // Losses that were within a hair of a grid point were put on it (loss_discretisation.cpp), some of them a little
   // in the loosening direction (down for an upper bound, up for a lower one), each by at most this much (nats) per
   // release; composition adds the shifts. The true distribution is then bounded by this PLD with every loss moved

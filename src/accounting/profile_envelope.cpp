@@ -33,7 +33,8 @@ RaisedCurve raised_curve(const PrivacyLossDistribution& pld, int64_t low, int64_
     if (i + 1 < points) delta = dd::add(delta, dd::multiply(one_minus_decay, g));
     curve.delta[i] = delta;
     const int64_t k = j - pld.first_index;
-    const double mass = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
+    const double mass =
+        (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
     g = dd::add({mass, 0.0}, dd::multiply(decay, g));
     finite = dd::add(finite, {mass, 0.0});
   }
@@ -61,7 +62,8 @@ std::vector<double> screening_curve(const PrivacyLossDistribution& pld, int64_t 
     if (i + 1 < points) delta += one_minus_decay * g;
     curve[i] = (delta + pld.numerical_error) / (1.0 - pld.relative_error);
     const int64_t k = j - pld.first_index;
-    const double mass = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
+    const double mass =
+        (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
     g = mass + decay * g;
   }
   return curve;
@@ -69,7 +71,8 @@ std::vector<double> screening_curve(const PrivacyLossDistribution& pld, int64_t 
 
 }  // namespace
 
-EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& upper_bounds, const AccountantOptions& options) {
+EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& upper_bounds,
+                                const AccountantOptions& options) {
   if (upper_bounds.empty()) throw std::logic_error("profile_envelope needs at least one PLD");
   double step = 0.0;
   for (const auto& pld : upper_bounds) {
@@ -129,10 +132,13 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   for (size_t p = 0; p < inputs.size(); ++p) {
     const PrivacyLossDistribution& pld = inputs[p];
     if (!candidate[p]) {
-      const dd::Value raise{1.0 + 64.0 * dd::kUnitRoundoff + 2.0 * std::numeric_limits<double>::epsilon() *
-                                                                 static_cast<double>(pld.masses.size() + 8), 0.0};
+      const dd::Value raise{
+          1.0 + 64.0 * dd::kUnitRoundoff +
+              2.0 * std::numeric_limits<double>::epsilon() * static_cast<double>(pld.masses.size() + 8),
+          0.0};
       const dd::Value scale = dd::divide(raise, dd::subtract({1.0, 0.0}, {pld.relative_error, 0.0}));
-      const dd::Value t = dd::multiply(dd::add({pld.finite_mass() + pld.infinity_mass, 0.0}, {pld.numerical_error, 0.0}), scale);
+      const dd::Value t =
+          dd::multiply(dd::add({pld.finite_mass() + pld.infinity_mass, 0.0}, {pld.numerical_error, 0.0}), scale);
       const dd::Value w = dd::multiply(dd::add({pld.infinity_mass, 0.0}, {pld.numerical_error, 0.0}), scale);
       if (dd::less(total, t)) total = t;
       if (dd::less(infinity, w)) infinity = w;
@@ -165,9 +171,9 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   dd::Value finite{};
   for (size_t i = 1; i < points - 1; ++i) {  // mass at j = low - 1 + i, from G_{j-1} = g[i-1] and G_j = g[i]
     dd::Value mass = dd::subtract(g[i - 1], dd::multiply(decay, g[i]));
-    const double rounding = dd::kUnitRoundoff * (4.0 * (best[i - 1].to_double() + 2.0 * best[i].to_double() +
-                                                        best[i + 1].to_double()) / c +
-                                                 12.0 * (g[i - 1].to_double() + g[i].to_double()));
+    const double rounding =
+        dd::kUnitRoundoff * (4.0 * (best[i - 1].to_double() + 2.0 * best[i].to_double() + best[i + 1].to_double()) / c +
+                             12.0 * (g[i - 1].to_double() + g[i].to_double()));
     mass = dd::add(mass, {rounding, 0.0});
     const double rounded = mass.hi > 0.0 ? dd::round_up(mass) : 0.0;
     env.masses[i - 1] = rounded;
@@ -182,12 +188,14 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   return result;
 }
 
-std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upper_bounds, const std::vector<size_t>& order) {
+std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upper_bounds,
+                                       const std::vector<size_t>& order) {
   const size_t count = upper_bounds.size();
   if (count == 0) return {};
   int64_t low = std::numeric_limits<int64_t>::max(), high = std::numeric_limits<int64_t>::min();
   for (const auto& pld : upper_bounds) {
-    if (pld.loss_step != upper_bounds.front().loss_step) throw std::logic_error("undominated_inputs: loss steps differ");
+    if (pld.loss_step != upper_bounds.front().loss_step)
+      throw std::logic_error("undominated_inputs: loss steps differ");
     if (pld.masses.empty()) continue;
     low = std::min(low, pld.first_index);
     high = std::max(high, pld.last_index());
@@ -214,7 +222,8 @@ std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upp
       if (i + 1 < points) delta = dd::add(delta, dd::multiply(one_minus_decay, g));
       curve[i] = delta;
       const int64_t k = j - pld.first_index;
-      const double mass = (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
+      const double mass =
+          (k >= 0 && k < static_cast<int64_t>(pld.masses.size())) ? pld.masses[static_cast<size_t>(k)] : 0.0;
       g = dd::add({mass, 0.0}, dd::multiply(decay, g));
       finite = dd::add(finite, {mass, 0.0});
     }

@@ -37,7 +37,8 @@ struct EnvelopeResult {
 };
 
 // All inputs must be single-release upper bounds (BoundKind::kUpper); they are brought to a common step.
-EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& upper_bounds, const AccountantOptions& options);
+EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& upper_bounds,
+                                const AccountantOptions& options);
 
 // Blackwell dominance between single inputs (the stored measures, masses as they are): input x is dominated by
 // input y when x's privacy profile lies at or below y's at every grid point, and so do its total mass and its
@@ -50,6 +51,7 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
 // Returns the inputs to keep: `order` lists the preferred dominators; an input
 // is dropped when a kept input of `order` dominates it. Inputs must share one loss step and carry no floating-point
 // allowance (single-release PLDs).
-std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upper_bounds, const std::vector<size_t>& order);
+std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upper_bounds,
+                                       const std::vector<size_t>& order);
 
 }  // namespace noiselearn

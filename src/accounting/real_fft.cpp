@@ -37,7 +37,9 @@ Scratch& scratch() {
 }  // namespace
 
 RealFft::RealFft(int64_t size, Twiddles twiddles) : n_(size), m_(size / 2) {
-  if (!supports(size)) throw std::invalid_argument("RealFft: the size must be a power of two, at least 4 (got " + std::to_string(size) + ")");
+  if (!supports(size))
+    throw std::invalid_argument("RealFft: the size must be a power of two, at least 4 (got " + std::to_string(size) +
+                                ")");
   int bits = 0;
   while ((int64_t{1} << bits) < m_) ++bits;
   // rev(i) = rev(i / 2) / 2 with i's lowest bit as the top bit: one step an entry.
@@ -123,14 +125,16 @@ std::shared_ptr<const RealFft> RealFft::recent_octant(int64_t size) {
   std::vector<std::shared_ptr<const RealFft>>& recent = recent_octant_plans();
   for (size_t i = 0; i < recent.size(); ++i)
     if (recent[i]->size() == size) {
-      std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i), recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(i),
+                  recent.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       return recent.front();
     }
   auto plan = std::make_shared<const RealFft>(size, Twiddles::octant);
   recent.insert(recent.begin(), plan);
   int64_t kept = 0;
   size_t keep = 0;
-  while (keep < recent.size() && (keep == 0 || kept + recent[keep]->size() <= kKeptPoints)) kept += recent[keep++]->size();
+  while (keep < recent.size() && (keep == 0 || kept + recent[keep]->size() <= kKeptPoints))
+    kept += recent[keep++]->size();
   recent.resize(keep);
   return plan;
 }
@@ -141,8 +145,9 @@ namespace {
 // x[j] with x[j + h] (and x[j + 2h] with x[j + 3h]) by the twiddle t_j = e^{-+i pi j / h}, stage 2h combines x[j]
 // with x[j + 2h] by u_j = e^{-+i pi j / (2h)} and x[j + h] with x[j + 3h] by e^{-+i pi (j + h) / (2h)} = -+i u_j
 // (exact). sign = +1: the forward transform's minus; -1: the inverse's plus.
-inline __attribute__((always_inline)) void radix4_block(double* r0, double* i0, int64_t h, const double* tr_, const double* ti_,
-                                                        const double* ur_, const double* ui_, double sign) {
+inline __attribute__((always_inline)) void radix4_block(double* r0, double* i0, int64_t h, const double* tr_,
+                                                        const double* ti_, const double* ur_, const double* ui_,
+                                                        double sign) {
   double* r1 = r0 + h;
   double* i1 = i0 + h;
   double* r2 = r0 + 2 * h;
@@ -233,7 +238,8 @@ void RealFft::forward(const double* x, int64_t length, std::complex<double>* X) 
 }
 
 void RealFft::inverse(const std::complex<double>* X, double* x, int64_t length) const {
-  if (length < 0 || length > n_) throw std::invalid_argument("RealFft::inverse: more outputs than the transform's size");
+  if (length < 0 || length > n_)
+    throw std::invalid_argument("RealFft::inverse: more outputs than the transform's size");
   Scratch& s = scratch();
   s.reserve(n_);
   double* re = s.re.data();

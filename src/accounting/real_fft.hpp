@@ -13,9 +13,9 @@
 //   inverse: x[j] = (1 / N) sum_{k < N} X[k] e^{2 pi i j k / N}, X extended by X[N - k] = conj(X[k]), with the
 //            imaginary parts of X[0] and X[M] ignored (torch::fft::irfft(X, N)).
 // Method: the N real points as M complex ones z[m] = x[2m] + i x[2m+1], an iterative radix-2 complex FFT of size M
-// (decimation in time, bit-reversed load), (two stages a pass), then the split E[k] = (Z[k] + conj Z[M-k]) / 2 (the even samples' DFT),
-// O[k] = (Z[k] - conj Z[M-k]) / (2i) (the odd samples'), X[k] = E[k] + w^k O[k], w = e^{-2 pi i / N}; the inverse
-// runs the same steps backwards.
+// (decimation in time, bit-reversed load), (two stages a pass), then the split E[k] = (Z[k] + conj Z[M-k]) / 2 (the
+// even samples' DFT), O[k] = (Z[k] - conj Z[M-k]) / (2i) (the odd samples'), X[k] = E[k] + w^k O[k], w = e^{-2 pi i /
+// N}; the inverse runs the same steps backwards.
 //
 // Accuracy: every twiddle factor is computed in long double and rounded once (within half an ulp), so by Higham
 // (Accuracy and Stability of Numerical Algorithms, Thm 24.2) each of the log2 N levels (log2 M butterfly stages and
@@ -62,10 +62,11 @@ class RealFft {
   void inverse(const std::complex<double>* X, double* x, int64_t length) const;
 
  private:
-  int64_t n_ = 0, m_ = 0;                // N and M = N / 2
-  std::vector<int32_t> bit_reversed_;    // of 0 .. M - 1
-  std::vector<double> twiddle_re_, twiddle_im_;  // stage with half-length h: e^{-2 pi i j / (2h)}, j < h, at offset h - 1
-  std::vector<double> split_re_, split_im_;      // e^{-2 pi i k / N}, k = 0 .. M / 2
+  int64_t n_ = 0, m_ = 0;              // N and M = N / 2
+  std::vector<int32_t> bit_reversed_;  // of 0 .. M - 1
+  std::vector<double> twiddle_re_,
+      twiddle_im_;                           // stage with half-length h: e^{-2 pi i j / (2h)}, j < h, at offset h - 1
+  std::vector<double> split_re_, split_im_;  // e^{-2 pi i k / N}, k = 0 .. M / 2
 };
 
 }  // namespace noiselearn

@@ -51,7 +51,8 @@ void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
     fine.options = refined;
     b.fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
   }
-  const PairBounds& single = tail < b.options.tail_mass && b.fine_single_release ? *b.fine_single_release : *b.single_release;
+  const PairBounds& single =
+      tail < b.options.tail_mass && b.fine_single_release ? *b.fine_single_release : *b.single_release;
   TiltedComposition alternative;
   alternative.target_epsilon = epsilon;
   alternative.tail_mass = tail;
@@ -61,9 +62,11 @@ void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
   if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
   std::vector<DirectionalPLDs> lower_singles;
   for (const auto& scenario : single.lower) lower_singles.push_back(tilted_for(scenario, b.compositions, epsilon));
-  std::tie(alternative.upper, alternative.lower) = compose_scenarios(upper_single, lower_singles, b.compositions, refined);
+  std::tie(alternative.upper, alternative.lower) =
+      compose_scenarios(upper_single, lower_singles, b.compositions, refined);
   if (single.mixed_sign_lower && !b.whole_adaptive_programme())
-    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, b.compositions, epsilon), b.compositions, refined))
+    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, b.compositions, epsilon),
+                                               b.compositions, refined))
       alternative.lower.push_back(std::move(scenario));
   b.tilted.push_back(std::move(alternative));
 }
@@ -107,7 +110,8 @@ void adapt_to_queries(PairBounds& b, const AccountingQueries& queries) {
   if (!b.adaptive.empty() && !b.tilted.empty()) {
     std::vector<TiltedComposition> previous = std::move(b.tilted);
     b.tilted.clear();
-    for (const auto& t : previous) refine_for_epsilon(b, t.target_epsilon, t.tail_mass < b.options.tail_mass ? t.tail_mass : 0.0);
+    for (const auto& t : previous)
+      refine_for_epsilon(b, t.target_epsilon, t.tail_mass < b.options.tail_mass ? t.tail_mass : 0.0);
   }
 }
 

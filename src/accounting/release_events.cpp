@@ -33,21 +33,25 @@ void ReleaseDescription::validate() const {
     }
     if (events[i].count < 1) throw InputError(fmt::format("{}: count {} must be at least 1", where, events[i].count));
     if (events[i].count > kMaxCompositions - total)
-      throw InputError(fmt::format("{}: the total count exceeds the accountant's limit of {}", where, kMaxCompositions));
+      throw InputError(
+          fmt::format("{}: the total count exceeds the accountant's limit of {}", where, kMaxCompositions));
     total += events[i].count;
   }
 }
 
 const std::vector<MechanismParameter>& event_keys() {
   static const std::vector<MechanismParameter> keys{
-      {"mechanism", std::nullopt, "", "the mechanism's registered name (gaussian, laplace, discrete_gaussian, discrete_laplace, table)"},
+      {"mechanism", std::nullopt, "",
+       "the mechanism's registered name (gaussian, laplace, discrete_gaussian, discrete_laplace, table)"},
       {"count", 1.0, "releases", "how many times the event is released (steps)", true},
       {"coordinates", 1.0, "coordinates",
        "the mechanism on each of d coordinates with its own noise, neighbours differing by at most the sensitivity in "
        "each (per-coordinate, L-infinity, clipping)",
        true},
-      {"sampling", std::nullopt, "", "none (default), poisson, without_replacement; left out, the sampling keys decide"},
-      {"sampling_rate", std::nullopt, "probability", "poisson: the probability that a record is in the batch, in (0, 1]"},
+      {"sampling", std::nullopt, "",
+       "none (default), poisson, without_replacement; left out, the sampling keys decide"},
+      {"sampling_rate", std::nullopt, "probability",
+       "poisson: the probability that a record is in the batch, in (0, 1]"},
       {"batch_size", std::nullopt, "records", "without_replacement: records per batch", true},
       {"dataset_size", std::nullopt, "records", "without_replacement: records in the data set", true},
   };
@@ -72,14 +76,22 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
   EventFields mechanism_fields;
   for (const auto& [key, text] : fields) {
     if (!seen.insert(key).second) throw InputError(fmt::format("{}: {} is given twice", where, key));
-    if (key == "mechanism") mechanism = text;
-    else if (key == "sampling") sampling = text;
-    else if (key == "sampling_rate") rate = text;
-    else if (key == "batch_size") batch = text;
-    else if (key == "dataset_size") dataset = text;
-    else if (key == "count") count = text;
-    else if (key == "coordinates") coordinates = text;
-    else mechanism_fields.emplace_back(key, text);
+    if (key == "mechanism")
+      mechanism = text;
+    else if (key == "sampling")
+      sampling = text;
+    else if (key == "sampling_rate")
+      rate = text;
+    else if (key == "batch_size")
+      batch = text;
+    else if (key == "dataset_size")
+      dataset = text;
+    else if (key == "count")
+      count = text;
+    else if (key == "coordinates")
+      coordinates = text;
+    else
+      mechanism_fields.emplace_back(key, text);
   }
   if (!mechanism) {
     std::vector<std::string> names;
@@ -101,8 +113,8 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
       std::vector<std::string> all;
       for (const auto& p : event_keys()) all.push_back(p.key);
       for (const auto& p : kind->parameters) all.push_back(p.key);
-      throw InputError(fmt::format("{}: unknown key '{}'{} (keys of a {} event: {})", where, key, did_you_mean(key, all),
-                                   kind->name, fmt::join(all, ", ")));
+      throw InputError(fmt::format("{}: unknown key '{}'{} (keys of a {} event: {})", where, key,
+                                   did_you_mean(key, all), kind->name, fmt::join(all, ", ")));
     }
   }
   event.values = mechanism_values(*kind, mechanism_fields, where);
@@ -135,8 +147,9 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
   event.sampling.kind = sampling_kind;
   auto refuse_key = [&](const std::optional<std::string>& value, const char* key) {
     if (value)
-      throw InputError(fmt::format("{}: {} does not apply to sampling {} (remove it, or set sampling to the kind it belongs to)",
-                                   where, key, to_string(sampling_kind)));
+      throw InputError(
+          fmt::format("{}: {} does not apply to sampling {} (remove it, or set sampling to the kind it belongs to)",
+                      where, key, to_string(sampling_kind)));
   };
   switch (sampling_kind) {
     case SamplingKind::kNone:
@@ -147,7 +160,9 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
     case SamplingKind::kPoisson:
       refuse_key(batch, "batch_size");
       refuse_key(dataset, "dataset_size");
-      if (!rate) throw InputError(fmt::format("{}: sampling poisson needs sampling_rate (the probability that a record is in the batch)", where));
+      if (!rate)
+        throw InputError(fmt::format(
+            "{}: sampling poisson needs sampling_rate (the probability that a record is in the batch)", where));
       event.sampling.rate = parse_event_number(*rate, "sampling_rate", where);
       break;
     case SamplingKind::kWithoutReplacement:

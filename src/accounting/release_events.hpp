@@ -36,9 +36,9 @@
 namespace noiselearn {
 
 struct ReleaseEvent {
-  std::string mechanism;     // a registered kind (mechanism_kinds())
-  MechanismValues values;    // its number parameters, defaults filled in
-  MechanismTables tables;    // its table parameters, read
+  std::string mechanism;                           // a registered kind (mechanism_kinds())
+  MechanismValues values;                          // its number parameters, defaults filled in
+  MechanismTables tables;                          // its table parameters, read
   std::map<std::string, std::string> table_paths;  // ... and the paths they were read from (for describe)
   Sampling sampling;
   int64_t count = 1;
@@ -62,7 +62,8 @@ const std::vector<MechanismParameter>& event_keys();
 // One event from key/value text. `sampling` may be left out when the keys say it (sampling_rate: poisson; batch_size
 // and dataset_size: without_replacement). Unknown keys, missing ones and bad values are InputErrors that start with
 // `where` and name the key. Table parameters (the table mechanism's `table`) are read with `read_table`.
-ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where, const TableReader& read_table = {});
+ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where,
+                                 const TableReader& read_table = {});
 
 // Certified bounds of the whole description: one event is composed with compose_bounds (tilted refinement and the
 // per-query decisions included); several are a heterogeneous composition. With queries under several_pairs auto, one

@@ -177,8 +177,8 @@ std::vector<double> evaluate_on_orders(const RdpCurve& rho, const std::vector<do
 double renyi_divergence(const std::vector<double>& first, const std::vector<double>& second, double alpha) {
   check_order(alpha);
   if (first.size() != second.size()) {
-    throw InputError(fmt::format("Renyi divergence: distributions of different lengths ({} and {})", first.size(),
-                                 second.size()));
+    throw InputError(
+        fmt::format("Renyi divergence: distributions of different lengths ({} and {})", first.size(), second.size()));
   }
   return renyi_divergence_of_logs(logarithms(first, "first", true), logarithms(second, "second", false), alpha);
 }
@@ -212,9 +212,7 @@ RdpCurve rdp_curve(const std::vector<DominatingPair>& pairs) {
   };
 }
 
-std::string to_string(RdpConversion conversion) {
-  return conversion == RdpConversion::kMironov ? "mironov" : "balle";
-}
+std::string to_string(RdpConversion conversion) { return conversion == RdpConversion::kMironov ? "mironov" : "balle"; }
 
 double rdp_to_epsilon(RdpConversion conversion, double alpha, double composed_rdp, double delta) {
   check_conversion_arguments(alpha, composed_rdp);
@@ -244,8 +242,8 @@ void RdpOrderOptions::validate() const {
       throw InputError(fmt::format("rdp orders: order {} = {} must lie in (1, inf)", i, orders[i]));
     }
     if (i > 0 && !(orders[i] > orders[i - 1])) {
-      throw InputError(fmt::format("rdp orders: must be strictly increasing (order {} = {} follows {})", i,
-                                   orders[i], orders[i - 1]));
+      throw InputError(fmt::format("rdp orders: must be strictly increasing (order {} = {} follows {})", i, orders[i],
+                                   orders[i - 1]));
     }
   }
   if (refinement_iterations < 0) {

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -21,9 +21,12 @@ namespace noiselearn {
 
 std::string to_string(SamplingKind kind) {
   switch (kind) {
-    case SamplingKind::kNone: return "none";
-    case SamplingKind::kPoisson: return "poisson";
-    case SamplingKind::kWithoutReplacement: return "without_replacement";
+    case SamplingKind::kNone:
+      return "none";
+    case SamplingKind::kPoisson:
+      return "poisson";
+    case SamplingKind::kWithoutReplacement:
+      return "without_replacement";
   }
   return "?";
 }
@@ -38,16 +41,20 @@ SamplingKind parse_sampling_kind(const std::string& text) {
 
 double Sampling::probability() const {
   switch (kind) {
-    case SamplingKind::kNone: return 1.0;
-    case SamplingKind::kPoisson: return rate;
-    case SamplingKind::kWithoutReplacement: return static_cast<double>(batch_size) / static_cast<double>(dataset_size);
+    case SamplingKind::kNone:
+      return 1.0;
+    case SamplingKind::kPoisson:
+      return rate;
+    case SamplingKind::kWithoutReplacement:
+      return static_cast<double>(batch_size) / static_cast<double>(dataset_size);
   }
   return 1.0;
 }
 
 void Sampling::validate() const {
   if (kind == SamplingKind::kPoisson && !(rate > 0.0 && rate <= 1.0))
-    throw InputError(fmt::format("sampling_rate {} must be in (0, 1] (the probability that a record is in the batch)", rate));
+    throw InputError(
+        fmt::format("sampling_rate {} must be in (0, 1] (the probability that a record is in the batch)", rate));
   if (kind == SamplingKind::kWithoutReplacement) {
     if (dataset_size < 1) throw InputError(fmt::format("dataset_size {} must be at least 1", dataset_size));
     if (batch_size < 1 || batch_size > dataset_size)
@@ -57,8 +64,10 @@ void Sampling::validate() const {
 
 std::string Sampling::describe() const {
   switch (kind) {
-    case SamplingKind::kNone: return "no sampling";
-    case SamplingKind::kPoisson: return fmt::format("Poisson sampling at rate {:g}", rate);
+    case SamplingKind::kNone:
+      return "no sampling";
+    case SamplingKind::kPoisson:
+      return fmt::format("Poisson sampling at rate {:g}", rate);
     case SamplingKind::kWithoutReplacement:
       return fmt::format("batches of {} of {} without replacement", batch_size, dataset_size);
   }
@@ -67,11 +76,13 @@ std::string Sampling::describe() const {
 
 void check_sampling_relation(const Sampling& sampling, RecordRelation relation) {
   if (sampling.kind == SamplingKind::kPoisson && relation == RecordRelation::kReplaceOne)
-    throw InputError("Poisson sampling is accounted under relation add_remove (the batch size varies); for replace_one "
-                     "use sampling without_replacement (batch_size, dataset_size)");
+    throw InputError(
+        "Poisson sampling is accounted under relation add_remove (the batch size varies); for replace_one "
+        "use sampling without_replacement (batch_size, dataset_size)");
   if (sampling.kind == SamplingKind::kWithoutReplacement && relation == RecordRelation::kAddOrRemove)
-    throw InputError("sampling without_replacement is accounted under relation replace_one (a fixed batch size changes "
-                     "meaning when a record is added); for add_remove use sampling poisson (sampling_rate)");
+    throw InputError(
+        "sampling without_replacement is accounted under relation replace_one (a fixed batch size changes "
+        "meaning when a record is added); for add_remove use sampling poisson (sampling_rate)");
 }
 
 namespace {
@@ -82,7 +93,8 @@ struct Direction {
   double q = 1.0;
   double log_keep = -INFINITY, log_q = 0.0;  // ln(1 - q), ln q
 
-  Direction(Kind k, double probability) : kind(k), q(probability), log_keep(std::log1p(-probability)), log_q(std::log(probability)) {}
+  Direction(Kind k, double probability)
+      : kind(k), q(probability), log_keep(std::log1p(-probability)), log_q(std::log(probability)) {}
 
   // f(l) = ln(1 - q + q e^l), increasing, from ln(1 - q) to +infinity.
   double f(double l) const {
@@ -96,28 +108,40 @@ struct Direction {
   bool increasing() const { return kind == kForward || kind == kRemove; }
   double g(double l) const {
     switch (kind) {
-      case kForward: return l;
-      case kBackward: return -l;
-      case kRemove: return f(l);
-      case kAdd: return -f(l);
+      case kForward:
+        return l;
+      case kBackward:
+        return -l;
+      case kRemove:
+        return f(l);
+      case kAdd:
+        return -f(l);
     }
     return l;
   }
   double g_inverse(double value) const {
     switch (kind) {
-      case kForward: return value;
-      case kBackward: return -value;
-      case kRemove: return f_inverse(value);
-      case kAdd: return f_inverse(-value);
+      case kForward:
+        return value;
+      case kBackward:
+        return -value;
+      case kRemove:
+        return f_inverse(value);
+      case kAdd:
+        return f_inverse(-value);
     }
     return value;
   }
   std::pair<double, double> masses(double p, double qm) const {
     switch (kind) {
-      case kForward: return {p, qm};
-      case kBackward: return {qm, p};
-      case kRemove: return {(1.0 - q) * qm + q * p, qm};
-      case kAdd: return {qm, (1.0 - q) * qm + q * p};
+      case kForward:
+        return {p, qm};
+      case kBackward:
+        return {qm, p};
+      case kRemove:
+        return {(1.0 - q) * qm + q * p, qm};
+      case kAdd:
+        return {qm, (1.0 - q) * qm + q * p};
     }
     return {p, qm};
   }
@@ -184,13 +208,14 @@ double cell_step(double range, const AccountantOptions& options) {
 void check_atoms(const PrivacyLossAtoms& atoms, const std::string& mechanism) {
   for (size_t i = 0; i < atoms.losses.size(); ++i)
     if (!std::isfinite(atoms.losses[i]) || !std::isfinite(atoms.masses[i]) || atoms.masses[i] < 0.0)
-      throw std::logic_error(fmt::format("{}: a privacy-loss atom ({}, {}) is not finite", mechanism, atoms.losses[i], atoms.masses[i]));
+      throw std::logic_error(
+          fmt::format("{}: a privacy-loss atom ({}, {}) is not finite", mechanism, atoms.losses[i], atoms.masses[i]));
   if (!std::isfinite(atoms.infinity_mass) || atoms.infinity_mass < 0.0)
     throw std::logic_error(fmt::format("{}: the infinity mass {} is not finite", mechanism, atoms.infinity_mass));
 }
 
-DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double relative_error, const AccountantOptions& options,
-                               bool lower_at_low_end = false) {
+DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double relative_error,
+                               const AccountantOptions& options, bool lower_at_low_end = false) {
   DirectionAtoms out;
   for (const LossCell& cell : law.cells) {
     const auto [a, b] = d.masses(cell.p_mass, cell.q_mass);
@@ -238,7 +263,8 @@ DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double re
     const double step = cell_step(out_high - out_low, options);
     // Breakpoints of l: the ends, and where g crosses a grid point.
     std::vector<double> breaks{l_low, l_high};
-    const auto first = static_cast<int64_t>(std::ceil(out_low / step)), last = static_cast<int64_t>(std::floor(out_high / step));
+    const auto first = static_cast<int64_t>(std::ceil(out_low / step)),
+               last = static_cast<int64_t>(std::floor(out_high / step));
     breaks.reserve(static_cast<size_t>(std::max<int64_t>(0, last - first + 1)) + 2);
     for (int64_t k = first; k <= last; ++k) {
       const double l = d.g_inverse(static_cast<double>(k) * step);
@@ -275,9 +301,12 @@ TwoOutcomeComposition two_outcome_of(const LossLaw& law, const Direction& d, dou
     const auto [a, b] = d.masses(p, qm);
     double log_b = std::log(b);
     if (!(b > 1e-280)) {
-      if (least_loss == INFINITY) log_b = -INFINITY;
-      else if (a > 0.0 && least_loss > -INFINITY) log_b = std::max(log_b, std::log(a) - least_loss);
-      else log_b = std::max(log_b, std::log(1e-280));
+      if (least_loss == INFINITY)
+        log_b = -INFINITY;
+      else if (a > 0.0 && least_loss > -INFINITY)
+        log_b = std::max(log_b, std::log(a) - least_loss);
+      else
+        log_b = std::max(log_b, std::log(1e-280));
     }
     double& first = high ? log_first_high : log_first_low;
     double& second = high ? log_second_high : log_second_low;
@@ -293,7 +322,7 @@ TwoOutcomeComposition two_outcome_of(const LossLaw& law, const Direction& d, dou
   if (law.continuous) {
     const ContinuousLoss& c = *law.continuous;
     const double split = std::clamp(0.0, c.low, c.high);
-    const auto below = split > c.low ? c.mass(c.low, split) : std::pair{0.0, 0.0};   // l in (low, 0]
+    const auto below = split > c.low ? c.mass(c.low, split) : std::pair{0.0, 0.0};    // l in (low, 0]
     const auto above = c.high > split ? c.mass(split, c.high) : std::pair{0.0, 0.0};  // l in (0, high]
     const double g_low = d.g(c.low), g_split = d.g(split), g_high = d.g(c.high);
     add(!d.increasing(), below.first, below.second, std::min(g_low, g_split));
@@ -306,7 +335,8 @@ TwoOutcomeComposition two_outcome_of(const LossLaw& law, const Direction& d, dou
   out.log_second_high = log_second_high;
   out.log_second_low = log_second_low;
   // The masses' own error, and the log-sums' rounding.
-  out.relative_error = relative_error + 4.0 * (static_cast<double>(terms) + 2.0) * std::numeric_limits<double>::epsilon();
+  out.relative_error =
+      relative_error + 4.0 * (static_cast<double>(terms) + 2.0) * std::numeric_limits<double>::epsilon();
   out.compositions = 1;
   return out;
 }
@@ -323,10 +353,12 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   if (coordinates > 1)
     if (auto exact = mechanism->coordinate_product(coordinates)) {
       PairBounds bounds = sampled_release_bounds(exact, sampling, relation, options, 1);
-      bounds.pair_description = fmt::format("{} coordinates of {}: {}", coordinates, mechanism->description(), bounds.pair_description);
-      bounds.shift_justification += fmt::format("; {} coordinates, each moved by at most the sensitivity: the corner of the "
-                                                "cube, at L2 distance sqrt({}) sensitivities, is the worst",
-                                                coordinates, coordinates);
+      bounds.pair_description =
+          fmt::format("{} coordinates of {}: {}", coordinates, mechanism->description(), bounds.pair_description);
+      bounds.shift_justification += fmt::format(
+          "; {} coordinates, each moved by at most the sensitivity: the corner of the "
+          "cube, at L2 distance sqrt({}) sensitivities, is the worst",
+          coordinates, coordinates);
       bounds.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
         return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
       };
@@ -341,9 +373,10 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   if (coordinates > 1)
     product = coordinate_product_laws(law, error, coordinates, options.loss_step, 1e-3 * options.tail_mass);
   const std::string what = coordinates == 1 ? mechanism->description()
-                                            : fmt::format("{}, on each of {} coordinates (each differs by at most the "
-                                                          "sensitivity: L-infinity)",
-                                                          mechanism->description(), coordinates);
+                                            : fmt::format(
+                                                  "{}, on each of {} coordinates (each differs by at most the "
+                                                  "sensitivity: L-infinity)",
+                                                  mechanism->description(), coordinates);
   PairBounds bounds;
   bounds.pair_description = sampling.kind == SamplingKind::kNone
                                 ? fmt::format("{} ({})", what, to_string(relation))
@@ -364,7 +397,8 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
     }
     check_atoms(atoms.upper, mechanism->description());
     check_atoms(atoms.lower, mechanism->description());
-    return std::pair{discretise(atoms.upper, BoundKind::kUpper, options), discretise(atoms.lower, BoundKind::kLower, options)};
+    return std::pair{discretise(atoms.upper, BoundKind::kUpper, options),
+                     discretise(atoms.lower, BoundKind::kLower, options)};
   };
   DirectionalPLDs low;
   if (sampling.kind == SamplingKind::kNone || q == 1.0) {
@@ -380,16 +414,18 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
     bounds.upper.name = low.name = mechanism->symmetric() ? "P||Q = Q||P" : "P||Q, Q||P";
   } else {
     if (sampling.kind == SamplingKind::kWithoutReplacement && !mechanism->symmetric())
-      throw InputError(fmt::format("{}: sampling without replacement needs mirror-symmetric noise", mechanism->description()));
+      throw InputError(
+          fmt::format("{}: sampling without replacement needs mirror-symmetric noise", mechanism->description()));
     auto [remove_up, remove_down] = bounds_of(Direction::kRemove);
     auto [add_up, add_down] = bounds_of(Direction::kAdd);
     low.name = "remove A||Q, add Q||A";
     low.first_to_second = std::move(remove_down);
     low.second_to_first = std::move(add_down);
     if (sampling.kind == SamplingKind::kPoisson) {
-      bounds.shift_justification = fmt::format("{}; remove (A||Q) and add (Q||A), A = (1 - q) Q + q P, composed each on "
-                                               "its own (the same record in every release)",
-                                               mechanism->worst_case_justification());
+      bounds.shift_justification = fmt::format(
+          "{}; remove (A||Q) and add (Q||A), A = (1 - q) Q + q P, composed each on "
+          "its own (the same record in every release)",
+          mechanism->worst_case_justification());
       bounds.upper.name = low.name;
       bounds.upper.first_to_second = std::move(remove_up);
       bounds.upper.second_to_first = std::move(add_up);
@@ -408,7 +444,8 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   if (!product) {
     if (sampling.kind == SamplingKind::kNone || q == 1.0) {
       bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kForward, q), error));
-      if (!mechanism->symmetric()) bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
+      if (!mechanism->symmetric())
+        bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
     } else {
       bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kRemove, q), error));
       bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kAdd, q), error));
@@ -421,9 +458,10 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
       low.second_to_first ? low.second_to_first->infinity_mass : low.first_to_second.infinity_mass;
   bounds.lower.push_back(std::move(low));
   if (product)
-    bounds.shift_justification += fmt::format("; each coordinate's worst pair is the mechanism's, so the product of {} is "
-                                              "the worst (its losses on a grid of step {:.3g})",
-                                              coordinates, product->step);
+    bounds.shift_justification += fmt::format(
+        "; each coordinate's worst pair is the mechanism's, so the product of {} is "
+        "the worst (its losses on a grid of step {:.3g})",
+        coordinates, product->step);
   bounds.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
     return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
   };

@@ -23,7 +23,8 @@
 //     (A_hi = (A_c - e^{L1} B_c) / (1 - e^{L1 - L2}), padded up by the masses' relative error): more informative than
 //     the cell, so its delta is an upper bound for every eps and composition (connect-the-dots, Doroshenko et al.
 //     2022, without a sub-grid);
-//   lower bound: the cell's outcomes merged into one of loss ln(A_c / B_c) (a post-processing), then merged to the grid.
+//   lower bound: the cell's outcomes merged into one of loss ln(A_c / B_c) (a post-processing), then merged to the
+//   grid.
 // Cut tails: the upper bound puts them at the extreme loss of their cell (+infinity: the infinity mass), the lower
 // bound drops them.
 #include <cstdint>
@@ -43,9 +44,9 @@ SamplingKind parse_sampling_kind(const std::string& text);
 
 struct Sampling {
   SamplingKind kind = SamplingKind::kNone;
-  double rate = 1.0;            // Poisson: each record is in the batch with this probability, in (0, 1]
-  int64_t batch_size = 0;       // without replacement: b records drawn from ...
-  int64_t dataset_size = 0;     // ... N, 1 <= b <= N
+  double rate = 1.0;         // Poisson: each record is in the batch with this probability, in (0, 1]
+  int64_t batch_size = 0;    // without replacement: b records drawn from ...
+  int64_t dataset_size = 0;  // ... N, 1 <= b <= N
   // The probability q that a given record is in the batch (1 without sampling).
   double probability() const;
   // Throws InputError naming the field (rate outside (0, 1], b > N, ...).

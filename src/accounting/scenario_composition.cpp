@@ -17,7 +17,8 @@ namespace noiselearn {
 // (run_jobs: on the accountant's threads; each composition is the same whatever their number).
 std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> compose_scenarios(const DirectionalPLDs& upper,
                                                                            const std::vector<DirectionalPLDs>& lowers,
-                                                                           int64_t n, const AccountantOptions& options) {
+                                                                           int64_t n,
+                                                                           const AccountantOptions& options) {
   std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> result;
   result.first.name = upper.name;
   result.second.resize(lowers.size());
@@ -27,7 +28,8 @@ std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> compose_scenarios(const
     jobs.emplace_back([&in, &out, n, &options] { out.first_to_second = self_compose(in.first_to_second, n, options); });
     if (in.second_to_first) {
       out.second_to_first.emplace();
-      jobs.emplace_back([&in, &out, n, &options] { *out.second_to_first = self_compose(*in.second_to_first, n, options); });
+      jobs.emplace_back(
+          [&in, &out, n, &options] { *out.second_to_first = self_compose(*in.second_to_first, n, options); });
     }
   };
   add(upper, result.first);
@@ -57,7 +59,8 @@ double log_survival(double omega, int64_t n) { return static_cast<double>(n) * s
 
 // Scenarios with a releases shifted up and n - a down (a = n/4, n/2; their mirror images n - a are the second
 // direction): every such sequence can happen under the any-sequence relation, so each is a lower bound.
-std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single, int64_t n, const AccountantOptions& options) {
+std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single, int64_t n,
+                                                  const AccountantOptions& options) {
   std::vector<DirectionalPLDs> scenarios;
   const PrivacyLossDistribution& up = single.first_to_second;
   const PrivacyLossDistribution& down = *single.second_to_first;

@@ -23,6 +23,7 @@ double log_survival(double omega, int64_t n);
 // (exponential_tilt.hpp): the error of every composition made from it is relative to the tail delta at eps depends on.
 DirectionalPLDs tilted_for(const DirectionalPLDs& single, int64_t n, double epsilon);
 // Scenarios with a releases shifted up and n - a down (a = n/4, n/2).
-std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single, int64_t n, const AccountantOptions& options);
+std::vector<DirectionalPLDs> mixed_sign_scenarios(const DirectionalPLDs& single, int64_t n,
+                                                  const AccountantOptions& options);
 
 }  // namespace noiselearn

@@ -27,7 +27,9 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
   // Each side's logarithm is padded by its error: the masses' relative error (n factors), ln's, the products' and the
   // sums' rounding. The first side is made smaller and the second larger, so each kept term is at most the exact one.
   const double mass_error = 2.0 * relative_error + 8.0 * kUnit;
-  auto padding = [&](double k, double magnitude) { return nd * mass_error + 8.0 * kUnit * (magnitude + 4.0 * k + 1.0); };
+  auto padding = [&](double k, double magnitude) {
+    return nd * mass_error + 8.0 * kUnit * (magnitude + 4.0 * k + 1.0);
+  };
   // The terms of the binomial, from its mode under the first distribution outwards until they fall below 1e-300.
   const double mode = std::floor((nd + 1.0) * first_high);
   const double start = std::clamp(mode, 0.0, nd);
@@ -36,8 +38,9 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
   auto term = [&](double k, double log_choose) {
     const double log_first = log_choose + log_power(log_fh, k) + log_power(log_fl, nd - k);
     const double log_second = log_choose + log_power(log_sh, k) + log_power(log_sl, nd - k);
-    const double pad = padding(k, finite_abs(log_choose) + finite_abs(log_power(log_fh, k)) + finite_abs(log_power(log_fl, nd - k)) +
-                                      finite_abs(log_power(log_sh, k)) + finite_abs(log_power(log_sl, nd - k)));
+    const double pad =
+        padding(k, finite_abs(log_choose) + finite_abs(log_power(log_fh, k)) + finite_abs(log_power(log_fl, nd - k)) +
+                       finite_abs(log_power(log_sh, k)) + finite_abs(log_power(log_sl, nd - k)));
     const double low_first = log_first - pad, high_second = log_second + pad + epsilon;
     const double choose_error =
         4.0 * kUnit * (std::abs(k - start) + 1.0) * (finite_abs(log_choose) + std::log(nd + 1.0) + 1.0);
@@ -45,7 +48,8 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
         low_first > high_second ? std::exp(low_first - choose_error) * -std::expm1(high_second - low_first) : 0.0;
     return std::pair{value, log_first};
   };
-  const double lgamma_n = std::lgamma(nd + 1.0), lgamma_k = std::lgamma(start + 1.0), lgamma_rest = std::lgamma(nd - start + 1.0);
+  const double lgamma_n = std::lgamma(nd + 1.0), lgamma_k = std::lgamma(start + 1.0),
+               lgamma_rest = std::lgamma(nd - start + 1.0);
   const double log_choose_start = lgamma_n - lgamma_k - lgamma_rest;
   long double sum = 0.0L;
   constexpr double kNegligible = -690.0;  // e^-690 ~ 1e-300
@@ -79,7 +83,8 @@ double TwoOutcomeComposition::epsilon_lower(double delta, double at_least) const
   // The largest finite loss of the composition: beyond it only infinite-loss outcomes are left.
   double largest = 0.0;
   if (log_second_high > -INFINITY) largest = std::max(largest, log_first_high - log_second_high);
-  if (log_second_low > -INFINITY && log_first_low > -INFINITY) largest = std::max(largest, log_first_low - log_second_low);
+  if (log_second_low > -INFINITY && log_first_low > -INFINITY)
+    largest = std::max(largest, log_first_low - log_second_low);
   double low = at_least, high = std::max(at_least, static_cast<double>(compositions) * largest) + 1.0;
   if (delta_lower(high) > delta) return std::numeric_limits<double>::infinity();
   for (int i = 0; i < 200 && high - low > 1e-13 * std::max(1.0, high); ++i) {

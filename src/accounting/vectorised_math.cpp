@@ -44,7 +44,8 @@ __attribute__((target("avx2,fma"))) void apply_avx2(double* x, int64_t n) {
 
 // Without AVX2, libm (within an ulp), as ATen's default kernels.
 void apply_libm(double* x, int64_t n, Function f) {
-  for (int64_t i = 0; i < n; ++i) x[i] = f == Function::log ? std::log(x[i]) : f == Function::exp ? std::exp(x[i]) : std::expm1(x[i]);
+  for (int64_t i = 0; i < n; ++i)
+    x[i] = f == Function::log ? std::log(x[i]) : f == Function::exp ? std::exp(x[i]) : std::expm1(x[i]);
 }
 
 void apply(double* x, int64_t n, Function f) {
@@ -53,9 +54,12 @@ void apply(double* x, int64_t n, Function f) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   if (avx2) {
     switch (f) {
-      case Function::log: return apply_avx2<Sleef_logd4_u10avx2>(x, n);
-      case Function::exp: return apply_avx2<Sleef_expd4_u10avx2>(x, n);
-      case Function::expm1: return apply_avx2<Sleef_expm1d4_u10avx2>(x, n);
+      case Function::log:
+        return apply_avx2<Sleef_logd4_u10avx2>(x, n);
+      case Function::exp:
+        return apply_avx2<Sleef_expd4_u10avx2>(x, n);
+      case Function::expm1:
+        return apply_avx2<Sleef_expm1d4_u10avx2>(x, n);
     }
   }
 #endif

@@ -18,27 +18,32 @@ void require_positive(double value, const std::string& option) {
 
 std::string halved_loss_step_line(const AccountantOptions& used, const AccountantOptions& requested) {
   if (used.loss_step == requested.loss_step) return "";
-  return fmt::format("loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider than "
-                     "{:g} relative)\n",
-                     used.loss_step, requested.loss_step, requested.adaptive_skip_width);
+  return fmt::format(
+      "loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider than "
+      "{:g} relative)\n",
+      used.loss_step, requested.loss_step, requested.adaptive_skip_width);
 }
 
 void PairOptions::add_to(CLI::App& app, bool sensitivity_required) {
   sensitivity_option = app.add_option("--sensitivity", sensitivity,
                                       "Sensitivity s of the query, in units of x; a whole number of grid steps");
   if (sensitivity_required) sensitivity_option->required();
-  kind_option = app.add_option("--pair", kind, "Dominating pair: additive (p vs p shifted by s) or subsampled (DP-SGD mixture, eq. 5)")
-      ->capture_default_str();
-  sampling_rate_option = app.add_option("--sampling-rate", sampling_rate, "Sampling rate q of the subsampled mixture pair, in (0, 1]")
-      ->capture_default_str();
-  shifts_option = app.add_option("--shifts", shifts,
-                 "Query differences checked: auto (one shift if the table is symmetric and monotone, else every "
-                 "shift), single, all")
-      ->capture_default_str();
-  neighbours_option = app.add_option("--neighbours", neighbours,
-                 "Neighbour sequences the certificate covers: any (every release its own query difference in "
-                 "[-s, s]) or same-direction (all releases move the same way)")
-      ->capture_default_str();
+  kind_option = app.add_option("--pair", kind,
+                               "Dominating pair: additive (p vs p shifted by s) or subsampled (DP-SGD mixture, eq. 5)")
+                    ->capture_default_str();
+  sampling_rate_option =
+      app.add_option("--sampling-rate", sampling_rate, "Sampling rate q of the subsampled mixture pair, in (0, 1]")
+          ->capture_default_str();
+  shifts_option =
+      app.add_option("--shifts", shifts,
+                     "Query differences checked: auto (one shift if the table is symmetric and monotone, else every "
+                     "shift), single, all")
+          ->capture_default_str();
+  neighbours_option =
+      app.add_option("--neighbours", neighbours,
+                     "Neighbour sequences the certificate covers: any (every release its own query difference in "
+                     "[-s, s]) or same-direction (all releases move the same way)")
+          ->capture_default_str();
 }
 
 // The words given on the command line; an option left at its default is not "given" (a recorded setting wins).
@@ -65,61 +70,83 @@ PairSpecification PairOptions::specification(const RecordedCertification& record
 
 void AccountantCliOptions::add_to(CLI::App& app) {
   const auto track = [this](const char* field, CLI::Option* option) { given.emplace_back(option, field); };
-  track("loss_step", app.add_option("--loss-step", values.loss_step, "Privacy-loss grid step of one release (nats)")->capture_default_str());
+  track("loss_step", app.add_option("--loss-step", values.loss_step, "Privacy-loss grid step of one release (nats)")
+                         ->capture_default_str());
   track("tail_mass", app.add_option("--tail-mass", values.tail_mass,
-                 "Probability mass each tail may lose per truncation (paid for in the upper bound)")
-      ->capture_default_str());
-  track("max_points", app.add_option("--max-points", values.max_points, "Largest loss grid kept during composition (then coarsened by 2)")
-      ->capture_default_str());
-  track("upper_method", app.add_option("--upper-method", upper_method, "Upper-bound discretisation: connect-the-dots or round-up")
-      ->capture_default_str());
-  track("lower_method", app.add_option("--lower-method", lower_method, "Lower-bound discretisation: merge-to-grid or round-down")
-      ->capture_default_str());
-  track("several_pairs", app.add_option("--several-pairs", several_pairs,
-                 "Releases with several candidate pairs (asymmetric tables under --neighbours any): auto (decides per "
-                 "query: the exact adaptive programme where the envelope's bracket at a requested query is wider than "
-                 "1e-4, whole within --adaptive-budget, else in blocks; a table symmetric up to rounding through its "
-                 "symmetric copy where the difference is negligible), adaptive (always) or envelope (never)")
-      ->capture_default_str());
-  track("adaptive_budget", app.add_option("--adaptive-budget", values.adaptive_budget,
-                 "Largest estimated cost of the whole adaptive programme under --several-pairs auto (multiply-adds, about "
-                 "1e10 per second with AVX2); over it, the programme runs in blocks within --adaptive-block-budget")
-      ->capture_default_str());
-  track("adaptive_block_budget", app.add_option("--adaptive-block-budget", values.adaptive_block_budget,
-                 "Largest estimated cost of the adaptive programme in blocks (multiply-adds), when the whole programme is "
-                 "over --adaptive-budget: blocks of as many releases as this allows (longer blocks, tighter upper bound)")
-      ->capture_default_str());
+                                    "Probability mass each tail may lose per truncation (paid for in the upper bound)")
+                         ->capture_default_str());
+  track("max_points", app.add_option("--max-points", values.max_points,
+                                     "Largest loss grid kept during composition (then coarsened by 2)")
+                          ->capture_default_str());
+  track("upper_method",
+        app.add_option("--upper-method", upper_method, "Upper-bound discretisation: connect-the-dots or round-up")
+            ->capture_default_str());
+  track("lower_method",
+        app.add_option("--lower-method", lower_method, "Lower-bound discretisation: merge-to-grid or round-down")
+            ->capture_default_str());
+  track("several_pairs",
+        app.add_option(
+               "--several-pairs", several_pairs,
+               "Releases with several candidate pairs (asymmetric tables under --neighbours any): auto (decides per "
+               "query: the exact adaptive programme where the envelope's bracket at a requested query is wider than "
+               "1e-4, whole within --adaptive-budget, else in blocks; a table symmetric up to rounding through its "
+               "symmetric copy where the difference is negligible), adaptive (always) or envelope (never)")
+            ->capture_default_str());
+  track(
+      "adaptive_budget",
+      app.add_option(
+             "--adaptive-budget", values.adaptive_budget,
+             "Largest estimated cost of the whole adaptive programme under --several-pairs auto (multiply-adds, about "
+             "1e10 per second with AVX2); over it, the programme runs in blocks within --adaptive-block-budget")
+          ->capture_default_str());
+  track(
+      "adaptive_block_budget",
+      app.add_option(
+             "--adaptive-block-budget", values.adaptive_block_budget,
+             "Largest estimated cost of the adaptive programme in blocks (multiply-adds), when the whole programme is "
+             "over --adaptive-budget: blocks of as many releases as this allows (longer blocks, tighter upper bound)")
+          ->capture_default_str());
 }
 
 AccountantOptions AccountantCliOptions::options(const std::optional<AccountantOptions>& recorded) const {
   AccountantSettings g;
   for (const auto& [option, field] : given) {
     if (option == nullptr || option->count() == 0) continue;
-    if (field == "loss_step") g.loss_step = values.loss_step;
-    else if (field == "tail_mass") g.tail_mass = values.tail_mass;
-    else if (field == "max_points") g.max_points = values.max_points;
-    else if (field == "upper_method") g.upper_method = upper_method;
-    else if (field == "lower_method") g.lower_method = lower_method;
-    else if (field == "several_pairs") g.several_pairs = several_pairs;
-    else if (field == "adaptive_budget") g.adaptive_budget = values.adaptive_budget;
-    else if (field == "adaptive_block_budget") g.adaptive_block_budget = values.adaptive_block_budget;
+    if (field == "loss_step")
+      g.loss_step = values.loss_step;
+    else if (field == "tail_mass")
+      g.tail_mass = values.tail_mass;
+    else if (field == "max_points")
+      g.max_points = values.max_points;
+    else if (field == "upper_method")
+      g.upper_method = upper_method;
+    else if (field == "lower_method")
+      g.lower_method = lower_method;
+    else if (field == "several_pairs")
+      g.several_pairs = several_pairs;
+    else if (field == "adaptive_budget")
+      g.adaptive_budget = values.adaptive_budget;
+    else if (field == "adaptive_block_budget")
+      g.adaptive_block_budget = values.adaptive_block_budget;
   }
   return resolve_accountant(g, recorded);
 }
 
 AccountantOptions AccountantCliOptions::options() const {
   // Every option as set, its default when not given.
-  return resolve_accountant(AccountantSettings{values.loss_step, values.tail_mass, values.max_points, upper_method,
-                                               lower_method, several_pairs, values.adaptive_budget,
-                                               values.adaptive_block_budget},
-                            std::nullopt);
+  return resolve_accountant(
+      AccountantSettings{values.loss_step, values.tail_mass, values.max_points, upper_method, lower_method,
+                         several_pairs, values.adaptive_budget, values.adaptive_block_budget},
+      std::nullopt);
 }
 
 void CertificateCliOptions::add_to(CLI::App& app, bool with_epsilon_queries) {
-  compositions_option =
-      app.add_option("--compositions,-n", request.compositions, "Number of compositions n (releases)")->capture_default_str();
-  if (with_epsilon_queries) epsilon_option = app.add_option("--epsilon", request.epsilons, "Report delta at this epsilon (repeatable)");
-  delta_option = app.add_option("--delta", request.deltas, "Report epsilon at this delta (repeatable; default 1e-3, 1e-6, 1e-9)");
+  compositions_option = app.add_option("--compositions,-n", request.compositions, "Number of compositions n (releases)")
+                            ->capture_default_str();
+  if (with_epsilon_queries)
+    epsilon_option = app.add_option("--epsilon", request.epsilons, "Report delta at this epsilon (repeatable)");
+  delta_option =
+      app.add_option("--delta", request.deltas, "Report epsilon at this delta (repeatable; default 1e-3, 1e-6, 1e-9)");
   app.add_option("--curve-points", request.curve_points, "Points of the delta(epsilon) curve")->capture_default_str();
   app.add_option("--curve-epsilon-max", request.curve_epsilon_max,
                  "Right end of the curve (0: where the upper bound reaches delta = 1e-12)")
@@ -181,18 +208,20 @@ std::string with_sum_hint(const std::string& message) {
   const TableReadOptions& options = table_read_options();
   const double off = *sum - 1.0;
   if (!(std::abs(off) < 1.0))
-    return fmt::format("{}; the table is not a probability vector (--renormalise accepts sums within --sum-tolerance < 1 of 1)",
-                       message);
+    return fmt::format(
+        "{}; the table is not a probability vector (--renormalise accepts sums within --sum-tolerance < 1 of 1)",
+        message);
   const double tolerance = suggested_sum_tolerance(off);
   if (options.renormalise)  // the tolerance was too small: say which one accepts it
-    return fmt::format("{}; --sum-tolerance {:g} (now {:g}) accepts this sum, if dividing by it is what you mean", message,
-                       tolerance, options.sum_tolerance);
+    return fmt::format("{}; --sum-tolerance {:g} (now {:g}) accepts this sum, if dividing by it is what you mean",
+                       message, tolerance, options.sum_tolerance);
   if (std::abs(off) <= options.sum_tolerance)
-    return fmt::format("{}; --renormalise divides by the sum when it is within --sum-tolerance (default {:g}) of 1", message,
-                       options.sum_tolerance);
-  return fmt::format("{}; --renormalise --sum-tolerance {:g} divides by the sum (off by {:.3g}, more than the default "
-                     "--sum-tolerance {:g}), if that is what you mean",
-                     message, tolerance, off, options.sum_tolerance);
+    return fmt::format("{}; --renormalise divides by the sum when it is within --sum-tolerance (default {:g}) of 1",
+                       message, options.sum_tolerance);
+  return fmt::format(
+      "{}; --renormalise --sum-tolerance {:g} divides by the sum (off by {:.3g}, more than the default "
+      "--sum-tolerance {:g}), if that is what you mean",
+      message, tolerance, off, options.sum_tolerance);
 }
 
 LoadedTable load_table(const std::filesystem::path& path) {

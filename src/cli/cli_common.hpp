@@ -5,8 +5,8 @@
 
 #include <filesystem>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accounting/accountant_options.hpp"
@@ -32,7 +32,7 @@ struct PairOptions {
   CLI::Option* neighbours_option = nullptr;
 
   void add_to(CLI::App& app, bool sensitivity_required);
-  PairSettings given() const;  // the options given on the command line (io/release_settings.hpp)
+  PairSettings given() const;               // the options given on the command line (io/release_settings.hpp)
   PairSpecification specification() const;  // validates, throws InputError
   // The same, with what a table records (noise.json) in place of the options not given on the command line; an
   // InputError naming --sensitivity when neither gives one.
@@ -46,7 +46,8 @@ struct AccountantCliOptions {
   std::string lower_method = "merge-to-grid";
   std::string several_pairs = "auto";
 
-  std::vector<std::pair<CLI::Option*, std::string>> given;  // each option and its field name, to tell given from default
+  std::vector<std::pair<CLI::Option*, std::string>>
+      given;  // each option and its field name, to tell given from default
 
   void add_to(CLI::App& app);
   AccountantOptions options() const;  // validates, throws InputError

@@ -14,13 +14,13 @@
 #include "accounting/certificate.hpp"
 #include "accounting/dp_sgd.hpp"
 #include "accounting/release_events.hpp"
-#include "io/table_files.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
 #include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "io/certificate_files.hpp"
 #include "io/events_file.hpp"
+#include "io/table_files.hpp"
 
 namespace noiselearn::cli {
 
@@ -43,24 +43,27 @@ std::string account_mechanisms_text() {
   for (const auto& kind : mechanism_kinds()) {
     out += fmt::format("  {}: {}\n", kind.name, kind.summary);
     for (const auto& p : kind.parameters)
-      out += fmt::format("      {} ({}{}{}): {}\n", p.key, p.default_value ? fmt::format("default {:g}", *p.default_value) : "required",
+      out += fmt::format("      {} ({}{}{}): {}\n", p.key,
+                         p.default_value ? fmt::format("default {:g}", *p.default_value) : "required",
                          p.unit.empty() ? "" : ", in ", p.unit, p.meaning);
   }
   out += "keys of every event:\n";
   for (const auto& p : event_keys())
-    out += fmt::format("      {} ({}): {}\n", p.key, p.default_value ? fmt::format("default {:g}", *p.default_value) : "see meaning",
-                       p.meaning);
+    out += fmt::format("      {} ({}): {}\n", p.key,
+                       p.default_value ? fmt::format("default {:g}", *p.default_value) : "see meaning", p.meaning);
   return out;
 }
 
 ReleaseDescription account_description(const AccountCommandOptions& o) {
   if (o.events_file.empty() && o.events.empty())
-    throw InputError("no events: give an events file (noiselearn account events.yaml) or --event mechanism=...,count=N");
+    throw InputError(
+        "no events: give an events file (noiselearn account events.yaml) or --event mechanism=...,count=N");
   ReleaseDescription description;
   if (!o.events_file.empty()) description = read_events_file(o.events_file);
   for (size_t i = 0; i < o.events.size(); ++i) {
     const std::string where = fmt::format("--event {}", o.events[i]);
-    description.events.push_back(parse_release_event(parse_event_assignments(o.events[i], where), where, table_file_reader()));
+    description.events.push_back(
+        parse_release_event(parse_event_assignments(o.events[i], where), where, table_file_reader()));
   }
   if (!o.relation.empty()) description.relation = parse_record_relation(o.relation);
   description.validate();
@@ -86,7 +89,8 @@ void run_account(const AccountCommandOptions& o) {
       for (const auto& p : mechanism_kind(event.mechanism).parameters)
         if (key.empty() && !p.integer && !p.table && p.key != "sensitivity") key = p.key;
     if (!(event.mechanism == "gaussian" && event.sampling.kind == SamplingKind::kPoisson &&
-          description.relation == RecordRelation::kAddOrRemove && event.coordinates == 1 && key == "noise_multiplier")) {
+          description.relation == RecordRelation::kAddOrRemove && event.coordinates == 1 &&
+          key == "noise_multiplier")) {
       const NoiseCalibration c = calibrate_event(description, key, *o.calibrate, o.deltas.front(), accountant);
       if (o.json) {
         nlohmann::json out{{"key", key},
@@ -101,11 +105,12 @@ void run_account(const AccountCommandOptions& o) {
         std::cout << out.dump(2) << "\n";
         return;
       }
-      std::cout << fmt::format("least {}: {} ({})\ncertified epsilon at delta {:g}: [{}, {}] <= target {:g}\n"
-                               "{} {} does not certify it ({} accountant runs)\n",
-                               key, format_general(c.noise_multiplier, 7, Rounding::kUp), event.describe(), o.deltas.front(),
-                               format_fixed(c.epsilon.lower, 6, Rounding::kDown), format_fixed(c.epsilon.upper, 6, Rounding::kUp),
-                               *o.calibrate, key, format_general(c.below, 7, Rounding::kDown), c.evaluations);
+      std::cout << fmt::format(
+          "least {}: {} ({})\ncertified epsilon at delta {:g}: [{}, {}] <= target {:g}\n"
+          "{} {} does not certify it ({} accountant runs)\n",
+          key, format_general(c.noise_multiplier, 7, Rounding::kUp), event.describe(), o.deltas.front(),
+          format_fixed(c.epsilon.lower, 6, Rounding::kDown), format_fixed(c.epsilon.upper, 6, Rounding::kUp),
+          *o.calibrate, key, format_general(c.below, 7, Rounding::kDown), c.evaluations);
       return;
     }
     const NoiseCalibration c =
@@ -129,8 +134,8 @@ void run_account(const AccountCommandOptions& o) {
         "certified epsilon at delta {:g}: [{}, {}] <= target {:g}\n"
         "noise multiplier {} does not certify it ({} accountant runs)\n",
         format_general(c.noise_multiplier, 7, Rounding::kUp), event.sampling.rate, event.count, o.deltas.front(),
-        format_fixed(c.epsilon.lower, 6, Rounding::kDown), format_fixed(c.epsilon.upper, 6, Rounding::kUp), *o.calibrate,
-        format_general(c.below, 7, Rounding::kDown), c.evaluations);
+        format_fixed(c.epsilon.lower, 6, Rounding::kDown), format_fixed(c.epsilon.upper, 6, Rounding::kUp),
+        *o.calibrate, format_general(c.below, 7, Rounding::kDown), c.evaluations);
     return;
   }
   CertificateRequest request;
@@ -167,18 +172,22 @@ Command make_account_command(CLI::App& parent) {
   app->add_option("--event", o->events,
                   "An event as KEY=VALUE,... (e.g. mechanism=gaussian,noise_multiplier=1.1,sampling_rate=0.00427,"
                   "count=14063); repeatable, after the file's events");
-  app->add_option("--relation", o->relation, "add_remove (default; Poisson sampling) or replace_one (sampling without "
-                                             "replacement); replaces the file's");
+  app->add_option("--relation", o->relation,
+                  "add_remove (default; Poisson sampling) or replace_one (sampling without "
+                  "replacement); replaces the file's");
   app->add_option("--epsilon", o->epsilons, "Report delta at these epsilons");
-  app->add_option("--delta", o->deltas, "Report epsilon at these deltas (default 1e-3 1e-6 1e-9 when neither is given)");
+  app->add_option("--delta", o->deltas,
+                  "Report epsilon at these deltas (default 1e-3 1e-6 1e-9 when neither is given)");
   app->add_option("--calibrate", o->calibrate,
                   "Target epsilon: print the least value of the (one) event's noise parameter (DP-SGD: the Gaussian's "
                   "noise multiplier) whose certified epsilon at --delta is at most it");
-  app->add_option("--calibrate-key", o->calibrate_key,
-                  "The parameter --calibrate searches (default: the mechanism's noise parameter: noise_multiplier, sigma "
-                  "or scale)");
+  app->add_option(
+      "--calibrate-key", o->calibrate_key,
+      "The parameter --calibrate searches (default: the mechanism's noise parameter: noise_multiplier, sigma "
+      "or scale)");
   app->add_flag("--json", o->json, "Print the certificate (or the calibration) as one JSON object");
-  app->add_flag("--mechanisms", o->list_mechanisms, "List the mechanisms, their parameters and the event keys, and exit");
+  app->add_flag("--mechanisms", o->list_mechanisms,
+                "List the mechanisms, their parameters and the event keys, and exit");
   o->accountant.add_to(*app);
   return Command{app, [o] { run_account(*o); }};
 }

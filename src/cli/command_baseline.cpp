@@ -10,8 +10,8 @@
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
-#include "core/directed_format.hpp"
 #include "core/baseline_factory.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "core/utility.hpp"
 #include "io/certificate_files.hpp"
@@ -51,11 +51,13 @@ void run_baseline(const BaselineOptions& o) {
   // Before anything is allocated: 2 R / h + 1 points must be a grid noiselearn can hold.
   const double points = 2.0 * std::floor(o.range / o.grid_step + 0.5) + 1.0;
   if (!(points <= static_cast<double>(kMaxGridPoints)))
-    throw InputError(fmt::format("--grid-step {} with --range {} makes {:.3g} grid points; at most {} are allowed "
-                                 "(a larger --grid-step or a smaller --range)",
-                                 o.grid_step, o.range, points, kMaxGridPoints));
+    throw InputError(
+        fmt::format("--grid-step {} with --range {} makes {:.3g} grid points; at most {} are allowed "
+                    "(a larger --grid-step or a smaller --range)",
+                    o.grid_step, o.range, points, kMaxGridPoints));
   // One-sided families (noise >= 0) live on [0, R], the others on [-R, R].
-  const Grid grid = is_one_sided_baseline(o.family) ? Grid::spanning(0.0, o.range, o.grid_step) : Grid::symmetric(o.range, o.grid_step);
+  const Grid grid = is_one_sided_baseline(o.family) ? Grid::spanning(0.0, o.range, o.grid_step)
+                                                    : Grid::symmetric(o.range, o.grid_step);
   BaselineParameters parameters;
   parameters.sigma = o.sigma;
   parameters.scale = o.scale;
@@ -78,7 +80,8 @@ void run_baseline(const BaselineOptions& o) {
   if (!o.target_utility.empty()) {
     const auto equals = o.target_utility.find('=');
     if (equals == std::string::npos)
-      throw InputError(fmt::format("--target-utility '{}' must look like l1=2.5, l2=3 or second-moment=9", o.target_utility));
+      throw InputError(
+          fmt::format("--target-utility '{}' must look like l1=2.5, l2=3 or second-moment=9", o.target_utility));
     const UtilityKind kind = parse_utility_kind(o.target_utility.substr(0, equals));
     if (kind == UtilityKind::kTailProbability)
       throw InputError("--target-utility: calibrate to l1, l2 or second-moment (tail-probability needs a threshold)");
@@ -86,12 +89,14 @@ void run_baseline(const BaselineOptions& o) {
     try {
       value = std::stod(o.target_utility.substr(equals + 1));
     } catch (const std::exception&) {
-      throw InputError(fmt::format("--target-utility '{}': '{}' is not a number", o.target_utility, o.target_utility.substr(equals + 1)));
+      throw InputError(fmt::format("--target-utility '{}': '{}' is not a number", o.target_utility,
+                                   o.target_utility.substr(equals + 1)));
     }
     Calibration c = calibrate_to_utility(o.family, grid, parameters, UtilitySpecification{kind}, value);
-    spdlog::info("calibrated {} = {:.10g} for {} utility {:g} ({} evaluations)", calibrated_parameter(o.family), c.value,
-                 to_string(kind), value, c.evaluations);
-    extra["calibration"] = {{"parameter", calibrated_parameter(o.family)}, {"value", c.value},
+    spdlog::info("calibrated {} = {:.10g} for {} utility {:g} ({} evaluations)", calibrated_parameter(o.family),
+                 c.value, to_string(kind), value, c.evaluations);
+    extra["calibration"] = {{"parameter", calibrated_parameter(o.family)},
+                            {"value", c.value},
                             {"target", {{"utility", to_string(kind)}, {"value", value}}}};
     table = std::move(c.table);
   } else if (o.target_delta) {
@@ -106,8 +111,10 @@ void run_baseline(const BaselineOptions& o) {
     spdlog::info("calibrated {} = {:.10g} for certified delta {} at epsilon {}, n = {} ({} evaluations)",
                  calibrated_parameter(o.family), c.value, format_exact(target.delta), format_exact(target.epsilon),
                  target.compositions, c.evaluations);
-    extra["calibration"] = {{"parameter", calibrated_parameter(o.family)}, {"value", c.value},
-                            {"target", {{"delta", target.delta}, {"epsilon", target.epsilon}, {"compositions", target.compositions}}}};
+    extra["calibration"] = {
+        {"parameter", calibrated_parameter(o.family)},
+        {"value", c.value},
+        {"target", {{"delta", target.delta}, {"epsilon", target.epsilon}, {"compositions", target.compositions}}}};
     table = std::move(c.table);
   } else {
     table = make_baseline(o.family, grid, parameters);
@@ -119,10 +126,12 @@ void run_baseline(const BaselineOptions& o) {
     CertificateRequest request = o.certificate.resolved();
     if (o.target_delta && o.target_epsilon) request.epsilons.push_back(*o.target_epsilon);
     const PairSpecification pair = o.pair.specification();
-    const PairBounds bounds = account(make_pair_family(*table, pair), request.compositions, accountant, queries_of(request));
+    const PairBounds bounds =
+        account(make_pair_family(*table, pair), request.compositions, accountant, queries_of(request));
     const Certificate certificate = make_certificate(bounds, request, accountant);
     // The pair beside the certificate, as a run records it: `evaluate` and `sample` of this table start from both.
-    extra["pair"] = {{"kind", to_string(pair.kind)}, {"sensitivity", pair.sensitivity}, {"sampling_rate", pair.sampling_rate}};
+    extra["pair"] = {
+        {"kind", to_string(pair.kind)}, {"sensitivity", pair.sensitivity}, {"sampling_rate", pair.sampling_rate}};
     extra["certificate"] = certificate_json(certificate);
     std::cout << certificate.report();
   }
@@ -162,7 +171,8 @@ Command make_baseline_command(CLI::App& parent) {
                   "Truncation range r of truncated families, staircase and uniform (default: the grid range)");
   app->add_option("--target-utility", o->target_utility,
                   "Calibrate the scale to a utility: l1=V (mean |x|), l2=V (RMS), second-moment=V");
-  app->add_option("--target-delta", o->target_delta, "Calibrate the scale to a certified upper delta at --target-epsilon");
+  app->add_option("--target-delta", o->target_delta,
+                  "Calibrate the scale to a certified upper delta at --target-epsilon");
   app->add_option("--target-epsilon", o->target_epsilon, "Epsilon of --target-delta");
   o->pair.add_to(*app, /*sensitivity_required=*/false);
   o->certificate.add_to(*app, /*with_epsilon_queries=*/false);

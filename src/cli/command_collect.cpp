@@ -33,7 +33,8 @@ void run_collect(const CollectOptions& o) {
   std::string plot_message = "no done point to plot";
   if (frontier.points > 0) {
     write_file_atomically(directory / "frontier.dat", frontier.data, /*overwrite=*/true);
-    plot_message = run_plot_script(directory, PlotScript{frontier.script, {"frontier.png"}}, /*overwrite=*/true).message;
+    plot_message =
+        run_plot_script(directory, PlotScript{frontier.script, {"frontier.png"}}, /*overwrite=*/true).message;
   }
   spdlog::info("{}", plot_message);
   for (const auto& point : collection.points)
@@ -42,13 +43,15 @@ void run_collect(const CollectOptions& o) {
   const size_t done = collection.count(RunState::kDone), failed = collection.count(RunState::kFailed),
                missing = collection.count(RunState::kMissing);
   std::cout << fmt::format("Collected {} of {} into {} ({} failed, {} missing); frontier: {} series, {}.\n", done,
-                           counted_noun(collection.points.size(), "point"), (directory / "collected.csv").string(), failed,
-                           missing, frontier.series, frontier.points > 0 ? (directory / "frontier.png").string() : "not drawn");
+                           counted_noun(collection.points.size(), "point"), (directory / "collected.csv").string(),
+                           failed, missing, frontier.series,
+                           frontier.points > 0 ? (directory / "frontier.png").string() : "not drawn");
   if (done < collection.points.size())
-    throw std::runtime_error(fmt::format("{} of {} are not done ({} failed, {} missing; listed above and in {}); re-run the "
-                                         "sweep's jobs to complete them",
-                                         failed + missing, counted_noun(collection.points.size(), "point"), failed, missing,
-                                         (directory / "collected.csv").string()));
+    throw std::runtime_error(
+        fmt::format("{} of {} are not done ({} failed, {} missing; listed above and in {}); re-run the "
+                    "sweep's jobs to complete them",
+                    failed + missing, counted_noun(collection.points.size(), "point"), failed, missing,
+                    (directory / "collected.csv").string()));
 }
 
 }  // namespace
@@ -56,10 +59,12 @@ void run_collect(const CollectOptions& o) {
 Command make_collect_command(CLI::App& parent) {
   auto o = std::make_shared<CollectOptions>();
   CLI::App* app = parent.add_subcommand(
-      "collect", "Gather a sweep directory's results into collected.csv and frontier.png; exit 1 if some points are not done");
+      "collect",
+      "Gather a sweep directory's results into collected.csv and frontier.png; exit 1 if some points are not done");
   app->add_option("directory", o->directory, "Sweep directory (written by noiselearn sweep)")->required();
-  app->add_option("--group-by", o->group_by,
-                  "Varied keys whose values make one frontier series (repeatable; default: every varied key but the last)");
+  app->add_option(
+      "--group-by", o->group_by,
+      "Varied keys whose values make one frontier series (repeatable; default: every varied key but the last)");
   return Command{app, [o] { run_collect(*o); }};
 }
 

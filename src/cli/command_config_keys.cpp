@@ -11,12 +11,17 @@ namespace noiselearn::cli {
 
 Command make_config_keys_command(CLI::App& parent) {
   auto kind = std::make_shared<std::string>("train");
-  CLI::App* app = parent.add_subcommand("config-keys", "Print every config key of train, maxl or pac with its default, unit and meaning");
-  app->add_option("command", *kind, "Whose keys: train (default), maxl or pac")->check(CLI::IsMember({"train", "maxl", "pac"}));
+  CLI::App* app = parent.add_subcommand(
+      "config-keys", "Print every config key of train, maxl or pac with its default, unit and meaning");
+  app->add_option("command", *kind, "Whose keys: train (default), maxl or pac")
+      ->check(CLI::IsMember({"train", "maxl", "pac"}));
   return Command{app, [kind] {
-                   if (*kind == "maxl") std::cout << MaximalLeakageConfig::markdown_reference();
-                   else if (*kind == "pac") std::cout << PacPrivacyConfig::markdown_reference();
-                   else std::cout << TrainingConfig::markdown_reference();
+                   if (*kind == "maxl")
+                     std::cout << MaximalLeakageConfig::markdown_reference();
+                   else if (*kind == "pac")
+                     std::cout << PacPrivacyConfig::markdown_reference();
+                   else
+                     std::cout << TrainingConfig::markdown_reference();
                  }};
 }
 

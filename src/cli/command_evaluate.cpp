@@ -54,14 +54,14 @@ std::pair<std::string, int64_t> parse_part(const std::string& text) {
 void run_evaluate(const EvaluateOptions& o) {
   const LoadedTable loaded = load_table(o.table);
   const NoiseTable& table = loaded.table;
-  // A table noiselearn wrote records how it was certified (noise.json): the same certificate again unless told otherwise.
+  // A table noiselearn wrote records how it was certified (noise.json): the same certificate again unless told
+  // otherwise.
   const RecordedCertification recorded = recorded_certification(loaded.metadata);
   const PairSpecification specification = o.pair.specification(recorded, o.table);
   const AccountantOptions accountant = o.accountant.options(recorded.accountant);
   const CertificateRequest request = o.certificate.resolved(recorded);
   const PairFamily family = make_pair_family(table, specification);
-  if (o.compare && !o.with.empty())
-    throw InputError("--compare accounts one table; it cannot be combined with --with");
+  if (o.compare && !o.with.empty()) throw InputError("--compare accounts one table; it cannot be combined with --with");
   // Heterogeneous composition: every part has its own table and count; pair options are shared.
   std::vector<std::pair<PairFamily, int64_t>> parts{{family, request.compositions}};
   std::vector<std::pair<std::string, LoadedTable>> others;
@@ -99,10 +99,12 @@ void run_evaluate(const EvaluateOptions& o) {
   for (size_t i = 0; i < others.size(); ++i) {
     const NoiseTable& other = others[i].second.table;
     std::cout << fmt::format("with:  {} x {} ({}, {}; L1 {:.6g}, L2 {:.6g})\n", others[i].first, parts[i + 1].second,
-                             describe(other.grid()), to_string(other.support_kind()), l1_utility(other), l2_utility(other));
+                             describe(other.grid()), to_string(other.support_kind()), l1_utility(other),
+                             l2_utility(other));
   }
   if (!recorded.empty())
-    std::cout << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n", recorded.describe());
+    std::cout << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n",
+                             recorded.describe());
   std::cout << halved_loss_step_line(bounds.options, accountant) << certificate.report();
   if (comparisons) std::cout << comparisons->report();
 }
@@ -113,11 +115,13 @@ Command make_evaluate_command(CLI::App& parent) {
   auto options = std::make_shared<EvaluateOptions>();
   CLI::App* app = parent.add_subcommand(
       "evaluate", "Certify a noise table: rigorous upper and lower bounds on delta(epsilon) after n compositions");
-  app->add_option("table", options->table, "Noise table: noise.csv of noiselearn, or any two-column CSV x,p")->required();
+  app->add_option("table", options->table, "Noise table: noise.csv of noiselearn, or any two-column CSV x,p")
+      ->required();
   options->pair.add_to(*app, /*sensitivity_required=*/false);  // a noise.json's pair.sensitivity, else required
   options->certificate.add_to(*app);
   options->accountant.add_to(*app);
-  app->add_option("--curve", options->curve, "Write the delta(epsilon) curve (epsilon,delta_upper,delta_lower) to this CSV");
+  app->add_option("--curve", options->curve,
+                  "Write the delta(epsilon) curve (epsilon,delta_upper,delta_lower) to this CSV");
   app->add_flag("--json", options->json, "Print the certificate as one JSON object (the fields stored in noise.json)");
   app->add_flag("--force", options->force, "Overwrite an existing --curve file");
   app->add_option("--with", options->with,

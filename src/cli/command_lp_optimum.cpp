@@ -19,21 +19,28 @@ Command make_lp_optimum_command(CLI::App& parent) {
   auto out = std::make_shared<std::string>();
   auto accountant = std::make_shared<AccountantCliOptions>();
   CLI::App* app = parent.add_subcommand(
-      "lp-optimum", "The exact single-release optimum (linear program, GLPK): least delta, cost or epsilon on a grid, certified");
+      "lp-optimum",
+      "The exact single-release optimum (linear program, GLPK): least delta, cost or epsilon on a grid, certified");
   app->add_option("--grid-step", o->grid_step, "Grid step h, x units")->required();
-  app->add_option("--range", o->range, "The grid is [-R, R] (or [0, R] with --one-sided), x units; a whole number of steps")->required();
+  app->add_option("--range", o->range,
+                  "The grid is [-R, R] (or [0, R] with --one-sided), x units; a whole number of steps")
+      ->required();
   app->add_flag("--one-sided", o->one_sided, "Noise on [0, R] only (dummies, delays)");
-  app->add_option("--sensitivity", o->sensitivity, "s: every query difference in [-s, s], x units; a whole number of steps")
+  app->add_option("--sensitivity", o->sensitivity,
+                  "s: every query difference in [-s, s], x units; a whole number of steps")
       ->capture_default_str();
-  app->add_option("--minimise", o->minimise, "delta (at --epsilon, cost <= --cost-budget), cost (at --epsilon, --delta) or epsilon "
-                                             "(at --delta, cost <= --cost-budget)")
+  app->add_option("--minimise", o->minimise,
+                  "delta (at --epsilon, cost <= --cost-budget), cost (at --epsilon, --delta) or epsilon "
+                  "(at --delta, cost <= --cost-budget)")
       ->capture_default_str();
   app->add_option("--epsilon", o->epsilon, "epsilon, nats (minimise delta or cost)");
   app->add_option("--delta", o->delta, "delta (minimise cost or epsilon)");
-  app->add_option("--cost-budget", o->cost_budget, "the cost's upper bound (minimise delta or epsilon), in the cost's units");
+  app->add_option("--cost-budget", o->cost_budget,
+                  "the cost's upper bound (minimise delta or epsilon), in the cost's units");
   app->add_option("--cost", *cost, "l1 (E|e|), second-moment (E[e^2]), mean (E[e]) or tail-probability (Pr[|e| > tau])")
       ->capture_default_str();
-  app->add_option("--tail-threshold", o->tail_threshold, "tau of the tail-probability cost, x units")->capture_default_str();
+  app->add_option("--tail-threshold", o->tail_threshold, "tau of the tail-probability cost, x units")
+      ->capture_default_str();
   app->add_option("--shape", *shapes, "symmetric and/or monotone (away from 0): restrict the tables (repeatable)");
   app->add_option("--certify-epsilon", o->certificate_epsilons, "Also certify delta at this epsilon (repeatable)");
   app->add_option("--certify-delta", o->certificate_deltas, "Also certify epsilon at this delta (repeatable)");
@@ -43,17 +50,21 @@ Command make_lp_optimum_command(CLI::App& parent) {
   return Command{app, [o, cost, shapes, out, accountant] {
                    o->cost = parse_lp_cost(*cost);
                    for (const auto& shape : *shapes) {
-                     if (shape == "symmetric") o->symmetric = true;
-                     else if (shape == "monotone") o->monotone = true;
-                     else throw InputError("--shape " + shape + ": must be symmetric or monotone");
+                     if (shape == "symmetric")
+                       o->symmetric = true;
+                     else if (shape == "monotone")
+                       o->monotone = true;
+                     else
+                       throw InputError("--shape " + shape + ": must be symmetric or monotone");
                    }
                    o->accountant = accountant->options();
                    if (!out->empty()) o->out = table_output_path(*out);
                    const LpOptimumRun run = run_lp_optimum(*o);
                    std::cout << run.report();
-                   std::cout << (o->out.empty() ? std::string("no --out: nothing written (give --out PATH to write the table "
-                                                                 "with its certificate)\n")
-                                                : "wrote " + o->out.string() + " and its certificate\n");
+                   std::cout << (o->out.empty()
+                                     ? std::string("no --out: nothing written (give --out PATH to write the table "
+                                                   "with its certificate)\n")
+                                     : "wrote " + o->out.string() + " and its certificate\n");
                  }};
 }
 

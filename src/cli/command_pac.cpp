@@ -13,7 +13,8 @@ namespace noiselearn::cli {
 Command make_pac_command(CLI::App& parent) {
   auto o = std::make_shared<SolverCommandOptions>();
   CLI::App* app = parent.add_subcommand(
-      "pac", "PAC-privacy optimal one-sided noise: the truncated Gaussian of Xiao et al. Thm 5 / Alg. 3, as a noise table");
+      "pac",
+      "PAC-privacy optimal one-sided noise: the truncated Gaussian of Xiao et al. Thm 5 / Alg. 3, as a noise table");
   o->add_to(*app);
   return Command{app, [o] {
                    const SolverRunSummary run = run_pac_privacy(o->options());

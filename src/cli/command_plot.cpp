@@ -15,7 +15,8 @@ Command make_plot_command(CLI::App& parent) {
     bool force = false;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* app = parent.add_subcommand("plot", "Draw table.png, certificate.png and history.png of a run directory (gnuplot)");
+  CLI::App* app =
+      parent.add_subcommand("plot", "Draw table.png, certificate.png and history.png of a run directory (gnuplot)");
   app->add_option("run_dir", o->directory, "Run directory written by noiselearn train")->required();
   app->add_flag("--force", o->force, "Overwrite existing images");
   return Command{app, [o] {

@@ -42,8 +42,9 @@ std::string format_draws(sampler::SecureSampler& secure, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     const uint64_t index = secure.draw_index();
     if (integers)
-      fmt::format_to(std::back_inserter(text), "{}\n",
-                     static_cast<int64_t>(table.origin) + static_cast<int64_t>(table.step) * static_cast<int64_t>(index));
+      fmt::format_to(
+          std::back_inserter(text), "{}\n",
+          static_cast<int64_t>(table.origin) + static_cast<int64_t>(table.step) * static_cast<int64_t>(index));
     else
       fmt::format_to(std::back_inserter(text), "{:.17g}\n", table.x(index));
   }
@@ -57,9 +58,10 @@ void run_sample(const SampleOptions& o) {
     throw InputError(fmt::format("refusing to overwrite existing file {} (use --force)", o.out));
   std::unique_ptr<sampler::EntropySource> source;
   if (o.seed) {
-    spdlog::warn("--seed {}: draws come from DeterministicTestEntropySource, which is predictable; for tests only, "
-                 "never for privacy",
-                 *o.seed);
+    spdlog::warn(
+        "--seed {}: draws come from DeterministicTestEntropySource, which is predictable; for tests only, "
+        "never for privacy",
+        *o.seed);
     source = std::make_unique<sampler::DeterministicTestEntropySource>(*o.seed);
   } else {
     source = sampler::make_os_entropy_source();
@@ -74,16 +76,18 @@ void run_sample(const SampleOptions& o) {
     }
   }();
   if (const auto r = table.metadata.find("renormalised"); r != table.metadata.end())
-    spdlog::info("{}: probabilities summed to {:.17g}: renormalised (divided by the sum)", o.table, r->at("sum").get<double>());
+    spdlog::info("{}: probabilities summed to {:.17g}: renormalised (divided by the sum)", o.table,
+                 r->at("sum").get<double>());
   sampler::SecureSampler secure(std::move(table), std::move(source));
   const sampler::QuantisedTable& q = secure.quantised();
   // Reports go to stdout unless the draws do.
   std::ostream& report = (o.out.empty() && o.count > 0) ? std::cerr : std::cout;
   report << fmt::format("table: {} ({} points, step {:g}, from {:g})\n", o.table, secure.table().size(),
                         secure.table().step, secure.table().origin);
-  report << fmt::format("quantised: weights summing to 2^{}; max |p_quantised - p| = {:.3g}; largest ratio - 1 = {:.3g}; "
-                        "{} cell(s) lifted to 1 unit\n",
-                        q.total_bits, q.max_abs_change, q.max_ratio - 1.0, q.cells_lifted);
+  report << fmt::format(
+      "quantised: weights summing to 2^{}; max |p_quantised - p| = {:.3g}; largest ratio - 1 = {:.3g}; "
+      "{} cell(s) lifted to 1 unit\n",
+      q.total_bits, q.max_abs_change, q.max_ratio - 1.0, q.cells_lifted);
   if (!o.quantised_out.empty()) {
     QuantisedCertificateOptions certify;
     certify.source_name = o.table;
@@ -99,8 +103,9 @@ void run_sample(const SampleOptions& o) {
     if (certify.request.epsilons.empty() && certify.request.deltas.empty()) certify.request.deltas = {1e-3, 1e-6, 1e-9};
     certify.request.curve_points = 0;
     certify.accountant = o.accountant.options(recorded.accountant);
-    if (!recorded.empty()) report << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n",
-                                                 recorded.describe());
+    if (!recorded.empty())
+      report << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n",
+                            recorded.describe());
     report << certify_and_write_quantised(certify, secure);
   }
   if (o.count == 0) return;
@@ -119,21 +124,25 @@ Command make_sample_command(CLI::App& parent) {
   auto options = std::make_shared<SampleOptions>();
   CLI::App* app = parent.add_subcommand(
       "sample", "Draw noise from a table with the secure sampler (OS CSPRNG, exact integer sampling)");
-  app->add_option("table", options->table, "Noise table: noise.csv (with its noise.json) or a two-column CSV x,p")->required();
+  app->add_option("table", options->table, "Noise table: noise.csv (with its noise.json) or a two-column CSV x,p")
+      ->required();
   app->add_option("--count", options->count, "Number of draws, one per line (0: none)")->capture_default_str();
   app->add_option("--out", options->out, "Write the draws to this file (atomically) instead of stdout");
   app->add_flag("--force", options->force, "Overwrite existing --out and --quantised-out files");
-  app->add_option("--seed", options->seed,
-                  "FOR TESTS ONLY: draw from a seeded deterministic generator instead of the OS CSPRNG (prints a warning)");
+  app->add_option(
+      "--seed", options->seed,
+      "FOR TESTS ONLY: draw from a seeded deterministic generator instead of the OS CSPRNG (prints a warning)");
   app->add_option("--quantised-out", options->quantised_out,
                   "Write the quantised table (what is sampled) with its certificate: a .csv path, or a directory "
                   "that receives noise.csv and noise.json");
   options->pair.add_to(*app, /*sensitivity_required=*/false);  // for --quantised-out; default: the source's noise.json
   app->add_option("--compositions,-n", options->compositions,
                   "Compositions n for the certificates (default: the source certificate's, else 1)");
-  app->add_option("--epsilon", options->epsilons, "Report delta at this epsilon (repeatable; default: the source certificate's)");
-  app->add_option("--delta", options->deltas,
-                  "Report epsilon at this delta (repeatable; default: the source certificate's, else 1e-3, 1e-6, 1e-9)");
+  app->add_option("--epsilon", options->epsilons,
+                  "Report delta at this epsilon (repeatable; default: the source certificate's)");
+  app->add_option(
+      "--delta", options->deltas,
+      "Report epsilon at this delta (repeatable; default: the source certificate's, else 1e-3, 1e-6, 1e-9)");
   options->accountant.add_to(*app);
   return Command{app, [options] { run_sample(*options); }};
 }

@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 Command make_sweep_command(CLI::App& parent) {
   auto o = std::make_shared<SweepDirectoryOptions>();
-  auto sweep_file = std::make_shared<std::string>(), out = std::make_shared<std::string>(), binary = std::make_shared<std::string>();
+  auto sweep_file = std::make_shared<std::string>(), out = std::make_shared<std::string>(),
+       binary = std::make_shared<std::string>();
   CLI::App* app = parent.add_subcommand(
       "sweep", "Expand a sweep file into one training config per point, a job list and GNU parallel / Slurm scripts");
   app->add_option("sweep", *sweep_file, "Sweep file (YAML: base, set, vary, zip; see configs/README.md)")->required();
@@ -32,19 +33,20 @@ Command make_sweep_command(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--jobs", o->parallel_jobs, "Trainings at a time per machine in run-parallel.sh (GNU parallel's -j)")
       ->capture_default_str();
-  return Command{app, [o, sweep_file, out, binary] {
-                   o->sweep_file = *sweep_file;
-                   o->directory = *out;
-                   o->binary = binary->empty() ? this_executable() : fs::path(*binary);
-                   const SweepDirectorySummary s = write_sweep_directory(*o);
-                   const std::string d = s.directory.string();
-                   std::cout << fmt::format(
-                       "Sweep of {} ({} varied: {}) in {}{}.\nRun it with GNU parallel: {}/run-parallel.sh (add --sshloginfile "
-                       "hosts.txt for several machines), or on Slurm: sbatch {}/slurm-array.sbatch. Then: noiselearn collect {}\n",
-                       counted_noun(s.points, "point"), counted_noun(s.varied_keys.size(), "key"),
-                       s.varied_keys.empty() ? "none" : fmt::format("{}", fmt::join(s.varied_keys, ", ")), d,
-                       s.unchanged == 0 ? "" : fmt::format(" ({} already there with the same config)", s.unchanged), d, d, d);
-                 }};
+  return Command{
+      app, [o, sweep_file, out, binary] {
+        o->sweep_file = *sweep_file;
+        o->directory = *out;
+        o->binary = binary->empty() ? this_executable() : fs::path(*binary);
+        const SweepDirectorySummary s = write_sweep_directory(*o);
+        const std::string d = s.directory.string();
+        std::cout << fmt::format(
+            "Sweep of {} ({} varied: {}) in {}{}.\nRun it with GNU parallel: {}/run-parallel.sh (add --sshloginfile "
+            "hosts.txt for several machines), or on Slurm: sbatch {}/slurm-array.sbatch. Then: noiselearn collect {}\n",
+            counted_noun(s.points, "point"), counted_noun(s.varied_keys.size(), "key"),
+            s.varied_keys.empty() ? "none" : fmt::format("{}", fmt::join(s.varied_keys, ", ")), d,
+            s.unchanged == 0 ? "" : fmt::format(" ({} already there with the same config)", s.unchanged), d, d, d);
+      }};
 }
 
 }  // namespace noiselearn::cli

@@ -4,10 +4,10 @@
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 #endif
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <csignal>
 #include <cstdio>
@@ -16,12 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "accounting/accountant_threads.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
 #include "cli/passive_openmp_waiting.hpp"
 #include "cli/training_executable.hpp"
 #include "cli/unknown_word.hpp"
-#include "accounting/accountant_threads.hpp"
 #include "core/errors.hpp"
 #include "core/heap_reuse.hpp"
 #include "io/table_files.hpp"
@@ -64,8 +64,9 @@ int main(int argc, char** argv) {
                              "{} cores); more than 1 waits passively for OpenMP threads",
                              std::max(1u, std::thread::hardware_concurrency())))
       ->capture_default_str();
-  app.set_version_flag("--version", fmt::format("noiselearn {} (noise table format {})", noiselearn::noiselearn_version(),
-                                                noiselearn::kNoiseTableFormatVersion),
+  app.set_version_flag("--version",
+                       fmt::format("noiselearn {} (noise table format {})", noiselearn::noiselearn_version(),
+                                   noiselearn::kNoiseTableFormatVersion),
                        "Print the version and exit");
   app.add_flag("--quiet,-q", quiet, "Only warnings and errors on stderr");
   app.add_flag("--verbose,-v", verbose, "Debug messages on stderr");
@@ -73,33 +74,28 @@ int main(int argc, char** argv) {
   app.add_flag("--renormalise", table_reading.renormalise,
                "Divide a table whose probabilities sum to 1 within --sum-tolerance (but not within 1e-12) by its sum, "
                "and say so (tables written by other tools)");
-  app.add_option("--sum-tolerance", table_reading.sum_tolerance,
-                 "Largest |sum - 1| that --renormalise accepts")
+  app.add_option("--sum-tolerance", table_reading.sum_tolerance, "Largest |sum - 1| that --renormalise accepts")
       ->capture_default_str();
-  std::vector<noiselearn::cli::Command> commands{noiselearn::cli::make_train_command(app),
-                                                 noiselearn::cli::make_baseline_command(app),
-                                                 noiselearn::cli::make_evaluate_command(app),
-                                                 noiselearn::cli::make_account_command(app),
-                                                 noiselearn::cli::make_compare_command(app),
-                                                 noiselearn::cli::make_plot_command(app),
-                                                 noiselearn::cli::make_maxl_command(app),
-                                                 noiselearn::cli::make_pac_command(app),
-                                                 noiselearn::cli::make_sample_command(app),
-                                                 noiselearn::cli::make_boost_command(app),
-                                                 noiselearn::cli::make_sweep_command(app),
-                                                 noiselearn::cli::make_collect_command(app),
-                                                 noiselearn::cli::make_lp_optimum_command(app),
-                                                 noiselearn::cli::make_config_keys_command(app)};
+  std::vector<noiselearn::cli::Command> commands{
+      noiselearn::cli::make_train_command(app),      noiselearn::cli::make_baseline_command(app),
+      noiselearn::cli::make_evaluate_command(app),   noiselearn::cli::make_account_command(app),
+      noiselearn::cli::make_compare_command(app),    noiselearn::cli::make_plot_command(app),
+      noiselearn::cli::make_maxl_command(app),       noiselearn::cli::make_pac_command(app),
+      noiselearn::cli::make_sample_command(app),     noiselearn::cli::make_boost_command(app),
+      noiselearn::cli::make_sweep_command(app),      noiselearn::cli::make_collect_command(app),
+      noiselearn::cli::make_lp_optimum_command(app), noiselearn::cli::make_config_keys_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     const auto unknown = noiselearn::cli::explain_unknown_word(app, std::vector<std::string>(argv + 1, argv + argc));
-    std::fprintf(stderr, "noiselearn: error: %s\n", unknown ? unknown->c_str() : (one_line(e.what()) + " (see --help)").c_str());
+    std::fprintf(stderr, "noiselearn: error: %s\n",
+                 unknown ? unknown->c_str() : (one_line(e.what()) + " (see --help)").c_str());
     return 2;
   }
 #if defined(NOISELEARN_WITH_LEARNERS)
-  // Only the training executable loads OpenMP (with LibTorch); noiselearn hands it the variable (training_executable.hpp).
+  // Only the training executable loads OpenMP (with LibTorch); noiselearn hands it the variable
+  // (training_executable.hpp).
   if (threads > 1) noiselearn::cli::reexecute_with_passive_openmp_waiting(argv);
 #endif
 

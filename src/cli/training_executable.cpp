@@ -35,8 +35,9 @@ void execute_training_executable() {
   std::fflush(stderr);
   ::execv(training.c_str(), remembered);
   const int reason = errno;
-  throw std::runtime_error(fmt::format("cannot start {} (training runs there, with LibTorch): {}; rebuild or reinstall noiselearn",
-                                       training.string(), std::strerror(reason)));
+  throw std::runtime_error(
+      fmt::format("cannot start {} (training runs there, with LibTorch): {}; rebuild or reinstall noiselearn",
+                  training.string(), std::strerror(reason)));
 }
 
 }  // namespace noiselearn::cli

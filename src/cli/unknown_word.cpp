@@ -36,7 +36,8 @@ std::string listed(const std::vector<std::string>& words) {
 
 std::optional<std::string> explain_unknown_word(const CLI::App& app, const std::vector<std::string>& arguments) {
   std::vector<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    commands.push_back(sub->get_name());
   const CLI::App* command = nullptr;
   for (const auto& token : arguments)
     if (std::find(commands.begin(), commands.end(), token) != commands.end()) {
@@ -47,7 +48,8 @@ std::optional<std::string> explain_unknown_word(const CLI::App& app, const std::
     // The first word that is neither an option nor a number (the value of --threads) was meant as the command.
     for (const auto& token : arguments)
       if (!token.empty() && token.front() != '-' && !is_number(token))
-        return fmt::format("unknown command '{}'{} (commands: {})", token, did_you_mean(token, commands), listed(commands));
+        return fmt::format("unknown command '{}'{} (commands: {})", token, did_you_mean(token, commands),
+                           listed(commands));
     return std::nullopt;
   }
   std::vector<std::string> known = option_words(*command);
@@ -57,7 +59,8 @@ std::optional<std::string> explain_unknown_word(const CLI::App& app, const std::
     if (token.size() < 2 || token.front() != '-' || token == "--" || is_number(token)) continue;
     const std::string name = token.substr(0, token.find('='));
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    const bool short_with_value = token[1] != '-' && std::find(known.begin(), known.end(), token.substr(0, 2)) != known.end();
+    const bool short_with_value =
+        token[1] != '-' && std::find(known.begin(), known.end(), token.substr(0, 2)) != known.end();
     if (short_with_value) continue;  // "-n4" is -n with the value 4
     return fmt::format("unknown option '{}' for {}{} (see noiselearn {} --help)", name, command->get_name(),
                        did_you_mean(name, known), command->get_name());

@@ -17,7 +17,9 @@ double SymmetricBandedMatrix::at(int64_t i, int64_t j) const {
   return lower_[static_cast<size_t>(i * (bandwidth_ + 1) + (i - j))];
 }
 
-void SymmetricBandedMatrix::throw_outside_band() { throw std::invalid_argument("SymmetricBandedMatrix::add outside the band"); }
+void SymmetricBandedMatrix::throw_outside_band() {
+  throw std::invalid_argument("SymmetricBandedMatrix::add outside the band");
+}
 
 double SymmetricBandedMatrix::largest_diagonal() const {
   double out = 0.0;

@@ -4,8 +4,8 @@
 // losses/renyi_objective.hpp). Storage: the lower band, entry (i, i - k) for k = 0 .. bandwidth at
 // lower[i * (bandwidth + 1) + k]. Factorisation O(n b^2), solve O(n b): at n = 2001, b = 20 about a million
 // flops, against 2.7e9 for a dense Cholesky of the same matrix.
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 

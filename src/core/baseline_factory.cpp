@@ -36,11 +36,13 @@ const std::vector<BaselineFamily>& baseline_families() {
       {"discrete-laplace", "discrete Laplace: p(x) ~ exp(-|x| / scale) on the grid points", {"scale"}},
       {"uniform", "equal mass on the grid points in [-range, range]", {"range"}},
       {"tbl",
-       "one-sided: truncated biased Laplace (Xiao et al. Def. 4), density ~ e^{-|x - shift|/scale} on [0, R], bin masses",
+       "one-sided: truncated biased Laplace (Xiao et al. Def. 4), density ~ e^{-|x - shift|/scale} on [0, R], bin "
+       "masses",
        {"scale", "shift"}},
       {"discrete-tbl", "one-sided: p(x) ~ e^{-|x - shift|/scale} on the grid points of [0, R]", {"scale", "shift"}},
       {"tbg",
-       "one-sided: truncated biased Gaussian (Xiao et al. Def. 5), density ~ e^{-(x - shift)^2 / 2 sigma^2} on [0, R], bin "
+       "one-sided: truncated biased Gaussian (Xiao et al. Def. 5), density ~ e^{-(x - shift)^2 / 2 sigma^2} on [0, R], "
+       "bin "
        "masses",
        {"sigma", "shift"}},
       {"one-sided-optimum",

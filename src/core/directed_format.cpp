@@ -88,7 +88,8 @@ std::string fixed_from(const ExactDecimal& value, int decimals, bool is_zero) {
     if (integer_part.empty()) integer_part = "0";
     for (int i = 0; i < decimals; ++i) {
       const int index = e + i;  // digit position in `digits`
-      if (index >= 0 && index < static_cast<int>(value.digits.size())) fraction[static_cast<size_t>(i)] = value.digits[static_cast<size_t>(index)];
+      if (index >= 0 && index < static_cast<int>(value.digits.size()))
+        fraction[static_cast<size_t>(i)] = value.digits[static_cast<size_t>(index)];
     }
   }
   std::string out = value.negative && !is_zero ? "-" : "";

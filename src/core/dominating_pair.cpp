@@ -74,8 +74,8 @@ DominatingPair additive_shift_pair(const NoiseTable& table, int64_t shift_cells)
   pair.grid = extended_grid(table.grid(), shift_cells);
   pair.a = padded(table.probabilities(), 0, shift_cells);
   pair.b = padded(table.probabilities(), shift_cells, 0);
-  pair.description = fmt::format("additive, shift {} cells ({:g})", shift_cells,
-                                 static_cast<double>(shift_cells) * table.grid().step);
+  pair.description =
+      fmt::format("additive, shift {} cells ({:g})", shift_cells, static_cast<double>(shift_cells) * table.grid().step);
   return pair;
 }
 
@@ -88,10 +88,10 @@ DominatingPair subsampled_mixture_pair(const NoiseTable& table, int64_t shift_ce
   if (table.tails()) {
     // In the extended grid's indices the unshifted table starts at `magnitude` for a shift down, the shifted
     // copy at `magnitude` for a shift up.
-    DominatingPair pair = tailed_pair(table, grid, shift_cells < 0 ? magnitude : 0, shift_cells < 0 ? 0 : magnitude,
-                                      sampling_rate);
-    pair.description = fmt::format("subsampled mixture, q = {:g}, shift {} cells ({:g}), geometric tails", sampling_rate,
-                                   shift_cells, static_cast<double>(shift_cells) * table.grid().step);
+    DominatingPair pair =
+        tailed_pair(table, grid, shift_cells < 0 ? magnitude : 0, shift_cells < 0 ? 0 : magnitude, sampling_rate);
+    pair.description = fmt::format("subsampled mixture, q = {:g}, shift {} cells ({:g}), geometric tails",
+                                   sampling_rate, shift_cells, static_cast<double>(shift_cells) * table.grid().step);
     return pair;
   }
   DominatingPair pair;
@@ -117,9 +117,12 @@ ShiftPolicy parse_shift_policy(const std::string& text) {
 
 std::string to_string(ShiftPolicy policy) {
   switch (policy) {
-    case ShiftPolicy::kAuto: return "auto";
-    case ShiftPolicy::kSingle: return "single";
-    case ShiftPolicy::kAll: return "all";
+    case ShiftPolicy::kAuto:
+      return "auto";
+    case ShiftPolicy::kSingle:
+      return "single";
+    case ShiftPolicy::kAll:
+      return "all";
   }
   return "?";
 }
@@ -130,9 +133,7 @@ PairKind parse_pair_kind(const std::string& text) {
   throw InputError(fmt::format("unknown pair kind '{}' (valid: additive, subsampled)", text));
 }
 
-std::string to_string(PairKind kind) {
-  return kind == PairKind::kAdditive ? "additive" : "subsampled";
-}
+std::string to_string(PairKind kind) { return kind == PairKind::kAdditive ? "additive" : "subsampled"; }
 
 namespace {
 
@@ -147,8 +148,8 @@ bool is_mirror_symmetric(const NoiseTable& table) {
 }
 
 // p non-increasing away from the centre, exactly: the proof that one shift suffices (src/accounting/README.md, "Why one
-// shift suffices") needs the numbers as stored to be ordered; NoiseTable::is_symmetric_monotone forgives a rise of a few
-// ulps, which the proof does not cover.
+// shift suffices") needs the numbers as stored to be ordered; NoiseTable::is_symmetric_monotone forgives a rise of a
+// few ulps, which the proof does not cover.
 bool is_exactly_monotone_from_centre(const NoiseTable& table) {
   const auto& p = table.probabilities();
   const size_t n = p.size();
@@ -175,7 +176,8 @@ bool within_rounding(double a, double b) {
   return std::abs(a - b) <= slack * std::max(std::abs(a), std::abs(b)) + slack;
 }
 
-std::optional<RoundingSymmetricCopy> rounding_symmetric_copy(const NoiseTable& table, bool mirror_symmetric, bool monotone) {
+std::optional<RoundingSymmetricCopy> rounding_symmetric_copy(const NoiseTable& table, bool mirror_symmetric,
+                                                             bool monotone) {
   if (table.tails() || !table.grid().is_symmetric()) return std::nullopt;
   const std::vector<double>& p = table.probabilities();
   const size_t n = p.size();
@@ -185,7 +187,8 @@ std::optional<RoundingSymmetricCopy> rounding_symmetric_copy(const NoiseTable& t
   for (size_t i = 0; i < n - 1 - i; ++i) q[i] = q[n - 1 - i] = 0.5 * (q[i] + q[n - 1 - i]);
   const size_t centre = n / 2;
   bool near_monotone = true;
-  for (size_t i = centre + 1; i < n && near_monotone; ++i) near_monotone = q[i] <= q[i - 1] || within_rounding(q[i], q[i - 1]);
+  for (size_t i = centre + 1; i < n && near_monotone; ++i)
+    near_monotone = q[i] <= q[i - 1] || within_rounding(q[i], q[i - 1]);
   if (mirror_symmetric && (monotone || !near_monotone)) return std::nullopt;  // nothing to gain
   if (near_monotone) {
     for (size_t i = centre + 1; i < n; ++i) q[i] = std::min(q[i], q[i - 1]);
@@ -215,16 +218,18 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
   PairFamily family;
   family.kind = specification.kind;
   family.neighbours = specification.neighbours;
-  const int64_t k =
-      whole_steps(specification.sensitivity, table.grid().step, fmt::format("sensitivity {:g}", specification.sensitivity));
+  const int64_t k = whole_steps(specification.sensitivity, table.grid().step,
+                                fmt::format("sensitivity {:g}", specification.sensitivity));
   if (k == 0) throw InputError("sensitivity must be positive");
   if (k >= table.grid().size && !table.tails())
-    throw InputError(fmt::format("sensitivity {:g} ({} grid cells) is not smaller than the table's support ({} points): "
-                                 "every output would be a distinguishing event; widen the grid",
-                                 specification.sensitivity, k, table.grid().size));
+    throw InputError(
+        fmt::format("sensitivity {:g} ({} grid cells) is not smaller than the table's support ({} points): "
+                    "every output would be a distinguishing event; widen the grid",
+                    specification.sensitivity, k, table.grid().size));
   family.sensitivity_cells = k;
   family.mirror_symmetric = is_mirror_symmetric(table);
-  const bool monotone = family.mirror_symmetric && table.is_symmetric_monotone() && is_exactly_monotone_from_centre(table);
+  const bool monotone =
+      family.mirror_symmetric && table.is_symmetric_monotone() && is_exactly_monotone_from_centre(table);
   // Symmetry (or monotonicity) broken by rounding alone costs every shift and both signs: the exact copy's family goes
   // with this one, for the accountant to use where the difference costs nothing measurable (only where the policy
   // is ours to choose).
@@ -234,15 +239,17 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
       copied.substitution_tv = copy->tv;
       copied.justification += fmt::format(
           "; table symmetric{} up to rounding: its exactly symmetric{} copy accounted, the difference paid for "
-          "(total variation {:.3g} per release: (1 + e^eps) n x {:.3g} added to every upper delta, subtracted from every "
+          "(total variation {:.3g} per release: (1 + e^eps) n x {:.3g} added to every upper delta, subtracted from "
+          "every "
           "lower one)",
           copy->monotone ? " and monotone" : "", copy->monotone ? ", monotone" : "", copy->tv, copy->tv);
       family.rounding_symmetric_copy = std::make_shared<const PairFamily>(std::move(copied));
     }
   const bool mixture = specification.kind == PairKind::kSubsampledMixture;
   if (mixture && specification.neighbours == NeighbourRelation::kSameDirection)
-    throw InputError("neighbours 'same-direction' applies to additive pairs only (a subsampled pair already fixes "
-                     "the direction: the same record is added or removed in every release)");
+    throw InputError(
+        "neighbours 'same-direction' applies to additive pairs only (a subsampled pair already fixes "
+        "the direction: the same record is added or removed in every release)");
   // The proof for both pairs, and for adaptive composition: src/accounting/README.md, "Why one shift suffices".
   const std::string theorem = mixture ? "table is symmetric and monotone: Sommer et al., Thm 15, carried to the "
                                         "mixture pair by post-processing (src/accounting/README.md)"
@@ -279,7 +286,8 @@ PairFamily make_pair_family(const NoiseTable& table, const PairSpecification& sp
     } else {
       family.pairs.push_back(subsampled_mixture_pair(table, shift, specification.sampling_rate));
       // The clipped contribution may point either way; for an asymmetric table that is a different pair.
-      if (!family.mirror_symmetric) family.pairs.push_back(subsampled_mixture_pair(table, -shift, specification.sampling_rate));
+      if (!family.mirror_symmetric)
+        family.pairs.push_back(subsampled_mixture_pair(table, -shift, specification.sampling_rate));
     }
   }
   return family;

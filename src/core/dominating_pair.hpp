@@ -70,15 +70,15 @@ struct PairFamily {
   // A||B has the same privacy-loss distribution as B||A.
   bool mirror_symmetric = false;
   NeighbourRelation neighbours = NeighbourRelation::kAnySequence;
-  // A table symmetric (and monotone) only up to rounding (a few ulps: a Gaussian written by another tool) has an exactly
-  // symmetric (and monotone) copy, whose family this is: one shift and one sign instead of every shift and both signs.
-  // The accountant may account the copy in the table's place where that costs the queries nothing measurable, paying
-  // for the difference (substitution_tv below). Null when there is no such copy.
+  // A table symmetric (and monotone) only up to rounding (a few ulps: a Gaussian written by another tool) has an
+  // exactly symmetric (and monotone) copy, whose family this is: one shift and one sign instead of every shift and both
+  // signs. The accountant may account the copy in the table's place where that costs the queries nothing measurable,
+  // paying for the difference (substitution_tv below). Null when there is no such copy.
   std::shared_ptr<const PairFamily> rounding_symmetric_copy = nullptr;
-  // In the copy's family: a bound on sup_E |P(E) - P'(E)| between one release of the table and of the copy (each side of
-  // each pair), rounded up. After n releases the hockey-stick divergence of the table's pairs is within
-  // (1 + e^eps) n substitution_tv of the copy's (src/accounting/README.md, "Tables symmetric up to rounding"). 0 for a
-  // table's own family.
+  // In the copy's family: a bound on sup_E |P(E) - P'(E)| between one release of the table and of the copy (each side
+  // of each pair), rounded up. After n releases the hockey-stick divergence of the table's pairs is within (1 + e^eps)
+  // n substitution_tv of the copy's (src/accounting/README.md, "Tables symmetric up to rounding"). 0 for a table's own
+  // family.
   double substitution_tv = 0.0;
 };
 

@@ -19,26 +19,24 @@ void Grid::validate() const {
   if (!std::isfinite(last())) throw InputError("grid end is not finite");
 }
 
-bool Grid::is_symmetric() const {
-  return std::abs(origin + last()) <= kGridRelativeTolerance * step;
-}
+bool Grid::is_symmetric() const { return std::abs(origin + last()) <= kGridRelativeTolerance * step; }
 
 int64_t whole_steps(double length, double step, std::string_view what) {
-  if (!std::isfinite(length) || length < 0.0)
-    throw InputError(fmt::format("{} must be finite and non-negative", what));
+  if (!std::isfinite(length) || length < 0.0) throw InputError(fmt::format("{} must be finite and non-negative", what));
   if (!std::isfinite(step) || step <= 0.0)
     throw InputError(fmt::format("grid step {} must be finite and positive", step));
   const double cells = length / step;
   if (cells > 9.0e15) throw InputError(fmt::format("{} is too many grid steps ({:g})", what, cells));
   const double rounded = std::round(cells);
-  if (std::abs(cells - rounded) > kGridRelativeTolerance * std::max(1.0, cells))
-  {
+  if (std::abs(cells - rounded) > kGridRelativeTolerance * std::max(1.0, cells)) {
     // Name the values that are on the grid, so that the user sees what to write instead.
     const double below = std::floor(cells) * step, above = std::ceil(cells) * step;
-    const std::string nearest = below > 0.0 ? fmt::format("{:.12g} or {:.12g}", below, above) : fmt::format("{:.12g}", above);
-    throw InputError(fmt::format("{} is not a whole number of grid steps (step {:.17g}: {:.12g} steps); the nearest "
-                                 "on the grid: {} (or choose a step that divides it)",
-                                 what, step, cells, nearest));
+    const std::string nearest =
+        below > 0.0 ? fmt::format("{:.12g} or {:.12g}", below, above) : fmt::format("{:.12g}", above);
+    throw InputError(
+        fmt::format("{} is not a whole number of grid steps (step {:.17g}: {:.12g} steps); the nearest "
+                    "on the grid: {} (or choose a step that divides it)",
+                    what, step, cells, nearest));
   }
   return static_cast<int64_t>(rounded);
 }

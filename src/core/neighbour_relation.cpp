@@ -36,9 +36,9 @@ RecordRelation parse_record_relation(const std::string& text) {
 
 std::string describe(const Neighbours& neighbours) {
   if (!neighbours.records) return describe(neighbours.sequences);
-  const std::string sequences =
-      neighbours.sequences == NeighbourRelation::kAnySequence ? "any adaptive sequence of queries"
-                                                              : "sequences of queries that all move the same way";
+  const std::string sequences = neighbours.sequences == NeighbourRelation::kAnySequence
+                                    ? "any adaptive sequence of queries"
+                                    : "sequences of queries that all move the same way";
   return *neighbours.records == RecordRelation::kAddOrRemove
              ? "data sets that differ by adding or removing one record (add_remove), " + sequences
              : "data sets that differ by replacing one record (replace_one), " + sequences;

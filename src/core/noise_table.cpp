@@ -15,9 +15,12 @@ constexpr double kRoundingSlack = 4.0 * std::numeric_limits<double>::epsilon();
 
 std::string to_string(SupportKind kind) {
   switch (kind) {
-    case SupportKind::kSymmetric: return "symmetric";
-    case SupportKind::kGeneral: return "general";
-    case SupportKind::kOneSided: return "one-sided";
+    case SupportKind::kSymmetric:
+      return "symmetric";
+    case SupportKind::kGeneral:
+      return "general";
+    case SupportKind::kOneSided:
+      return "one-sided";
   }
   return "?";
 }
@@ -58,16 +61,16 @@ std::optional<TableProblem> find_table_problem(const Grid& grid, const std::vect
                                                   probabilities.size())};
   for (size_t i = 0; i < probabilities.size(); ++i) {
     const double v = probabilities[i];
-    if (!std::isfinite(v))
-      return TableProblem{static_cast<int64_t>(i), fmt::format("probability {} is not finite", v)};
+    if (!std::isfinite(v)) return TableProblem{static_cast<int64_t>(i), fmt::format("probability {} is not finite", v)};
     if (v < 0.0) return TableProblem{static_cast<int64_t>(i), fmt::format("probability {:.17g} is negative", v)};
   }
   std::vector<double> terms = probabilities;
   if (tail_mass != 0.0) terms.push_back(tail_mass);
   const double total = compensated_sum(terms);
   if (std::abs(total - 1.0) > kTableSumTolerance)
-    return TableProblem{std::nullopt, fmt::format("probabilities sum to {:.17g}{}, not 1 (tolerance {:g})", total,
-                                                  tail_mass != 0.0 ? " with the geometric tails" : "", kTableSumTolerance)};
+    return TableProblem{std::nullopt,
+                        fmt::format("probabilities sum to {:.17g}{}, not 1 (tolerance {:g})", total,
+                                    tail_mass != 0.0 ? " with the geometric tails" : "", kTableSumTolerance)};
   return std::nullopt;
 }
 
@@ -111,12 +114,14 @@ NoiseTable::NoiseTable(Grid grid, std::vector<double> probabilities, std::option
   if (tails_ && !(tails_->ratio > 0.0 && tails_->ratio < 1.0))
     throw InputError(fmt::format("noise table: geometric tail ratio {:.17g} must be in (0, 1)", tails_->ratio));
   double tail_mass = 0.0;
-  if (tails_ && !probabilities_.empty() && std::isfinite(probabilities_.front()) && std::isfinite(probabilities_.back()))
-    tail_mass = geometric_tail_mass(probabilities_.front(), tails_) + geometric_tail_mass(probabilities_.back(), tails_);
+  if (tails_ && !probabilities_.empty() && std::isfinite(probabilities_.front()) &&
+      std::isfinite(probabilities_.back()))
+    tail_mass =
+        geometric_tail_mass(probabilities_.front(), tails_) + geometric_tail_mass(probabilities_.back(), tails_);
   if (auto problem = find_table_problem(grid_, probabilities_, tail_mass)) {
     if (problem->index)
-      throw InputError(fmt::format("noise table entry {} (x = {:.17g}): {}", *problem->index,
-                                   grid_.x(*problem->index), problem->message));
+      throw InputError(fmt::format("noise table entry {} (x = {:.17g}): {}", *problem->index, grid_.x(*problem->index),
+                                   problem->message));
     throw InputError(fmt::format("noise table: {}", problem->message));
   }
   if (!kind) {

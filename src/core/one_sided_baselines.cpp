@@ -65,8 +65,8 @@ SingleReleaseOptimum single_release_optimum_at(double epsilon, double delta, int
   out.epsilon = epsilon;
   out.delta = delta;
   const double w = static_cast<double>(omega);
-  // Appendix B: with omega' = 2 omega the sum is delta (e^(eps omega) - 1) / (e^eps - 1) + delta c (e^(eps (omega+1)) - 1)
-  // / (e^eps - 1) = 1; with omega' = 2 omega - 1 the second sum loses its last term, e^0.
+  // Appendix B: with omega' = 2 omega the sum is delta (e^(eps omega) - 1) / (e^eps - 1) + delta c (e^(eps (omega+1)) -
+  // 1) / (e^eps - 1) = 1; with omega' = 2 omega - 1 the second sum loses its last term, e^0.
   const double numerator = std::expm1(epsilon) - std::expm1(epsilon * w) * delta;
   double c = numerator / (std::expm1(epsilon * (w + 1.0)) * delta);
   int64_t omega_prime = 2 * omega;
@@ -75,7 +75,8 @@ SingleReleaseOptimum single_release_optimum_at(double epsilon, double delta, int
     c = numerator / (std::exp(epsilon) * std::expm1(epsilon * w) * delta);
   }
   if (!(c > 0.0) || !std::isfinite(c))
-    throw InputError(fmt::format("epsilon {} and delta {}: no valid normaliser at omega = {} (c = {})", epsilon, delta, omega, c));
+    throw InputError(
+        fmt::format("epsilon {} and delta {}: no valid normaliser at omega = {} (c = {})", epsilon, delta, omega, c));
   out.omega = omega;
   out.omega_prime = omega_prime;
   out.c = c;
@@ -83,7 +84,8 @@ SingleReleaseOptimum single_release_optimum_at(double epsilon, double delta, int
   const double log_delta = std::log(delta), log_c = std::log(c);
   for (int64_t i = 0; i <= omega_prime; ++i) {
     const double x = static_cast<double>(i);
-    p[static_cast<size_t>(i)] = std::exp(i < omega ? log_delta + epsilon * x : log_delta + log_c + epsilon * (2.0 * w - x));
+    p[static_cast<size_t>(i)] =
+        std::exp(i < omega ? log_delta + epsilon * x : log_delta + log_c + epsilon * (2.0 * w - x));
   }
   out.probabilities = std::move(p);
   return out;
@@ -92,11 +94,16 @@ SingleReleaseOptimum single_release_optimum_at(double epsilon, double delta, int
 NoiseTable SingleReleaseOptimum::table() const {
   TableProvenance provenance;
   provenance.source = "baseline one-sided-optimum";
-  provenance.parameters = {{"epsilon", epsilon}, {"delta", delta}, {"omega", static_cast<double>(omega)},
-                           {"omega_prime", static_cast<double>(omega_prime)}, {"c", c}};
+  provenance.parameters = {{"epsilon", epsilon},
+                           {"delta", delta},
+                           {"omega", static_cast<double>(omega)},
+                           {"omega_prime", static_cast<double>(omega_prime)},
+                           {"c", c}};
   if (omega_real > 0.0) provenance.parameters["omega_real"] = omega_real;
-  provenance.note = "Xiao et al. Thm 1 (eq. 16-17, omega = ceil(omega_real) as corrected), sensitivity 1 on the integers";
-  return NoiseTable(Grid::spanning(0.0, static_cast<double>(omega_prime), 1.0), probabilities, SupportKind::kOneSided, provenance);
+  provenance.note =
+      "Xiao et al. Thm 1 (eq. 16-17, omega = ceil(omega_real) as corrected), sensitivity 1 on the integers";
+  return NoiseTable(Grid::spanning(0.0, static_cast<double>(omega_prime), 1.0), probabilities, SupportKind::kOneSided,
+                    provenance);
 }
 
 SingleReleaseOptimum single_release_optimum(double epsilon, double delta) {
@@ -108,17 +115,19 @@ SingleReleaseOptimum single_release_optimum(double epsilon, double delta) {
   SingleReleaseOptimum out = single_release_optimum_at(epsilon, delta, omega);
   out.omega_real = omega_real;
   if (!(out.c >= std::exp(-2.0 * epsilon) * (1.0 - 1e-12) && out.c <= 1.0 + 1e-12))
-    throw InputError(fmt::format("epsilon {} and delta {}: Thm 1's normaliser c = {} falls outside [e^(-2 eps), 1]", epsilon,
-                                 delta, out.c));
+    throw InputError(fmt::format("epsilon {} and delta {}: Thm 1's normaliser c = {} falls outside [e^(-2 eps), 1]",
+                                 epsilon, delta, out.c));
   return out;
 }
 
 // ---- TBL ----
 
 void TruncatedBiasedLaplace::validate() const {
-  if (!(lambda > 0.0) || !std::isfinite(lambda)) throw InputError(fmt::format("TBL scale lambda {} must be positive", lambda));
+  if (!(lambda > 0.0) || !std::isfinite(lambda))
+    throw InputError(fmt::format("TBL scale lambda {} must be positive", lambda));
   if (!(range > 0.0) || !std::isfinite(range)) throw InputError(fmt::format("TBL range {} must be positive", range));
-  if (!(mu >= 0.0 && mu <= range)) throw InputError(fmt::format("TBL shift mu {} must lie in [0, range = {}]", mu, range));
+  if (!(mu >= 0.0 && mu <= range))
+    throw InputError(fmt::format("TBL shift mu {} must lie in [0, range = {}]", mu, range));
 }
 
 namespace {
@@ -160,8 +169,10 @@ double TruncatedBiasedLaplace::mean() const {
 double TruncatedBiasedLaplace::second_moment() const {
   // z = mu - t on the left (t in [0, mu]), z = mu + t on the right (t in [0, range - mu]).
   const double a = mu, b = range - mu;
-  const double left = mu * mu * moment_integral(0, a, lambda) - 2.0 * mu * moment_integral(1, a, lambda) + moment_integral(2, a, lambda);
-  const double right = mu * mu * moment_integral(0, b, lambda) + 2.0 * mu * moment_integral(1, b, lambda) + moment_integral(2, b, lambda);
+  const double left = mu * mu * moment_integral(0, a, lambda) - 2.0 * mu * moment_integral(1, a, lambda) +
+                      moment_integral(2, a, lambda);
+  const double right = mu * mu * moment_integral(0, b, lambda) + 2.0 * mu * moment_integral(1, b, lambda) +
+                       moment_integral(2, b, lambda);
   return (left + right) / normaliser();
 }
 
@@ -189,13 +200,16 @@ NoiseTable TruncatedBiasedLaplace::table(double step) const {
   TableProvenance provenance;
   provenance.source = "baseline tbl";
   provenance.parameters = {{"mu", mu}, {"lambda", lambda}, {"range", range}};
-  provenance.note = "Xiao et al. Def. 4: truncated biased Laplace, mass of the cells [x - h/2, x + h/2) of the grid on [0, range]";
-  return NoiseTable(Grid::spanning(0.0, static_cast<double>(cells) * step, step), std::move(p), SupportKind::kOneSided, provenance);
+  provenance.note =
+      "Xiao et al. Def. 4: truncated biased Laplace, mass of the cells [x - h/2, x + h/2) of the grid on [0, range]";
+  return NoiseTable(Grid::spanning(0.0, static_cast<double>(cells) * step, step), std::move(p), SupportKind::kOneSided,
+                    provenance);
 }
 
 double tbl_exact_minimal_shift(double epsilon, double delta, double sensitivity) {
   require_epsilon_delta(epsilon, delta);
-  if (!(sensitivity > 0.0) || !std::isfinite(sensitivity)) throw InputError(fmt::format("sensitivity {} must be positive", sensitivity));
+  if (!(sensitivity > 0.0) || !std::isfinite(sensitivity))
+    throw InputError(fmt::format("sensitivity {} must be positive", sensitivity));
   return sensitivity / epsilon * std::log1p(std::expm1(epsilon) / (2.0 * delta));
 }
 
@@ -208,7 +222,9 @@ double tbl_lemma1_shift(double epsilon, double delta, double sensitivity) {
   require_epsilon_delta(epsilon, delta);
   const double s = sensitivity;
   // h(mu) = mu - s - (s/eps) ln(1 / (2 delta (1 - e^(-mu eps/s)))) is increasing in mu; bisect its root.
-  const auto h = [&](double mu) { return mu - s + s / epsilon * (std::log(2.0 * delta) + std::log(-std::expm1(-mu * epsilon / s))); };
+  const auto h = [&](double mu) {
+    return mu - s + s / epsilon * (std::log(2.0 * delta) + std::log(-std::expm1(-mu * epsilon / s)));
+  };
   double lo = s * 1e-12, hi = s;
   while (h(hi) < 0.0) hi *= 2.0;
   for (int k = 0; k < 200 && hi - lo > 1e-15 * hi; ++k) {
@@ -221,9 +237,11 @@ double tbl_lemma1_shift(double epsilon, double delta, double sensitivity) {
 // ---- TBG ----
 
 void TruncatedBiasedGaussian::validate() const {
-  if (!(lambda > 0.0) || !std::isfinite(lambda)) throw InputError(fmt::format("TBG scale lambda {} must be positive", lambda));
+  if (!(lambda > 0.0) || !std::isfinite(lambda))
+    throw InputError(fmt::format("TBG scale lambda {} must be positive", lambda));
   if (!(range > 0.0) || !std::isfinite(range)) throw InputError(fmt::format("TBG range {} must be positive", range));
-  if (!(mu >= 0.0 && mu <= range)) throw InputError(fmt::format("TBG shift mu {} must lie in [0, range = {}]", mu, range));
+  if (!(mu >= 0.0 && mu <= range))
+    throw InputError(fmt::format("TBG shift mu {} must lie in [0, range = {}]", mu, range));
 }
 
 namespace {
@@ -272,8 +290,10 @@ NoiseTable TruncatedBiasedGaussian::table(double step) const {
   TableProvenance provenance;
   provenance.source = "baseline tbg";
   provenance.parameters = {{"mu", mu}, {"lambda", lambda}, {"range", range}};
-  provenance.note = "Xiao et al. Def. 5: truncated biased Gaussian, mass of the cells [x - h/2, x + h/2) of the grid on [0, range]";
-  return NoiseTable(Grid::spanning(0.0, static_cast<double>(cells) * step, step), std::move(p), SupportKind::kOneSided, provenance);
+  provenance.note =
+      "Xiao et al. Def. 5: truncated biased Gaussian, mass of the cells [x - h/2, x + h/2) of the grid on [0, range]";
+  return NoiseTable(Grid::spanning(0.0, static_cast<double>(cells) * step, step), std::move(p), SupportKind::kOneSided,
+                    provenance);
 }
 
 NoiseTable tbg_table(const Grid& grid, double mu, double lambda) {
@@ -284,15 +304,18 @@ NoiseTable tbg_table(const Grid& grid, double mu, double lambda) {
 // ---- Discrete TBL ----
 
 NoiseTable discrete_tbl_table(int64_t range, double mu, double sigma) {
-  if (range < 1 || range >= kMaxGridPoints) throw InputError(fmt::format("discrete TBL range {} must lie in 1 .. {}", range, kMaxGridPoints - 1));
+  if (range < 1 || range >= kMaxGridPoints)
+    throw InputError(fmt::format("discrete TBL range {} must lie in 1 .. {}", range, kMaxGridPoints - 1));
   return discrete_tbl_table(Grid::spanning(0.0, static_cast<double>(range), 1.0), mu, sigma);
 }
 
 NoiseTable discrete_tbl_table(const Grid& grid, double mu, double sigma) {
   require_one_sided_grid(grid);
   const double range = grid.last();
-  if (!(sigma > 0.0) || !std::isfinite(sigma)) throw InputError(fmt::format("discrete TBL scale sigma {} must be positive", sigma));
-  if (!(mu >= 0.0 && mu <= range)) throw InputError(fmt::format("discrete TBL shift mu {} must lie in [0, {}]", mu, range));
+  if (!(sigma > 0.0) || !std::isfinite(sigma))
+    throw InputError(fmt::format("discrete TBL scale sigma {} must be positive", sigma));
+  if (!(mu >= 0.0 && mu <= range))
+    throw InputError(fmt::format("discrete TBL shift mu {} must lie in [0, {}]", mu, range));
   std::vector<double> log_p(static_cast<size_t>(grid.size));
   for (int64_t j = 0; j < grid.size; ++j) log_p[static_cast<size_t>(j)] = -std::abs(grid.x(j) - mu) / sigma;
   const double log_z = log_sum_exp(log_p);
@@ -309,9 +332,10 @@ NoiseTable one_sided_optimum_table(const Grid& grid, double epsilon, double delt
   require_one_sided_grid(grid);
   const SingleReleaseOptimum o = single_release_optimum(epsilon, delta);
   if (grid.size - 1 < o.omega_prime)
-    throw InputError(fmt::format("--range {} is too short for the one-sided optimum of epsilon {} and delta {}: it needs "
-                                 "omega' = {} steps, up to {}",
-                                 grid.last(), epsilon, delta, o.omega_prime, static_cast<double>(o.omega_prime) * grid.step));
+    throw InputError(
+        fmt::format("--range {} is too short for the one-sided optimum of epsilon {} and delta {}: it needs "
+                    "omega' = {} steps, up to {}",
+                    grid.last(), epsilon, delta, o.omega_prime, static_cast<double>(o.omega_prime) * grid.step));
   std::vector<double> p(static_cast<size_t>(grid.size), 0.0);
   std::copy(o.probabilities.begin(), o.probabilities.end(), p.begin());
   NoiseTable table = o.table();
@@ -344,7 +368,8 @@ DiscreteTblCalibration calibrated_discrete_tbl(double epsilon, double delta) {
       return out;
     }
   }
-  throw InputError(fmt::format("epsilon {} and delta {}: no discrete TBL with range below 10^7 reaches delta", epsilon, delta));
+  throw InputError(
+      fmt::format("epsilon {} and delta {}: no discrete TBL with range below 10^7 reaches delta", epsilon, delta));
 }
 
 }  // namespace noiselearn

@@ -44,11 +44,11 @@ SingleReleaseOptimum single_release_optimum_at(double epsilon, double delta, int
 // Density proportional to exp(-|z - mu| / lambda) on [0, range].
 struct TruncatedBiasedLaplace {
   double mu = 0.0, lambda = 1.0, range = 0.0;
-  void validate() const;  // InputError unless lambda > 0, 0 <= mu <= range, range > 0, all finite
-  double normaliser() const;       // Z = int_0^range exp(-|z - mu| / lambda) dz
+  void validate() const;              // InputError unless lambda > 0, 0 <= mu <= range, range > 0, all finite
+  double normaliser() const;          // Z = int_0^range exp(-|z - mu| / lambda) dz
   double mass_below(double x) const;  // Pr[e < x], closed form
-  double mean() const;             // exact
-  double second_moment() const;    // exact E[e^2]
+  double mean() const;                // exact
+  double second_moment() const;       // exact E[e^2]
   // Pr[e < s] and Pr[e > range - s]: the distinguishing masses of a shift by s (the delta of one release when
   // lambda <= s / epsilon, since inside the ratio of densities one s apart is at most e^(s / lambda)).
   double distinguishing_mass(double s) const;

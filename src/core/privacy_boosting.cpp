@@ -11,7 +11,9 @@
 
 namespace noiselearn {
 
-std::string to_string(BoostingKernelKind kind) { return kind == BoostingKernelKind::kGaussian ? "gaussian" : "laplace"; }
+std::string to_string(BoostingKernelKind kind) {
+  return kind == BoostingKernelKind::kGaussian ? "gaussian" : "laplace";
+}
 
 BoostingKernelKind parse_boosting_kernel(const std::string& text) {
   if (text == "gaussian") return BoostingKernelKind::kGaussian;
@@ -21,9 +23,12 @@ BoostingKernelKind parse_boosting_kernel(const std::string& text) {
 
 std::string to_string(PreferredRegionKind kind) {
   switch (kind) {
-    case PreferredRegionKind::kInterval: return "interval";
-    case PreferredRegionKind::kFixed: return "fixed";
-    case PreferredRegionKind::kRelative: return "relative";
+    case PreferredRegionKind::kInterval:
+      return "interval";
+    case PreferredRegionKind::kFixed:
+      return "fixed";
+    case PreferredRegionKind::kRelative:
+      return "relative";
   }
   return "?";
 }
@@ -53,7 +58,8 @@ double normal_quantile(double u) {
   // Start from the tail approximation x ~ -sqrt(-2 log u) (refined), then Newton on log Phi(x) = log u,
   // whose derivative is phi(x) / Phi(x): quadratic convergence, no cancellation in the lower tail.
   const double target = std::log(u);
-  double x = u > 0.3 ? (u - 0.5) * std::sqrt(2.0 * M_PI) : -std::sqrt(-2.0 * target - std::log(-2.0 * target * 2.0 * M_PI) + 1e-300);
+  double x = u > 0.3 ? (u - 0.5) * std::sqrt(2.0 * M_PI)
+                     : -std::sqrt(-2.0 * target - std::log(-2.0 * target * 2.0 * M_PI) + 1e-300);
   if (!std::isfinite(x)) x = -1.0;
   for (int i = 0; i < 100; ++i) {
     const double log_cdf = log_normal_cdf(x);
@@ -66,7 +72,8 @@ double normal_quantile(double u) {
 }
 
 double BoostingKernel::log_density(double x) const {
-  if (kind == BoostingKernelKind::kGaussian) return -0.5 * (x / scale) * (x / scale) - std::log(scale * std::sqrt(2.0 * M_PI));
+  if (kind == BoostingKernelKind::kGaussian)
+    return -0.5 * (x / scale) * (x / scale) - std::log(scale * std::sqrt(2.0 * M_PI));
   return -std::abs(x) / scale - std::log(2.0 * scale);
 }
 
@@ -79,9 +86,9 @@ double BoostingKernel::log_interval(double a, double b) const {
   if (!(a < b)) return kNegativeInfinity;
   if (kind == BoostingKernelKind::kGaussian) return log_normal_interval(a / scale, b / scale);
   const double s = scale;
-  if (b <= 0.0) return kLogHalf + b / s + log1mexp((b - a) / s);        // (e^{b/s} - e^{a/s}) / 2
-  if (a >= 0.0) return kLogHalf - a / s + log1mexp((b - a) / s);        // (e^{-a/s} - e^{-b/s}) / 2
-  return std::log1p(-0.5 * (std::exp(a / s) + std::exp(-b / s)));       // 1 - e^{a/s}/2 - e^{-b/s}/2
+  if (b <= 0.0) return kLogHalf + b / s + log1mexp((b - a) / s);   // (e^{b/s} - e^{a/s}) / 2
+  if (a >= 0.0) return kLogHalf - a / s + log1mexp((b - a) / s);   // (e^{-a/s} - e^{-b/s}) / 2
+  return std::log1p(-0.5 * (std::exp(a / s) + std::exp(-b / s)));  // 1 - e^{a/s}/2 - e^{-b/s}/2
 }
 
 double BoostingKernel::loss(double y, double first, double second) const {
@@ -109,8 +116,10 @@ double BoostingKernel::standard_deviation() const {
 
 std::pair<double, double> PreferredRegion::at(double query) const {
   switch (kind) {
-    case PreferredRegionKind::kInterval: return {query - tau, query + tau};
-    case PreferredRegionKind::kFixed: return {lower, upper};
+    case PreferredRegionKind::kInterval:
+      return {query - tau, query + tau};
+    case PreferredRegionKind::kFixed:
+      return {lower, upper};
     case PreferredRegionKind::kRelative: {
       const double half = theta * std::abs(query) + tau;
       return {query - half, query + half};
@@ -222,7 +231,9 @@ double PrivacyBoostingMechanism::mean_squared_error(double query) const {
         auto at = [&](double x, int k) {
           if (!std::isfinite(x)) return 0.0;
           const double u = std::abs(x), e = std::exp(-u / s);
-          const double value = k == 0 ? -0.5 * e : k == 1 ? -0.5 * (u + s) * e : -0.5 * (u * u + 2 * s * u + 2 * s * s) * e;
+          const double value = k == 0   ? -0.5 * e
+                               : k == 1 ? -0.5 * (u + s) * e
+                                        : -0.5 * (u * u + 2 * s * u + 2 * s * s) * e;
           return value;
         };
         double r[3];

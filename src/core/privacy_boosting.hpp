@@ -37,14 +37,14 @@ struct BoostingKernel {
   double scale = 1.0;  // sigma (Gaussian) or b (Laplace)
 
   double log_density(double x) const;
-  double log_cdf(double x) const;                       // log Pr[X <= x]
-  double log_interval(double a, double b) const;        // log Pr[a < X <= b], accurate in both tails
+  double log_cdf(double x) const;                 // log Pr[X <= x]
+  double log_interval(double a, double b) const;  // log Pr[a < X <= b], accurate in both tails
   // The kernel loss ln f(y - first) - ln f(y - second): affine in y for the Gaussian, piecewise affine with
   // breakpoints at first and second for the Laplace.
   double loss(double y, double first, double second) const;
   // x with Pr[X > x] <= tail (x >= 0): where the accountant cuts the kernel's tails.
   double tail_cut(double tail) const;
-  double quantile(double u) const;                      // inverse CDF, u in (0, 1)
+  double quantile(double u) const;  // inverse CDF, u in (0, 1)
   double standard_deviation() const;
 };
 

@@ -28,7 +28,8 @@ std::vector<std::vector<int64_t>> category_regions(int64_t domain_size, int64_t 
 std::vector<std::vector<int64_t>> window_regions(int64_t domain_size, int64_t size);
 
 // The randomiser's matrix P[x][y] for the given regions (each region must contain its item and have the same size).
-std::vector<std::vector<double>> pb_grr_matrix(const std::vector<std::vector<int64_t>>& regions, double epsilon, double epsilon0);
+std::vector<std::vector<double>> pb_grr_matrix(const std::vector<std::vector<int64_t>>& regions, double epsilon,
+                                               double epsilon0);
 
 // max over inputs x, x' and outputs y of ln P[x][y] / P[x'][y]: the exact local epsilon.
 double exact_local_epsilon(const std::vector<std::vector<double>>& matrix);

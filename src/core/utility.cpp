@@ -90,20 +90,28 @@ UtilityKind parse_utility_kind(const std::string& text) {
 
 std::string to_string(UtilityKind kind) {
   switch (kind) {
-    case UtilityKind::kL1: return "l1";
-    case UtilityKind::kL2: return "l2";
-    case UtilityKind::kSecondMoment: return "second-moment";
-    case UtilityKind::kTailProbability: return "tail-probability";
+    case UtilityKind::kL1:
+      return "l1";
+    case UtilityKind::kL2:
+      return "l2";
+    case UtilityKind::kSecondMoment:
+      return "second-moment";
+    case UtilityKind::kTailProbability:
+      return "tail-probability";
   }
   return "?";
 }
 
 double utility(const NoiseTable& table, const UtilitySpecification& specification) {
   switch (specification.kind) {
-    case UtilityKind::kL1: return l1_utility(table);
-    case UtilityKind::kL2: return l2_utility(table);
-    case UtilityKind::kSecondMoment: return second_moment(table);
-    case UtilityKind::kTailProbability: return tail_probability(table, specification.tail_threshold);
+    case UtilityKind::kL1:
+      return l1_utility(table);
+    case UtilityKind::kL2:
+      return l2_utility(table);
+    case UtilityKind::kSecondMoment:
+      return second_moment(table);
+    case UtilityKind::kTailProbability:
+      return tail_probability(table, specification.tail_threshold);
   }
   return std::nan("");
 }

@@ -43,8 +43,7 @@ bool is_user_fixable(int error) {
 }
 
 [[noreturn]] void throw_file_error(int error, const std::string& what) {
-  if (is_user_fixable(error))
-    throw InputError(fmt::format("{}: {}", what, std::generic_category().message(error)));
+  if (is_user_fixable(error)) throw InputError(fmt::format("{}: {}", what, std::generic_category().message(error)));
   throw std::system_error(error, std::generic_category(), what);
 }
 
@@ -89,8 +88,8 @@ int create_temporary(const fs::path& target, fs::path& temporary) {
   const fs::path directory = directory_of(target);
   const std::string name = target.filename().string();
   for (int attempt = 0; attempt < 100; ++attempt) {
-    temporary = directory / fmt::format(".{}.tmp.{}.{}", name, static_cast<long>(::getpid()),
-                                        temporary_counter.fetch_add(1));
+    temporary =
+        directory / fmt::format(".{}.tmp.{}.{}", name, static_cast<long>(::getpid()), temporary_counter.fetch_add(1));
     const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) return fd;
     // EEXIST: a leftover of a crashed process that had the same pid; try the next name.
@@ -164,8 +163,8 @@ StagedFile::~StagedFile() {
 
 void StagedFile::commit() {
   if (temporary_.empty()) throw std::logic_error("StagedFile::commit: nothing staged (already committed?)");
-  const int result = overwrite_ ? ::rename(temporary_.c_str(), target_.c_str())
-                                : rename_without_replacing(temporary_, target_);
+  const int result =
+      overwrite_ ? ::rename(temporary_.c_str(), target_.c_str()) : rename_without_replacing(temporary_, target_);
   if (result != 0) {
     const int error = errno;
     ::unlink(temporary_.c_str());

@@ -29,11 +29,11 @@ std::string grouped(int64_t value) {
 std::optional<int64_t> whole_number(const YAML::Node& node) {
   try {
     return node.as<int64_t>();
-  } catch (const YAML::Exception&) {
-  }
+  } catch (const YAML::Exception&) {}
   const double value = node.as<double>();  // YAML::Exception if it is not a number at all
   // 2^63 itself is not an int64; every double below it that is whole is one.
-  if (!std::isfinite(value) || value != std::floor(value) || std::abs(value) >= 9223372036854775808.0) return std::nullopt;
+  if (!std::isfinite(value) || value != std::floor(value) || std::abs(value) >= 9223372036854775808.0)
+    return std::nullopt;
   return static_cast<int64_t>(value);
 }
 

@@ -38,7 +38,7 @@ template <class Config>
 struct ConfigKey {
   // Where the key's value lives in a Config.
   using Target = std::variant<double*, int64_t*, bool*, std::string*, std::vector<double>*>;
-  std::string name;         // "section.key"
+  std::string name;  // "section.key"
   std::function<Target(Config&)> target;
   std::string unit;         // "x units", "nats", "epochs", "path" (made absolute, see parse_config) ...
   std::string description;  // one line, including the valid values
@@ -115,7 +115,8 @@ template <class Config>
 std::string valid_sections() {
   std::vector<std::string> sections;
   for (const auto& key : Config::schema())
-    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end()) sections.push_back(section_of(key.name));
+    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end())
+      sections.push_back(section_of(key.name));
   return fmt::format("{}", fmt::join(sections, ", "));
 }
 
@@ -130,7 +131,8 @@ template <class Config>
 std::vector<std::string> section_names() {
   std::vector<std::string> sections;
   for (const auto& key : Config::schema())
-    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end()) sections.push_back(section_of(key.name));
+    if (std::find(sections.begin(), sections.end(), section_of(key.name)) == sections.end())
+      sections.push_back(section_of(key.name));
   return sections;
 }
 
@@ -205,10 +207,14 @@ void assign(Config& config, const ConfigKey<Config>& key, const YAML::Node& node
             }
           }
         } catch (const YAML::Exception&) {
-          if constexpr (std::is_same_v<T, bool>) fail("true or false");
-          else if constexpr (std::is_same_v<T, std::string>) fail("a string");
-          else if constexpr (std::is_same_v<T, int64_t>) fail(whole_range_text(key));
-          else fail("a number");
+          if constexpr (std::is_same_v<T, bool>)
+            fail("true or false");
+          else if constexpr (std::is_same_v<T, std::string>)
+            fail("a string");
+          else if constexpr (std::is_same_v<T, int64_t>)
+            fail(whole_range_text(key));
+          else
+            fail("a number");
         }
       },
       key(config));
@@ -235,8 +241,8 @@ void apply_override(Config& config, const std::string& assignment) {
   if (!key) {
     const std::string section = section_of(name);
     throw InputError(valid_keys<Config>(section).empty()
-                         ? fmt::format("--set: unknown key '{}'{} (valid sections: {})", name, did_you_mean_key<Config>(name),
-                                       valid_sections<Config>())
+                         ? fmt::format("--set: unknown key '{}'{} (valid sections: {})", name,
+                                       did_you_mean_key<Config>(name), valid_sections<Config>())
                          : fmt::format("--set: unknown key '{}'{} (valid: {})", name, did_you_mean_key<Config>(name),
                                        valid_keys<Config>(section)));
   }
@@ -271,8 +277,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
   auto refuse_repeat = [&](const std::string& what, const std::string& name, int line) {
     const auto [seen, inserted] = first_line.emplace(name, line);
     if (!inserted)
-      throw InputError(fmt::format("{}:{}: {} '{}' is given twice (lines {} and {}); keep one", source, line, what, name,
-                                   seen->second, line));
+      throw InputError(fmt::format("{}:{}: {} '{}' is given twice (lines {} and {}); keep one", source, line, what,
+                                   name, seen->second, line));
   };
   if (root.IsMap()) {
     for (const auto& section : root) {
@@ -290,8 +296,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         const std::string entry_where = fmt::format("{}:{}", source, entry.first.Mark().line + 1);
         const ConfigKey<Config>* key = find_key<Config>(name);
         if (!key)
-          throw InputError(fmt::format("{}: unknown key '{}'{} (valid: {})", entry_where, name, did_you_mean_key<Config>(name),
-                                       valid_keys<Config>(section_name)));
+          throw InputError(fmt::format("{}: unknown key '{}'{} (valid: {})", entry_where, name,
+                                       did_you_mean_key<Config>(name), valid_keys<Config>(section_name)));
         refuse_repeat("key", name, entry.first.Mark().line + 1);
         assign(config, *key, entry.second, entry_where);
       }

@@ -12,19 +12,22 @@
 
 namespace noiselearn {
 
-ReleaseDescription parse_events_yaml(const std::string& text, const std::string& source, const std::filesystem::path& folder) {
+ReleaseDescription parse_events_yaml(const std::string& text, const std::string& source,
+                                     const std::filesystem::path& folder) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}: not valid YAML: {}", source, e.what()));
   }
-  if (!root.IsMap()) throw InputError(fmt::format("{}: expected a map with 'events' (and optionally 'relation')", source));
+  if (!root.IsMap())
+    throw InputError(fmt::format("{}: expected a map with 'events' (and optionally 'relation')", source));
   ReleaseDescription description;
   for (const auto& entry : root) {
     const std::string key = entry.first.as<std::string>();
     if (key == "relation") {
-      if (!entry.second.IsScalar()) throw InputError(fmt::format("{}: relation must be add_remove or replace_one", source));
+      if (!entry.second.IsScalar())
+        throw InputError(fmt::format("{}: relation must be add_remove or replace_one", source));
       try {
         description.relation = parse_record_relation(entry.second.as<std::string>());
       } catch (const InputError& e) {
@@ -37,9 +40,10 @@ ReleaseDescription parse_events_yaml(const std::string& text, const std::string&
   }
   const YAML::Node events = root["events"];
   if (!events || !events.IsSequence() || events.size() == 0)
-    throw InputError(fmt::format("{}: 'events' must be a list of events (each a map with mechanism, its parameters, "
-                                 "sampling and count)",
-                                 source));
+    throw InputError(
+        fmt::format("{}: 'events' must be a list of events (each a map with mechanism, its parameters, "
+                    "sampling and count)",
+                    source));
   for (size_t i = 0; i < events.size(); ++i) {
     const std::string where = fmt::format("{}, event {}", source, i + 1);
     if (!events[i].IsMap()) throw InputError(fmt::format("{}: must be a map of keys to values", where));
@@ -75,7 +79,8 @@ EventFields parse_event_assignments(const std::string& text, const std::string& 
   while (std::getline(parts, part, ',')) {
     const auto equals = part.find('=');
     if (equals == std::string::npos || equals == 0)
-      throw InputError(fmt::format("{}: '{}' is not KEY=VALUE (e.g. mechanism=gaussian,noise_multiplier=1.1,count=100)", where, part));
+      throw InputError(fmt::format("{}: '{}' is not KEY=VALUE (e.g. mechanism=gaussian,noise_multiplier=1.1,count=100)",
+                                   where, part));
     fields.emplace_back(part.substr(0, equals), part.substr(equals + 1));
   }
   if (fields.empty()) throw InputError(fmt::format("{}: empty (give KEY=VALUE pairs separated by commas)", where));

@@ -21,7 +21,8 @@ namespace noiselearn {
 ReleaseDescription read_events_file(const std::filesystem::path& path);
 // The same from YAML text; `source` names it in messages, `folder` is where relative table paths start (empty: the
 // working directory).
-ReleaseDescription parse_events_yaml(const std::string& text, const std::string& source, const std::filesystem::path& folder = {});
+ReleaseDescription parse_events_yaml(const std::string& text, const std::string& source,
+                                     const std::filesystem::path& folder = {});
 
 // "mechanism=gaussian,noise_multiplier=1.1,count=10" (the CLI's --event) as key/value fields.
 EventFields parse_event_assignments(const std::string& text, const std::string& where);

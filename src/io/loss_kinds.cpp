@@ -1,6 +1,6 @@
 // The registry of training losses (loss.kind): one line per kind. A loss is its own files in losses/, its file in
-// io/kinds/ (its typed options, rules and registration), one line building it in train/factories.cpp, and one line here;
-// a loss with options is also one member of TrainingConfig and one part_keys line of its schema.
+// io/kinds/ (its typed options, rules and registration), one line building it in train/factories.cpp, and one line
+// here; a loss with options is also one member of TrainingConfig and one part_keys line of its schema.
 #include "io/kinds/hybrid_renyi_loss.hpp"
 #include "io/kinds/moments_accountant.hpp"
 #include "io/kinds/privacy_buckets.hpp"

@@ -120,7 +120,8 @@ std::string bound_curves(const std::string& file, const NumericCsv& csv, size_t 
   return fmt::format(
       "{} using 1:(${} > 0 ? ${} : 1/0) with lines lw 2.5 lc rgb '{}' title {}, "
       "{} using 1:(${} > 0 ? ${} : 1/0) with lines lw 1.5 dt 2 lc rgb '{}' title {}",
-      file, u, u, colour, gnuplot_string(name + ": upper bound (certified)"), file, l, l, colour, gnuplot_string(name + ": lower bound"));
+      file, u, u, colour, gnuplot_string(name + ": upper bound (certified)"), file, l, l, colour,
+      gnuplot_string(name + ": lower bound"));
 }
 
 std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
@@ -129,7 +130,8 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
   const NumericCsv csv = read_numeric_csv(dir / (with_gaussian ? "comparison_curves.csv" : "certificate.csv"));
 
   const bool baseline = facts.source.rfind("baseline ", 0) == 0;
-  std::string title = std::string("Certified privacy curve delta(epsilon) of the ") + (baseline ? facts.source : "learned table");
+  std::string title =
+      std::string("Certified privacy curve delta(epsilon) of the ") + (baseline ? facts.source : "learned table");
   const std::string n = composition_text(facts);
   if (!n.empty()) title += " after " + n;
   if (facts.sensitivity) title += fmt::format(" (sensitivity {})", exact(*facts.sensitivity));
@@ -160,9 +162,11 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
     largest = std::max(largest, largest_finite(csv, column));
   if (std::isfinite(smallest) && largest > 0.0 && largest < 100.0 * smallest) {
     std::string tics;
-    for (int k = static_cast<int>(std::floor(std::log10(smallest))); k <= static_cast<int>(std::ceil(std::log10(largest))); ++k)
+    for (int k = static_cast<int>(std::floor(std::log10(smallest)));
+         k <= static_cast<int>(std::ceil(std::log10(largest))); ++k)
       for (double mantissa : {2.0, 5.0})
-        tics += fmt::format("{}'{:g}' {:g}", tics.empty() ? "" : ", ", mantissa * std::pow(10.0, k), mantissa * std::pow(10.0, k));
+        tics += fmt::format("{}'{:g}' {:g}", tics.empty() ? "" : ", ", mantissa * std::pow(10.0, k),
+                            mantissa * std::pow(10.0, k));
     script += "set format y '%g'\nset ytics add (" + tics + ")\n";
   }
   // Certified points beyond the curve's end (an epsilon past the curve's last point) widen the x axis.
@@ -177,24 +181,26 @@ std::string certificate_plot(const fs::path& dir, const RunFacts& facts) {
   // label goes left.
   const auto point_label = [&](const std::string& text, double x, double y, bool above_right) {
     const bool right = above_right && x <= 0.7 * right_end;
-    return fmt::format("set label {} at first {:.17g}, first {:.17g} offset {},{} {} front\n", gnuplot_string(text), x, y,
-                       right ? "1.2" : "-1.2", above_right ? "0.9" : "-0.9", right ? "left" : "right");
+    return fmt::format("set label {} at first {:.17g}, first {:.17g} offset {},{} {} front\n", gnuplot_string(text), x,
+                       y, right ? "1.2" : "-1.2", above_right ? "0.9" : "-0.9", right ? "left" : "right");
   };
   if (facts.infinity_mass_composed) {
     const double floor = *facts.infinity_mass_composed;
     const std::string after = n.empty() ? "" : " after " + n;
     if (floor > 0.0 && std::isfinite(smallest) && floor >= 1e-3 * smallest) {
-      plots += fmt::format(", {:.17g} with lines lw 2 dt 2 lc rgb '#b00000' title {}", floor,
-                           gnuplot_string(fmt::format("floor: distinguishing events{} have probability {} (no smaller delta)",
-                                                      after, down(floor))));
+      plots += fmt::format(
+          ", {:.17g} with lines lw 2 dt 2 lc rgb '#b00000' title {}", floor,
+          gnuplot_string(fmt::format("floor: distinguishing events{} have probability {} (no smaller delta)", after,
+                                     down(floor))));
       // Named on the line as well: on the right the curves run along it.
       script += fmt::format("set label {} at graph 0.01, first {:.17g} offset 0,-0.9 left tc rgb '#b00000'\n",
                             gnuplot_string("floor " + down(floor)), floor);
     } else
-      script += fmt::format("set label {} at graph 0.01, graph 0.03 left tc rgb '#b00000'\n",
-                            gnuplot_string(floor > 0.0 ? fmt::format("distinguishing events{}: probability {} (below the plot)",
-                                                             after, down(floor))
-                                               : "no distinguishing events: delta tends to 0 as epsilon grows"));
+      script += fmt::format(
+          "set label {} at graph 0.01, graph 0.03 left tc rgb '#b00000'\n",
+          gnuplot_string(
+              floor > 0.0 ? fmt::format("distinguishing events{}: probability {} (below the plot)", after, down(floor))
+                          : "no distinguishing events: delta tends to 0 as epsilon grows"));
   }
   std::string script_labels;  // next to each certified point
   if (!facts.deltas.empty()) {
@@ -267,8 +273,9 @@ std::string history_plot(const fs::path& dir, const RunFacts& facts) {
         {8, "Constraint residual |A p - b| / |b| (normalisation, cost)", "relative residual (log scale)", true},
     };
   }
-  std::string script = fmt::format("{}set output 'history.png'\nset multiplot layout 2,2 title {} font ',13'\nunset key\n",
-                                   kCommonSettings, gnuplot_string(heading));
+  std::string script =
+      fmt::format("{}set output 'history.png'\nset multiplot layout 2,2 title {} font ',13'\nunset key\n",
+                  kCommonSettings, gnuplot_string(heading));
   // A single epoch: an x range around it with whole-epoch tics, so the point is clear of the border.
   if (rows == 1 && !csv.rows[0].empty() && std::isfinite(csv.rows[0][0]))
     script += fmt::format("set xrange [{:.17g}:{:.17g}]\nset xtics 1\n", csv.rows[0][0] - 0.5, csv.rows[0][0] + 1.5);
@@ -276,8 +283,8 @@ std::string history_plot(const fs::path& dir, const RunFacts& facts) {
     script += fmt::format("set title {}\nset xlabel '{}'\nset ylabel {}\n", gnuplot_string(panel.title), unit,
                           gnuplot_string(panel.ylabel));
     script += panel.log ? "set logscale y\nset format y '1e%L'\n" : "unset logscale y\nset format y '%g'\n";
-    const std::string value = panel.log ? fmt::format("(${} > 0 ? ${} : 1/0)", panel.column, panel.column)
-                                        : fmt::format("{}", panel.column);
+    const std::string value =
+        panel.log ? fmt::format("(${} > 0 ? ${} : 1/0)", panel.column, panel.column) : fmt::format("{}", panel.column);
     script += fmt::format("plot 'history.csv' using 1:{} with {} lw 2 lc rgb '#1f5fa8'\n", value, style);
   }
   return script + "unset multiplot\n";
@@ -288,7 +295,8 @@ bool has_data_rows(const fs::path& csv) { return !read_numeric_csv(csv).rows.emp
 }  // namespace
 
 PlotScript plot_script(const fs::path& run_directory) {
-  if (!fs::is_directory(run_directory)) throw InputError(fmt::format("{} is not a run directory", run_directory.string()));
+  if (!fs::is_directory(run_directory))
+    throw InputError(fmt::format("{} is not a run directory", run_directory.string()));
   if (!fs::exists(run_directory / "noise.csv"))
     throw InputError(fmt::format("{} has no noise.csv: not a run directory", run_directory.string()));
   const RunFacts facts = read_run_facts(run_directory);
@@ -298,7 +306,8 @@ PlotScript plot_script(const fs::path& run_directory) {
       "set terminal pngcairo size 1200,750 noenhanced font ',11'\n";
   script.text += table_plot(run_directory, facts);
   script.images.emplace_back("table.png");
-  const bool curves = fs::exists(run_directory / "comparison_curves.csv") || fs::exists(run_directory / "certificate.csv");
+  const bool curves =
+      fs::exists(run_directory / "comparison_curves.csv") || fs::exists(run_directory / "certificate.csv");
   if (curves) {
     script.text += certificate_plot(run_directory, facts);
     script.images.emplace_back("certificate.png");
@@ -314,7 +323,8 @@ PlotResult run_plot_script(const fs::path& run_directory, const PlotScript& scri
   PlotResult result;
   for (const auto& image : script.images)
     if (fs::exists(run_directory / image) && !overwrite)
-      throw InputError(fmt::format("refusing to overwrite existing file {} (use --force)", (run_directory / image).string()));
+      throw InputError(
+          fmt::format("refusing to overwrite existing file {} (use --force)", (run_directory / image).string()));
   const fs::path script_path = run_directory / "plots.gp";
   write_file_atomically(script_path, script.text, /*overwrite=*/true);  // generated, never written by a user
   if (!gnuplot_available()) {

@@ -29,8 +29,10 @@ std::string setting_name(const std::string& setting, SettingNames names) {
 PairSpecification resolve_pair(const PairSettings& given, const RecordedCertification& recorded, SettingNames names,
                                bool sensitivity_required, const std::string& table) {
   PairSpecification s;
-  if (given.kind) s.kind = parse_pair_kind(*given.kind);
-  else if (recorded.pair_kind) s.kind = *recorded.pair_kind;
+  if (given.kind)
+    s.kind = parse_pair_kind(*given.kind);
+  else if (recorded.pair_kind)
+    s.kind = *recorded.pair_kind;
   if (given.sensitivity) {
     s.sensitivity = *given.sensitivity;
   } else if (recorded.sensitivity) {
@@ -43,17 +45,23 @@ PairSpecification resolve_pair(const PairSettings& given, const RecordedCertific
   if (!(s.sensitivity > 0.0) || !std::isfinite(s.sensitivity))
     throw InputError(fmt::format("{} must be a positive, finite number (got {})", setting_name("sensitivity", names),
                                  s.sensitivity));
-  if (given.sampling_rate) s.sampling_rate = *given.sampling_rate;
-  else if (recorded.sampling_rate) s.sampling_rate = *recorded.sampling_rate;
+  if (given.sampling_rate)
+    s.sampling_rate = *given.sampling_rate;
+  else if (recorded.sampling_rate)
+    s.sampling_rate = *recorded.sampling_rate;
   if (!(s.sampling_rate > 0.0 && s.sampling_rate <= 1.0))
-    throw InputError(fmt::format("{} must be in (0, 1] (got {})", setting_name("sampling_rate", names), s.sampling_rate));
+    throw InputError(
+        fmt::format("{} must be in (0, 1] (got {})", setting_name("sampling_rate", names), s.sampling_rate));
   if (given.shifts) s.shifts = parse_shift_policy(*given.shifts);
-  if (given.neighbours) s.neighbours = parse_neighbour_relation(*given.neighbours);
-  else if (recorded.neighbours) s.neighbours = *recorded.neighbours;
+  if (given.neighbours)
+    s.neighbours = parse_neighbour_relation(*given.neighbours);
+  else if (recorded.neighbours)
+    s.neighbours = *recorded.neighbours;
   return s;
 }
 
-AccountantOptions resolve_accountant(const AccountantSettings& given, const std::optional<AccountantOptions>& recorded) {
+AccountantOptions resolve_accountant(const AccountantSettings& given,
+                                     const std::optional<AccountantOptions>& recorded) {
   AccountantOptions o = recorded.value_or(AccountantOptions{});
   if (given.loss_step) o.loss_step = *given.loss_step;
   if (given.tail_mass) o.tail_mass = *given.tail_mass;

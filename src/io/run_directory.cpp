@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 void prepare_run_directory(const fs::path& directory, bool force) {
   std::error_code ec;
   if (fs::exists(directory, ec)) {
-    if (!fs::is_directory(directory)) throw InputError(fmt::format("{} exists and is not a directory", directory.string()));
+    if (!fs::is_directory(directory))
+      throw InputError(fmt::format("{} exists and is not a directory", directory.string()));
     if (!fs::is_empty(directory) && !force)
       throw InputError(fmt::format("run directory {} is not empty (use --force to overwrite, or --resume to continue)",
                                    directory.string()));
@@ -44,7 +45,8 @@ void write_numeric_csv(const fs::path& path, const std::vector<std::string>& hea
   std::string text = fmt::format("{}\n", fmt::join(header, ","));
   for (const auto& row : rows) {
     std::vector<std::string> cells;
-    for (double v : row) cells.push_back(std::isfinite(v) ? fmt::format("{:.17g}", v) : (std::isnan(v) ? "" : (v > 0 ? "inf" : "-inf")));
+    for (double v : row)
+      cells.push_back(std::isfinite(v) ? fmt::format("{:.17g}", v) : (std::isnan(v) ? "" : (v > 0 ? "inf" : "-inf")));
     text += fmt::format("{}\n", fmt::join(cells, ","));
   }
   write_file_atomically(path, text, overwrite);

@@ -27,7 +27,8 @@ std::string holder_of(int descriptor) {
 }
 
 bool same_file(int descriptor, const std::filesystem::path& path) {
-  struct stat opened {}, named {};
+  struct stat opened {
+  }, named{};
   if (::fstat(descriptor, &opened) != 0 || ::stat(path.c_str(), &named) != 0) return false;
   return opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
 }
@@ -49,9 +50,10 @@ RunDirectoryLock::RunDirectoryLock(const std::filesystem::path& directory) : pat
       const std::string holder = error == EWOULDBLOCK ? holder_of(descriptor) : "";
       ::close(descriptor);
       if (error == EWOULDBLOCK)
-        throw InputError(fmt::format("run directory {} is in use: {} is held by process {} (another noiselearn train); wait "
-                                     "for it to finish or choose another --out",
-                                     directory.string(), path_.string(), holder.empty() ? "(pid not yet written)" : holder));
+        throw InputError(
+            fmt::format("run directory {} is in use: {} is held by process {} (another noiselearn train); wait "
+                        "for it to finish or choose another --out",
+                        directory.string(), path_.string(), holder.empty() ? "(pid not yet written)" : holder));
       throw std::system_error(error, std::generic_category(), fmt::format("cannot lock {}", path_.string()));
     }
     // The previous holder removes the file when it releases the lock: if it did so after we opened it, we
@@ -65,7 +67,8 @@ RunDirectoryLock::RunDirectoryLock(const std::filesystem::path& directory) : pat
   }
   const std::string pid = fmt::format("{}\n", static_cast<long>(::getpid()));
   // Best effort: the pid only improves the refusal message of another run.
-  const bool written = ::ftruncate(descriptor_, 0) == 0 && ::pwrite(descriptor_, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
+  const bool written = ::ftruncate(descriptor_, 0) == 0 &&
+                       ::pwrite(descriptor_, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
   (void)written;
 }
 

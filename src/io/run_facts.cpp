@@ -1,8 +1,8 @@
 #include "io/run_facts.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -72,25 +72,30 @@ RunFacts read_run_facts(const fs::path& dir) {
         if (delta && e) facts.epsilons.push_back({*delta, *e});
       }
     }
-    if (const auto p = metadata.find("pair"); p != metadata.end() && p->is_object()) facts.sensitivity = number_at(*p, "sensitivity");
+    if (const auto p = metadata.find("pair"); p != metadata.end() && p->is_object())
+      facts.sensitivity = number_at(*p, "sensitivity");
     if (const auto l = metadata.find("loss"); l != metadata.end() && l->is_object()) {
       facts.loss_kind = l->value("kind", "");
       facts.loss_epsilon = number_at(*l, "epsilon");
     }
-    if (const auto m = metadata.find("model"); m != metadata.end() && m->is_string()) facts.model = m->get<std::string>();
+    if (const auto m = metadata.find("model"); m != metadata.end() && m->is_string())
+      facts.model = m->get<std::string>();
     if (const auto g = metadata.find("grid"); g != metadata.end() && g->is_object()) {
       const auto origin = number_at(*g, "origin"), step = number_at(*g, "step"), size = number_at(*g, "size");
       if (origin && step && size)
-        facts.grid_text = fmt::format("{:g} points, step {:g}, [{:g}, {:g}]", *size, *step, *origin, *origin + *step * (*size - 1));
+        facts.grid_text =
+            fmt::format("{:g} points, step {:g}, [{:g}, {:g}]", *size, *step, *origin, *origin + *step * (*size - 1));
     }
-    if (const auto s = metadata.find("source"); s != metadata.end() && s->is_string()) facts.source = s->get<std::string>();
+    if (const auto s = metadata.find("source"); s != metadata.end() && s->is_string())
+      facts.source = s->get<std::string>();
     if (const auto s = metadata.find("support"); s != metadata.end() && s->is_string() && !facts.grid_text.empty())
       facts.grid_text += ", " + s->get<std::string>();
     if (const auto u = metadata.find("utility"); u != metadata.end() && u->is_object()) {
       // The utility kind of the run is in config.yaml (below); its value is looked up once the kind is known.
       if (fs::exists(dir / "config.yaml")) {
         const YAML::Node config = YAML::LoadFile((dir / "config.yaml").string());
-        if (config["utility"] && config["utility"]["kind"]) facts.utility_kind = config["utility"]["kind"].as<std::string>();
+        if (config["utility"] && config["utility"]["kind"])
+          facts.utility_kind = config["utility"]["kind"].as<std::string>();
       }
       std::string key = facts.utility_kind;
       std::replace(key.begin(), key.end(), '-', '_');

@@ -11,9 +11,12 @@ namespace fs = std::filesystem;
 
 const char* to_string(RunState state) {
   switch (state) {
-    case RunState::kDone: return "done";
-    case RunState::kFailed: return "failed";
-    case RunState::kMissing: return "missing";
+    case RunState::kDone:
+      return "done";
+    case RunState::kFailed:
+      return "failed";
+    case RunState::kMissing:
+      return "missing";
   }
   return "missing";
 }
@@ -23,7 +26,8 @@ RunStatus inspect_run(const fs::path& run_directory) {
   std::error_code ec;
   if (!fs::is_directory(run_directory, ec) || fs::is_empty(run_directory, ec))
     return RunStatus{RunState::kMissing, "not started (no run directory)"};
-  if (!fs::exists(run_directory / "noise.json")) return failed("no noise.json (interrupted, or failed before the table was written)");
+  if (!fs::exists(run_directory / "noise.json"))
+    return failed("no noise.json (interrupted, or failed before the table was written)");
   nlohmann::json metadata;
   try {
     metadata = read_noise_table(run_directory / "noise.csv").metadata;
@@ -35,8 +39,10 @@ RunStatus inspect_run(const fs::path& run_directory) {
   if (!metadata.contains("certificate")) return failed("noise.json has no certificate");
   const auto training = metadata.find("training");
   if (training != metadata.end() && training->value("stopped_early", false))
-    return failed(fmt::format("training stopped early: {}", training->value("stop_reason", std::string("(no reason recorded)"))));
-  if (!fs::exists(run_directory / "summary.txt")) return failed("no summary.txt (interrupted after the table was written)");
+    return failed(
+        fmt::format("training stopped early: {}", training->value("stop_reason", std::string("(no reason recorded)"))));
+  if (!fs::exists(run_directory / "summary.txt"))
+    return failed("no summary.txt (interrupted after the table was written)");
   return RunStatus{RunState::kDone, ""};
 }
 

@@ -30,7 +30,8 @@ struct MaximalLeakageConfig {
   static const std::vector<Key>& schema();
   static MaximalLeakageConfig load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
   static MaximalLeakageConfig parse(const std::string& yaml_text, const std::string& source,
-                                    const std::vector<std::string>& overrides = {}, const std::filesystem::path& base_directory = {});
+                                    const std::vector<std::string>& overrides = {},
+                                    const std::filesystem::path& base_directory = {});
   void validate() const;
   std::string to_yaml() const;
   static std::string markdown_reference();
@@ -54,7 +55,8 @@ struct PacPrivacyConfig {
   static const std::vector<Key>& schema();
   static PacPrivacyConfig load(const std::filesystem::path& path, const std::vector<std::string>& overrides = {});
   static PacPrivacyConfig parse(const std::string& yaml_text, const std::string& source,
-                                const std::vector<std::string>& overrides = {}, const std::filesystem::path& base_directory = {});
+                                const std::vector<std::string>& overrides = {},
+                                const std::filesystem::path& base_directory = {});
   void validate() const;
   std::string to_yaml() const;
   static std::string markdown_reference();

@@ -63,13 +63,15 @@ std::string last_error(const fs::path& log) {
 }  // namespace
 
 size_t SweepCollection::count(RunState state) const {
-  return static_cast<size_t>(std::count_if(points.begin(), points.end(), [&](const auto& p) { return p.status.state == state; }));
+  return static_cast<size_t>(
+      std::count_if(points.begin(), points.end(), [&](const auto& p) { return p.status.state == state; }));
 }
 
 SweepCollection collect_sweep(const fs::path& directory) {
   const fs::path points_csv = directory / "points.csv";
   if (!fs::is_regular_file(points_csv))
-    throw InputError(fmt::format("{} is not a sweep directory (no points.csv; `noiselearn sweep` writes one)", directory.string()));
+    throw InputError(
+        fmt::format("{} is not a sweep directory (no points.csv; `noiselearn sweep` writes one)", directory.string()));
   SweepCollection collection;
   std::istringstream lines(read_file(points_csv));
   std::string line;
@@ -93,7 +95,8 @@ SweepCollection collect_sweep(const fs::path& directory) {
     CollectedPoint point;
     std::vector<std::string> cells = split_csv_row(line);
     if (cells.size() != header.size())
-      throw InputError(fmt::format("{}:{}: {} cells, the header has {}", points_csv.string(), line_number, cells.size(), header.size()));
+      throw InputError(fmt::format("{}:{}: {} cells, the header has {}", points_csv.string(), line_number, cells.size(),
+                                   header.size()));
     point.name = cells.front();
     point.values.assign(cells.begin() + 1, cells.end());
     const fs::path point_directory = directory / "points" / point.name;
@@ -112,8 +115,7 @@ SweepCollection collect_sweep(const fs::path& directory) {
     if (fs::is_regular_file(point_directory / "config.yaml")) {
       try {
         l.utility_kind = TrainingConfig::load(point_directory / "config.yaml").utility_kind;
-      } catch (const InputError&) {
-      }
+      } catch (const InputError&) {}
     }
     loaded.push_back(std::move(l));
     collection.points.push_back(std::move(point));
@@ -121,15 +123,17 @@ SweepCollection collect_sweep(const fs::path& directory) {
   std::sort(deltas.begin(), deltas.end(), std::greater<>());
 
   collection.header = header;
-  for (const char* column : {"status", "epsilon", "compositions", "delta_upper", "delta_lower"}) collection.header.push_back(column);
+  for (const char* column : {"status", "epsilon", "compositions", "delta_upper", "delta_lower"})
+    collection.header.push_back(column);
   for (double d : deltas) {
     collection.header.push_back("epsilon_upper_at_" + delta_label(d));
     collection.header.push_back("epsilon_lower_at_" + delta_label(d));
   }
-  for (const char* column : {"utility_kind", "utility", "l1", "l2", "second_moment", "max_abs_error",
-                             "gaussian_same_utility_sigma", "gaussian_same_utility_utility", "gaussian_same_utility_delta_upper",
-                             "gaussian_same_utility_delta_lower", "gaussian_same_delta_sigma", "gaussian_same_delta_utility",
-                             "gaussian_same_delta_delta_upper", "gaussian_same_delta_delta_lower", "train_seconds", "note"})
+  for (const char* column :
+       {"utility_kind", "utility", "l1", "l2", "second_moment", "max_abs_error", "gaussian_same_utility_sigma",
+        "gaussian_same_utility_utility", "gaussian_same_utility_delta_upper", "gaussian_same_utility_delta_lower",
+        "gaussian_same_delta_sigma", "gaussian_same_delta_utility", "gaussian_same_delta_delta_upper",
+        "gaussian_same_delta_delta_lower", "train_seconds", "note"})
     collection.header.push_back(column);
 
   for (size_t i = 0; i < collection.points.size(); ++i) {
@@ -159,7 +163,8 @@ SweepCollection collect_sweep(const fs::path& directory) {
     const nlohmann::json utilities = done && m.contains("utility") ? m["utility"] : nlohmann::json::object();
     cells.push_back(l.utility_kind);
     cells.push_back(utilities.contains(utility_key) ? number(utilities[utility_key]) : "");
-    for (const char* u : {"l1", "l2", "second_moment", "max_abs_error"}) cells.push_back(utilities.contains(u) ? number(utilities[u]) : "");
+    for (const char* u : {"l1", "l2", "second_moment", "max_abs_error"})
+      cells.push_back(utilities.contains(u) ? number(utilities[u]) : "");
     for (const char* table : {"truncated-gaussian-same-utility", "truncated-gaussian-same-delta"}) {
       const auto found = l.comparison.find(table);
       for (size_t k = 0; k < 4; ++k) cells.push_back(found == l.comparison.end() ? "" : found->second[k]);
@@ -230,13 +235,16 @@ FrontierPlot frontier_plot(const SweepCollection& collection, std::vector<std::s
       "set output 'frontier.png'\nset grid lc rgb '#d0d0d0'\nset logscale x\nset format x '%.0e'\n"
       "set key outside right top\n"
       "set xlabel 'certified delta (upper bound) at the first certified epsilon'\n" +
-      fmt::format("set ylabel {}\n", quoted(fmt::format("utility loss ({}; lower is better)", fmt::join(kinds, ", ")))) +
-      fmt::format("set title {}\n", quoted(fmt::format("Sweep frontier: {} of {} points done, one line per {}", plot.points,
-                                                       collection.points.size(),
-                                                       group_by.empty() ? "sweep" : fmt::format("{}", fmt::join(group_by, ", ")))));
+      fmt::format("set ylabel {}\n",
+                  quoted(fmt::format("utility loss ({}; lower is better)", fmt::join(kinds, ", ")))) +
+      fmt::format("set title {}\n",
+                  quoted(fmt::format("Sweep frontier: {} of {} points done, one line per {}", plot.points,
+                                     collection.points.size(),
+                                     group_by.empty() ? "sweep" : fmt::format("{}", fmt::join(group_by, ", ")))));
   std::vector<std::string> series;
   for (size_t i = 0; i < titles.size(); ++i)
-    series.push_back(fmt::format("'frontier.dat' index {} using 1:2 with linespoints pt 7 title {}", i, quoted(titles[i])));
+    series.push_back(
+        fmt::format("'frontier.dat' index {} using 1:2 with linespoints pt 7 title {}", i, quoted(titles[i])));
   plot.script += series.empty() ? "" : fmt::format("plot {}\n", fmt::join(series, ", \\\n     "));
   return plot;
 }

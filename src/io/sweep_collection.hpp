@@ -22,8 +22,8 @@ struct CollectedPoint {
   std::string name;
   std::vector<std::string> values;  // of SweepCollection::varied_keys
   RunStatus status;
-  std::vector<std::string> cells;   // the row of collected.csv
-  double delta_upper = 0.0;         // for the frontier (done points)
+  std::vector<std::string> cells;  // the row of collected.csv
+  double delta_upper = 0.0;        // for the frontier (done points)
   double utility = 0.0;
 };
 

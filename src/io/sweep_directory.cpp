@@ -58,13 +58,15 @@ Difference compare_with_existing(const SweepPlan& plan, const fs::path& director
   std::string line;
   std::getline(lines, line);  // header
   while (std::getline(lines, line))
-    if (!line.empty() && !names.count(split_csv_row(line).front())) difference.dropped.push_back(split_csv_row(line).front());
+    if (!line.empty() && !names.count(split_csv_row(line).front()))
+      difference.dropped.push_back(split_csv_row(line).front());
   return difference;
 }
 
 std::string first_names(const std::vector<std::string>& names) {
   std::vector<std::string> shown(names.begin(), names.begin() + std::min<size_t>(names.size(), 3));
-  return fmt::format("{}{}", fmt::join(shown, ", "), names.size() > 3 ? fmt::format(" and {} more", names.size() - 3) : "");
+  return fmt::format("{}{}", fmt::join(shown, ", "),
+                     names.size() > 3 ? fmt::format(" and {} more", names.size() - 3) : "");
 }
 
 }  // namespace
@@ -72,7 +74,8 @@ std::string first_names(const std::vector<std::string>& names) {
 SweepDirectorySummary write_sweep_directory(const SweepDirectoryOptions& o) {
   if (o.job_threads < 1) throw InputError(fmt::format("--job-threads {} must be at least 1", o.job_threads));
   if (!std::regex_match(o.parallel_jobs, std::regex("[0-9]+%?")))
-    throw InputError(fmt::format("--jobs '{}' must be a number of jobs or a percentage of the cores (e.g. 4 or 50%)", o.parallel_jobs));
+    throw InputError(fmt::format("--jobs '{}' must be a number of jobs or a percentage of the cores (e.g. 4 or 50%)",
+                                 o.parallel_jobs));
   const SweepPlan plan = expand_sweep(o.sweep_file);  // every error of the sweep file before anything is written
   const fs::path directory = fs::absolute(o.directory).lexically_normal();
   SweepJobOptions jobs;
@@ -90,27 +93,33 @@ SweepDirectorySummary write_sweep_directory(const SweepDirectoryOptions& o) {
   if (fs::is_directory(directory) && !fs::is_empty(directory)) {
     if (!fs::exists(directory / "points.csv")) {
       if (!o.force)
-        throw InputError(fmt::format("{} is not empty and holds no sweep (no points.csv); choose another --out, or --force to "
-                                     "write the sweep into it",
-                                     directory.string()));
+        throw InputError(
+            fmt::format("{} is not empty and holds no sweep (no points.csv); choose another --out, or --force to "
+                        "write the sweep into it",
+                        directory.string()));
     } else {
       difference = compare_with_existing(plan, directory, new_points_csv);
       replace = !difference.changed.empty() || difference.points_csv_differs;
       if (replace && !o.force) {
         const std::string what =
             !difference.changed.empty()
-                ? fmt::format("the config of {} differs ({})", counted_noun(difference.changed.size(), "point"), first_names(difference.changed))
+                ? fmt::format("the config of {} differs ({})", counted_noun(difference.changed.size(), "point"),
+                              first_names(difference.changed))
                 : fmt::format("its points differ (points.csv{})",
-                              difference.dropped.empty() ? "" : fmt::format("; not in this sweep: {}", first_names(difference.dropped)));
-        throw InputError(fmt::format("{} holds a different sweep: {}; --force replaces it (deleting the runs of changed points)",
-                                     directory.string(), what));
+                              difference.dropped.empty()
+                                  ? ""
+                                  : fmt::format("; not in this sweep: {}", first_names(difference.dropped)));
+        throw InputError(
+            fmt::format("{} holds a different sweep: {}; --force replaces it (deleting the runs of changed points)",
+                        directory.string(), what));
       }
     }
   }
   prepare_run_directory(directory, /*force=*/true);
   if (directory.string().find_first_of(" \t") != std::string::npos)
-    spdlog::warn("{} contains white space: slurm-array.sbatch's #SBATCH --output line cannot hold it; pass --output to sbatch",
-                 directory.string());
+    spdlog::warn(
+        "{} contains white space: slurm-array.sbatch's #SBATCH --output line cannot hold it; pass --output to sbatch",
+        directory.string());
 
   for (const auto& name : difference.changed) {
     fs::remove_all(directory / "points" / name / "run");
@@ -119,7 +128,8 @@ SweepDirectorySummary write_sweep_directory(const SweepDirectoryOptions& o) {
   }
   if (!difference.dropped.empty())
     spdlog::warn("{} of the earlier sweep are not in this one and were left in {} ({})",
-                 counted_noun(difference.dropped.size(), "point"), (directory / "points").string(), first_names(difference.dropped));
+                 counted_noun(difference.dropped.size(), "point"), (directory / "points").string(),
+                 first_names(difference.dropped));
   // The joblog numbers lines: after jobs.txt changes, its "succeeded" would skip other points.
   if (replace) fs::remove(directory / "joblog");
 
@@ -138,7 +148,8 @@ SweepDirectorySummary write_sweep_directory(const SweepDirectoryOptions& o) {
   write_file_atomically(directory / "points.csv", new_points_csv, /*overwrite=*/true);
   write_file_atomically(directory / "jobs.txt", job_list, /*overwrite=*/true);
   write_file_atomically(directory / "run-parallel.sh", parallel_script(jobs, directory), /*overwrite=*/true);
-  write_file_atomically(directory / "slurm-array.sbatch", slurm_array_script(jobs, directory, plan.points.size()), /*overwrite=*/true);
+  write_file_atomically(directory / "slurm-array.sbatch", slurm_array_script(jobs, directory, plan.points.size()),
+                        /*overwrite=*/true);
   fs::permissions(directory / "run-parallel.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
                   fs::perm_options::add);
   fs::create_directories(directory / "slurm");  // Slurm writes its task logs there but does not create it

@@ -15,8 +15,8 @@ struct SweepDirectoryOptions {
   std::filesystem::path sweep_file;
   std::filesystem::path directory;
   bool force = false;
-  std::filesystem::path binary;  // noiselearn as the machines running the jobs see it
-  int job_threads = 1;           // --threads of every training, and Slurm's --cpus-per-task
+  std::filesystem::path binary;        // noiselearn as the machines running the jobs see it
+  int job_threads = 1;                 // --threads of every training, and Slurm's --cpus-per-task
   std::string parallel_jobs = "100%";  // GNU parallel's -j: a number or a percentage of the cores
 };
 

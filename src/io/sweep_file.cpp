@@ -50,9 +50,10 @@ class SweepReader {
     const std::string section = config_schema::section_of(name);
     const std::string valid = config_schema::valid_keys<TrainingConfig>(section);
     if (name.find('.') == std::string::npos || valid.empty())
-      fail(name_node, fmt::format("{}: unknown key '{}'{} (keys are written section.key, e.g. loss.epsilon; valid sections: {})",
-                                  entry, name, config_schema::did_you_mean_key<TrainingConfig>(name),
-                                  config_schema::valid_sections<TrainingConfig>()));
+      fail(name_node,
+           fmt::format("{}: unknown key '{}'{} (keys are written section.key, e.g. loss.epsilon; valid sections: {})",
+                       entry, name, config_schema::did_you_mean_key<TrainingConfig>(name),
+                       config_schema::valid_sections<TrainingConfig>()));
     fail(name_node, fmt::format("{}: unknown key '{}'{} (valid: {})", entry, name,
                                 config_schema::did_you_mean_key<TrainingConfig>(name), valid));
   }
@@ -77,21 +78,25 @@ class SweepReader {
   }
 
   // A list (every item a value) or a range mapping; never empty, and (`unique`: a vary key) never a value twice.
-  std::vector<std::string> values_of(const Key& key, const YAML::Node& node, const std::string& entry, bool unique = true) {
+  std::vector<std::string> values_of(const Key& key, const YAML::Node& node, const std::string& entry,
+                                     bool unique = true) {
     std::vector<std::string> values;
     if (node.IsSequence()) {
-      if (node.size() == 0) fail(node, fmt::format("{}: {} has an empty list (give at least one value)", entry, key.name));
+      if (node.size() == 0)
+        fail(node, fmt::format("{}: {} has an empty list (give at least one value)", entry, key.name));
       for (const auto& item : node) values.push_back(value_text(key, item, entry));
     } else if (node.IsMap()) {
       values = range_of(key, node, entry);
     } else {
-      fail(node, fmt::format("{}: {} must be a list [a, b, ...] or a range {{from: a, to: b, steps: k, scale: linear|log}} "
-                             "(got '{}')",
-                             entry, key.name, node.IsScalar() ? node.Scalar() : "nothing"));
+      fail(node,
+           fmt::format("{}: {} must be a list [a, b, ...] or a range {{from: a, to: b, steps: k, scale: linear|log}} "
+                       "(got '{}')",
+                       entry, key.name, node.IsScalar() ? node.Scalar() : "nothing"));
     }
     std::set<std::string> seen;
     for (const auto& v : values)
-      if (!seen.insert(v).second && unique) fail(node, fmt::format("{}: {} lists the value '{}' twice", entry, key.name, v));
+      if (!seen.insert(v).second && unique)
+        fail(node, fmt::format("{}: {} lists the value '{}' twice", entry, key.name, v));
     return values;
   }
 
@@ -111,8 +116,7 @@ class SweepReader {
             const double x = v.as<double>();
             if (std::isfinite(x)) return x;
           }
-        } catch (const YAML::Exception&) {
-        }
+        } catch (const YAML::Exception&) {}
         fail(v, fmt::format("{}: {} range: {} must be a finite number (got '{}')", entry, key.name, what,
                             v.IsScalar() ? v.Scalar() : "not a number"));
       };
@@ -132,14 +136,19 @@ class SweepReader {
           fail(v, fmt::format("{}: {} range: scale must be linear or log (got '{}')", entry, key.name, scale));
         log_scale = scale == "log";
       } else {
-        fail(field.first, fmt::format("{}: {} range: unknown entry '{}' (valid: from, to, steps, scale)", entry, key.name, name));
+        fail(field.first,
+             fmt::format("{}: {} range: unknown entry '{}' (valid: from, to, steps, scale)", entry, key.name, name));
       }
     }
     if (!from || !to || !steps)
-      fail(node, fmt::format("{}: {} range needs from, to and steps (scale is optional: linear or log)", entry, key.name));
-    if (*from == *to) fail(node, fmt::format("{}: {} range: from and to are both {} (give a list for one value)", entry, key.name, *from));
+      fail(node,
+           fmt::format("{}: {} range needs from, to and steps (scale is optional: linear or log)", entry, key.name));
+    if (*from == *to)
+      fail(node,
+           fmt::format("{}: {} range: from and to are both {} (give a list for one value)", entry, key.name, *from));
     if (log_scale && !(*from > 0 && *to > 0))
-      fail(node, fmt::format("{}: {} range: scale log needs from and to positive (got from {} to {})", entry, key.name, *from, *to));
+      fail(node, fmt::format("{}: {} range: scale log needs from and to positive (got from {} to {})", entry, key.name,
+                             *from, *to));
     std::vector<std::string> values;
     for (double x : range_values(*from, *to, *steps, log_scale)) {
       // A whole-number key takes the nearest whole number (2^k on a log scale computes as 1.9999999999999998).
@@ -160,7 +169,8 @@ class SweepReader {
 // A directory-name-safe rendering of a value: letters, digits and . + - _ stay, anything else becomes '_'.
 std::string name_safe(const std::string& text) {
   std::string out;
-  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' || c == '_') ? c : '_';
+  for (char c : text)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' || c == '_') ? c : '_';
   return out.empty() ? "_" : out;
 }
 
@@ -186,7 +196,8 @@ std::vector<double> range_values(double from, double to, int64_t steps, bool log
   std::vector<double> values;
   for (int64_t i = 0; i < steps; ++i) {
     const double t = static_cast<double>(i) / static_cast<double>(steps - 1);
-    values.push_back(log_scale ? std::exp(std::log(from) + t * (std::log(to) - std::log(from))) : from + t * (to - from));
+    values.push_back(log_scale ? std::exp(std::log(from) + t * (std::log(to) - std::log(from)))
+                               : from + t * (to - from));
   }
   values.front() = from;  // the ends exactly as written
   values.back() = to;
@@ -239,7 +250,8 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
         fixed.push_back(key.name + "=" + reader.value_text(key, item.second, "set"));
       }
     } else if (name == "vary") {
-      if (!node.IsMap()) reader.fail(node, "vary must be a mapping of section.key: [values] or {from, to, steps, scale}");
+      if (!node.IsMap())
+        reader.fail(node, "vary must be a mapping of section.key: [values] or {from, to, steps, scale}");
       for (const auto& item : node) {
         const Key& key = reader.key_named(item.first, "vary");
         Axis axis;
@@ -248,16 +260,20 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
         axes.push_back(axis);
       }
     } else if (name == "zip") {
-      if (!node.IsSequence()) reader.fail(node, "zip must be a list of groups, each a mapping of section.key: [values]");
+      if (!node.IsSequence())
+        reader.fail(node, "zip must be a list of groups, each a mapping of section.key: [values]");
       for (const auto& group : node) {
-        if (!group.IsMap() || group.size() == 0) reader.fail(group, "zip: a group must be a mapping of section.key: [values]");
+        if (!group.IsMap() || group.size() == 0)
+          reader.fail(group, "zip: a group must be a mapping of section.key: [values]");
         Axis axis;
         size_t length = 0;
         std::string first_key;
         for (const auto& item : group) {
           const Key& key = reader.key_named(item.first, "zip");
           if (!item.second.IsSequence())
-            reader.fail(item.second, fmt::format("zip: {} must be a list (the keys of a group take their lists' values together)", key.name));
+            reader.fail(item.second,
+                        fmt::format("zip: {} must be a list (the keys of a group take their lists' values together)",
+                                    key.name));
           // One key of a group may repeat a value (n = 1, 1, 2, 2 beside w = 1, 0.1, 1, 0.1); the tuples may not.
           const std::vector<std::string> values = reader.values_of(key, item.second, "zip", /*unique=*/false);
           if (axis.keys.empty()) {
@@ -265,8 +281,9 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
             first_key = key.name;
             axis.values.resize(length);
           } else if (values.size() != length) {
-            reader.fail(item.second, fmt::format("zip: {} has {} values but {} has {}; a group's lists must have one length",
-                                                 key.name, values.size(), first_key, length));
+            reader.fail(item.second,
+                        fmt::format("zip: {} has {} values but {} has {}; a group's lists must have one length",
+                                    key.name, values.size(), first_key, length));
           }
           axis.keys.push_back(key.name);
           for (size_t i = 0; i < length; ++i) axis.values[i].push_back(values[i]);
@@ -274,8 +291,8 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
         std::set<std::vector<std::string>> tuples;
         for (const auto& tuple : axis.values)
           if (!tuples.insert(tuple).second)
-            reader.fail(group, fmt::format("zip: the group ({}) gives the values ({}) twice", fmt::join(axis.keys, ", "),
-                                           fmt::join(tuple, ", ")));
+            reader.fail(group, fmt::format("zip: the group ({}) gives the values ({}) twice",
+                                           fmt::join(axis.keys, ", "), fmt::join(tuple, ", ")));
         axes.push_back(axis);
       }
     } else {
@@ -287,7 +304,8 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
   for (const auto& axis : axes) {
     count *= axis.values.size();
     if (count > kMaxPoints)
-      throw InputError(fmt::format("{}: the sweep has more than {} points", source, config_schema::grouped(int64_t(kMaxPoints))));
+      throw InputError(
+          fmt::format("{}: the sweep has more than {} points", source, config_schema::grouped(int64_t(kMaxPoints))));
     for (const auto& key : axis.keys) plan.varied_keys.push_back(key);
   }
   const std::vector<std::string> labels = name_labels(plan.varied_keys);
@@ -313,9 +331,10 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
     const std::string described = fmt::format("{}", fmt::join(point.values, ", "));
     const auto [seen, inserted] = names.emplace(point.name, described);
     if (!inserted)
-      throw InputError(fmt::format("{}: the points ({}) and ({}) would both be named '{}' (values that differ only in "
-                                   "characters a directory name cannot hold); write them differently",
-                                   source, seen->second, described, point.name));
+      throw InputError(
+          fmt::format("{}: the points ({}) and ({}) would both be named '{}' (values that differ only in "
+                      "characters a directory name cannot hold); write them differently",
+                      source, seen->second, described, point.name));
     try {
       point.config = TrainingConfig::parse(base_text, base_source, overrides, base_directory);
     } catch (const InputError& e) {

@@ -31,8 +31,8 @@ struct SweepPoint {
 };
 
 struct SweepPlan {
-  std::string sweep_text;                 // the sweep file as read (copied to DIR/sweep.yaml)
-  std::vector<std::string> varied_keys;   // "section.key", vary keys first, then the zip groups' keys
+  std::string sweep_text;                // the sweep file as read (copied to DIR/sweep.yaml)
+  std::vector<std::string> varied_keys;  // "section.key", vary keys first, then the zip groups' keys
   std::vector<SweepPoint> points;
 };
 

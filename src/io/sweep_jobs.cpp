@@ -11,10 +11,10 @@ namespace fs = std::filesystem;
 std::string sweep_job_line(const SweepJobOptions& options, const fs::path& point_directory) {
   // --force only replaces what --skip-if-complete found incomplete (an interrupted or failed run of this point);
   // >> keeps the log of every attempt.
-  return fmt::format("{} --threads {} train {} --out {} --skip-if-complete --force >> {} 2>&1",
-                     shell_quoted(options.binary.string()), options.job_threads,
-                     shell_quoted((point_directory / "config.yaml").string()), shell_quoted((point_directory / "run").string()),
-                     shell_quoted((point_directory / "train.log").string()));
+  return fmt::format(
+      "{} --threads {} train {} --out {} --skip-if-complete --force >> {} 2>&1", shell_quoted(options.binary.string()),
+      options.job_threads, shell_quoted((point_directory / "config.yaml").string()),
+      shell_quoted((point_directory / "run").string()), shell_quoted((point_directory / "train.log").string()));
 }
 
 std::string parallel_script(const SweepJobOptions& options, const fs::path& sweep_directory) {

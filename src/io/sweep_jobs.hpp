@@ -14,8 +14,8 @@
 namespace noiselearn {
 
 struct SweepJobOptions {
-  std::filesystem::path binary;   // absolute path of noiselearn on the machines that run the jobs
-  int job_threads = 1;            // --threads of every training (and Slurm's --cpus-per-task)
+  std::filesystem::path binary;        // absolute path of noiselearn on the machines that run the jobs
+  int job_threads = 1;                 // --threads of every training (and Slurm's --cpus-per-task)
   std::string parallel_jobs = "100%";  // GNU parallel's -j: a number, or a percentage of the cores
 };
 
@@ -24,6 +24,7 @@ std::string sweep_job_line(const SweepJobOptions& options, const std::filesystem
 
 std::string parallel_script(const SweepJobOptions& options, const std::filesystem::path& sweep_directory);
 
-std::string slurm_array_script(const SweepJobOptions& options, const std::filesystem::path& sweep_directory, size_t points);
+std::string slurm_array_script(const SweepJobOptions& options, const std::filesystem::path& sweep_directory,
+                               size_t points);
 
 }  // namespace noiselearn

@@ -32,9 +32,10 @@ constexpr const char* kStructuralKeys[] = {"format", "version", "grid", "support
 
 void refuse_metadata_path(const fs::path& csv_path) {
   if (csv_path.extension() == ".json")
-    throw InputError(fmt::format("{}: a noise table is named by its .csv file; the .json next to it holds the "
-                                 "metadata",
-                                 csv_path.string()));
+    throw InputError(
+        fmt::format("{}: a noise table is named by its .csv file; the .json next to it holds the "
+                    "metadata",
+                    csv_path.string()));
 }
 
 std::string format_table_csv(const NoiseTable& table) {
@@ -54,8 +55,7 @@ double grid_point_tolerance(const Grid& grid) {
   return kGridRelativeTolerance * grid.step + 4.0 * std::numeric_limits<double>::epsilon() * magnitude;
 }
 
-[[noreturn]] void throw_table_problem(const TableProblem& problem, const std::string& label,
-                                      const TableCsvRows& rows) {
+[[noreturn]] void throw_table_problem(const TableProblem& problem, const std::string& label, const TableCsvRows& rows) {
   if (problem.index)
     throw InputError(fmt::format("{}:{}: {}", label, rows.line[static_cast<size_t>(*problem.index)], problem.message));
   throw InputError(fmt::format("{}: {}", label, problem.message));
@@ -72,9 +72,10 @@ std::optional<double> renormalise(std::vector<double>& p, const TableReadOptions
   const double off = total - 1.0;
   if (std::abs(off) <= kTableSumTolerance) return std::nullopt;
   if (!(std::abs(off) <= options.sum_tolerance))
-    throw InputError(fmt::format("{}: probabilities sum to {:.17g}, off by {:.3g}: more than the renormalisation "
-                                 "tolerance {:g}",
-                                 label, total, off, options.sum_tolerance));
+    throw InputError(
+        fmt::format("{}: probabilities sum to {:.17g}, off by {:.3g}: more than the renormalisation "
+                    "tolerance {:g}",
+                    label, total, off, options.sum_tolerance));
   // Each quotient is correctly rounded, so the new sum is 1 within a few units in the last place.
   for (double& v : p) v /= total;
   return total;
@@ -83,8 +84,8 @@ std::optional<double> renormalise(std::vector<double>& p, const TableReadOptions
 // What a renormalised table says about itself: a note for the log, its provenance (kept by every later
 // write of the table) and the metadata as read.
 void record_renormalisation(LoadedTable& loaded, double total, const TableReadOptions& options) {
-  const std::string note = fmt::format("probabilities summed to {:.17g} (off by {:.3g}): renormalised (divided by the sum)",
-                                       total, total - 1.0);
+  const std::string note = fmt::format(
+      "probabilities summed to {:.17g} (off by {:.3g}): renormalised (divided by the sum)", total, total - 1.0);
   loaded.notes.push_back(note);
   TableProvenance& provenance = loaded.table.provenance();
   provenance.parameters["renormalised_from_sum"] = total;
@@ -98,9 +99,7 @@ class MetadataReader {
  public:
   MetadataReader(const json& metadata, std::string label) : metadata_(metadata), label_(std::move(label)) {}
 
-  [[noreturn]] void fail(const std::string& message) const {
-    throw InputError(fmt::format("{}: {}", label_, message));
-  }
+  [[noreturn]] void fail(const std::string& message) const { throw InputError(fmt::format("{}: {}", label_, message)); }
 
   const json& member(const json& object, const char* key, const std::string& where) const {
     const auto it = object.find(key);
@@ -159,7 +158,8 @@ class MetadataReader {
     const json& kind = member(*it, "kind", "tails.");
     if (kind != "geometric") fail(fmt::format("\"tails.kind\" must be \"geometric\", not {}", kind.dump()));
     const double ratio = number(*it, "ratio", "tails.");
-    if (!(ratio > 0.0 && ratio < 1.0)) fail(fmt::format("\"tails.ratio\" must be in (0, 1), not {}", it->at("ratio").dump()));
+    if (!(ratio > 0.0 && ratio < 1.0))
+      fail(fmt::format("\"tails.ratio\" must be in (0, 1), not {}", it->at("ratio").dump()));
     return GeometricTails{ratio};
   }
 
@@ -226,9 +226,10 @@ LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, 
   json metadata = parse_metadata(json_path);
   const auto stored = metadata.find("csv_checksum");
   if (stored != metadata.end() && (!stored->is_string() || stored->get<std::string>() != checksum))
-    throw InputError(fmt::format("{} does not describe {} (checksum mismatch: the CSV changed after its JSON was written); "
-                                 "delete {} to read the CSV as a bare table, or regenerate both",
-                                 json_path.string(), csv_label, json_path.string()));
+    throw InputError(
+        fmt::format("{} does not describe {} (checksum mismatch: the CSV changed after its JSON was written); "
+                    "delete {} to read the CSV as a bare table, or regenerate both",
+                    json_path.string(), csv_label, json_path.string()));
   const MetadataReader reader(metadata, json_path.string());
   reader.check_format();
   const Grid grid = reader.grid();
@@ -242,8 +243,8 @@ LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, 
     throw InputError(fmt::format("{}:{}: row {} is beyond the {} grid points declared in {}", csv_label,
                                  rows.line[static_cast<size_t>(grid.size)], grid.size + 1, grid.size, json_label));
   if (rows_count < grid.size)
-    throw InputError(fmt::format("{}: {} data rows but {} declares {} grid points", csv_label, rows_count,
-                                 json_label, grid.size));
+    throw InputError(
+        fmt::format("{}: {} data rows but {} declares {} grid points", csv_label, rows_count, json_label, grid.size));
   const double tolerance = grid_point_tolerance(grid);
   for (int64_t i = 0; i < grid.size; ++i) {
     const double x = rows.x[static_cast<size_t>(i)];
@@ -252,7 +253,8 @@ LoadedTable read_with_metadata(TableCsvRows rows, const std::string& csv_label, 
                                    rows.line[static_cast<size_t>(i)], x, i, grid.x(i), json_label));
   }
   if (tails && options.renormalise)
-    throw InputError(fmt::format("{}: --renormalise does not apply to a table with geometric tails ({})", csv_label, json_label));
+    throw InputError(
+        fmt::format("{}: --renormalise does not apply to a table with geometric tails ({})", csv_label, json_label));
   const std::optional<double> renormalised_from = renormalise(rows.p, options, csv_label);
   double tail_mass = 0.0;
   if (tails && std::isfinite(rows.p.front()) && std::isfinite(rows.p.back()))
@@ -274,14 +276,16 @@ LoadedTable read_bare(TableCsvRows rows, const std::string& csv_label, const fs:
                       const TableReadOptions& options) {
   const size_t n = rows.size();
   if (n == 1)
-    throw InputError(fmt::format("{}:{}: only one data row; inferring the grid step needs at least two (or a {} "
-                                 "with the grid)",
-                                 csv_label, rows.line[0], metadata_path_for(csv_path).filename().string()));
+    throw InputError(
+        fmt::format("{}:{}: only one data row; inferring the grid step needs at least two (or a {} "
+                    "with the grid)",
+                    csv_label, rows.line[0], metadata_path_for(csv_path).filename().string()));
   for (size_t i = 1; i < n; ++i)
     if (!(rows.x[i] > rows.x[i - 1]))
-      throw InputError(fmt::format("{}:{}: x = {:.17g} does not increase (previous x = {:.17g}); x must be strictly "
-                                   "increasing",
-                                   csv_label, rows.line[i], rows.x[i], rows.x[i - 1]));
+      throw InputError(
+          fmt::format("{}:{}: x = {:.17g} does not increase (previous x = {:.17g}); x must be strictly "
+                      "increasing",
+                      csv_label, rows.line[i], rows.x[i], rows.x[i - 1]));
 
   // The first and last rows fix the grid; every row in between must lie on it.
   const Grid grid{rows.x.front(), (rows.x.back() - rows.x.front()) / static_cast<double>(n - 1),
@@ -295,9 +299,10 @@ LoadedTable read_bare(TableCsvRows rows, const std::string& csv_label, const fs:
   for (size_t i = 1; i + 1 < n; ++i) {
     const double expected = grid.x(static_cast<int64_t>(i));
     if (std::abs(rows.x[i] - expected) > tolerance)
-      throw InputError(fmt::format("{}:{}: x = {:.17g} is off the uniform grid through the first and last rows "
-                                   "(expected {:.17g}, step {:.17g})",
-                                   csv_label, rows.line[i], rows.x[i], expected, grid.step));
+      throw InputError(
+          fmt::format("{}:{}: x = {:.17g} is off the uniform grid through the first and last rows "
+                      "(expected {:.17g}, step {:.17g})",
+                      csv_label, rows.line[i], rows.x[i], expected, grid.step));
   }
   const std::optional<double> renormalised_from = renormalise(rows.p, options, csv_label);
   if (auto problem = find_table_problem(grid, rows.p)) throw_table_problem(*problem, csv_label, rows);
@@ -339,8 +344,9 @@ json table_metadata(const NoiseTable& table) {
                          {"ratio", table.tails()->ratio},
                          {"left_mass", table.left_tail_mass()},
                          {"right_mass", table.right_tail_mass()},
-                         {"meaning", "beyond each end of the grid, p continues as p_end * ratio^k at x_end +- k * step, "
-                                     "k = 1, 2, ...; left_mass and right_mass are those sums"}};
+                         {"meaning",
+                          "beyond each end of the grid, p continues as p_end * ratio^k at x_end +- k * step, "
+                          "k = 1, 2, ...; left_mass and right_mass are those sums"}};
   return metadata;
 }
 
@@ -354,8 +360,8 @@ void write_noise_table(const NoiseTable& table, const fs::path& csv_path, const 
   const json own = table_metadata(table);
   for (const auto& [key, value] : own.items()) {
     const auto given = metadata.find(key);
-    const bool structural = std::find(std::begin(kStructuralKeys), std::end(kStructuralKeys), key) !=
-                            std::end(kStructuralKeys);
+    const bool structural =
+        std::find(std::begin(kStructuralKeys), std::end(kStructuralKeys), key) != std::end(kStructuralKeys);
     if (structural && given != metadata.end() && *given != value)
       spdlog::warn("{}: metadata \"{}\" given as {} disagrees with the table; writing the table's {}",
                    json_path.string(), key, given->dump(), value.dump());

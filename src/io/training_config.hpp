@@ -27,12 +27,12 @@ namespace noiselearn {
 struct TrainingConfig {
   // grid: a symmetric grid [-range, range]
   double grid_range = 5.0;
-  double grid_step = 0.0;     // 0: derived from grid_points
-  int64_t grid_points = 0;    // 0: derived from grid_step; both 0: 60,001 (Sommer et al.'s E = 60,000 scale)
+  double grid_step = 0.0;   // 0: derived from grid_points
+  int64_t grid_points = 0;  // 0: derived from grid_step; both 0: 60,001 (Sommer et al.'s E = 60,000 scale)
   // model
   std::string model_kind = "sigmoid-stack";
   std::string model_support = "two-sided";  // two-sided: the grid [-range, range]; one-sided: [0, range]
-  SigmoidStackConfig sigmoid_stack;  // model.kind = sigmoid-stack (io/kinds/sigmoid_stack.hpp)
+  SigmoidStackConfig sigmoid_stack;         // model.kind = sigmoid-stack (io/kinds/sigmoid_stack.hpp)
   bool model_symmetric = true;
   std::string model_init = "paper";
   std::string model_init_table;
@@ -51,8 +51,8 @@ struct TrainingConfig {
   PrivacyBucketsConfig privacy_buckets;        // loss.kind = privacy-buckets-* (io/kinds/privacy_buckets.hpp)
   double loss_delta = 1e-6;
   double loss_alpha = 0.0;
-  RenyiConfig renyi;                           // loss.kind = renyi (io/kinds/renyi.hpp)
-  SoftPldConfig soft_pld;                      // loss.kind = soft-pld (io/kinds/soft_pld.hpp)
+  RenyiConfig renyi;       // loss.kind = renyi (io/kinds/renyi.hpp)
+  SoftPldConfig soft_pld;  // loss.kind = soft-pld (io/kinds/soft_pld.hpp)
   // utility
   std::string utility_kind = "l1";
   double utility_tail_threshold = 1.0;

@@ -1,11 +1,12 @@
 #pragma once
 // The kinds a training config chooses by name, optimiser.kind, loss.kind and model.kind, as the config knows them: one
-// registration each (io/optimiser_kinds.cpp, io/loss_kinds.cpp, io/model_kinds.cpp) gives the name TrainingConfig::validate() accepts (a
-// mistyped one is refused with the nearest registered name), the text `noiselearn config-keys` and configs/README.md
-// print for the key, the kind's rules on the other keys, and, for an optimiser, what --resume may grow. How a kind is
-// built lives above: the optimisers in the run layer (run/optimiser_factories.hpp), the losses with LibTorch in
-// train/factories.cpp, each found there by the same name. They are registered here, below both, because whatever does
-// not link LibTorch (`noiselearn config-keys`, a sweep's expansion, the io tests) still validates and lists them.
+// registration each (io/optimiser_kinds.cpp, io/loss_kinds.cpp, io/model_kinds.cpp) gives the name
+// TrainingConfig::validate() accepts (a mistyped one is refused with the nearest registered name), the text `noiselearn
+// config-keys` and configs/README.md print for the key, the kind's rules on the other keys, and, for an optimiser, what
+// --resume may grow. How a kind is built lives above: the optimisers in the run layer (run/optimiser_factories.hpp),
+// the losses with LibTorch in train/factories.cpp, each found there by the same name. They are registered here, below
+// both, because whatever does not link LibTorch (`noiselearn config-keys`, a sweep's expansion, the io tests) still
+// validates and lists them.
 #include <functional>
 #include <string>
 #include <vector>

@@ -59,30 +59,35 @@ struct Settings {
 // The keyword arguments (named like the CLI options) through the one parser (io/release_settings.hpp): each left None
 // is the table's recorded setting (a path to a noiselearn table), else the default the docstring states; neither
 // given nor recorded, the sensitivity is 1.
-Settings settings_of(const PairSettings& pair, const AccountantSettings& accountant, const RecordedCertification& recorded) {
-  return Settings{resolve_pair(pair, recorded, SettingNames::kPython, false), resolve_accountant(accountant, recorded.accountant)};
+Settings settings_of(const PairSettings& pair, const AccountantSettings& accountant,
+                     const RecordedCertification& recorded) {
+  return Settings{resolve_pair(pair, recorded, SettingNames::kPython, false),
+                  resolve_accountant(accountant, recorded.accountant)};
 }
 
 void require_compositions(int64_t n) {
-  if (n < 1 || n > kMaxCompositions) throw InputError(fmt::format("compositions {} must be in 1..{}", n, kMaxCompositions));
+  if (n < 1 || n > kMaxCompositions)
+    throw InputError(fmt::format("compositions {} must be in 1..{}", n, kMaxCompositions));
 }
 
-#define NOISELEARN_ACCOUNTING_KWARGS                                                                                   \
-  py::kw_only(), py::arg("sensitivity") = py::none(), py::arg("neighbours") = py::none(), py::arg("shifts") = py::none(), \
-      py::arg("pair") = py::none(), py::arg("sampling_rate") = py::none(), py::arg("loss_step") = py::none(),          \
-      py::arg("tail_mass") = py::none(), py::arg("several_pairs") = py::none(), py::arg("adaptive_budget") = py::none(), \
-      py::arg("adaptive_block_budget") = py::none()
+#define NOISELEARN_ACCOUNTING_KWARGS                                                                                  \
+  py::kw_only(), py::arg("sensitivity") = py::none(), py::arg("neighbours") = py::none(),                             \
+                 py::arg("shifts") = py::none(), py::arg("pair") = py::none(), py::arg("sampling_rate") = py::none(), \
+                 py::arg("loss_step") = py::none(), py::arg("tail_mass") = py::none(),                                \
+                 py::arg("several_pairs") = py::none(), py::arg("adaptive_budget") = py::none(),                      \
+                 py::arg("adaptive_block_budget") = py::none()
 
-#define NOISELEARN_KEYWORD_PARAMETERS                                                                                  \
-  std::optional<double> sensitivity, std::optional<std::string> neighbours, std::optional<std::string> shifts,          \
-      std::optional<std::string> pair, std::optional<double> sampling_rate, std::optional<double> loss_step,            \
-      std::optional<double> tail_mass, std::optional<std::string> several_pairs, std::optional<double> adaptive_budget,  \
-      std::optional<double> adaptive_block_budget
+#define NOISELEARN_KEYWORD_PARAMETERS                                                                          \
+  std::optional<double> sensitivity, std::optional<std::string> neighbours, std::optional<std::string> shifts, \
+      std::optional<std::string> pair, std::optional<double> sampling_rate, std::optional<double> loss_step,   \
+      std::optional<double> tail_mass, std::optional<std::string> several_pairs,                               \
+      std::optional<double> adaptive_budget, std::optional<double> adaptive_block_budget
 
-#define NOISELEARN_KEYWORDS                                                                                            \
-  PairSettings{pair, sensitivity, sampling_rate, shifts, neighbours},                                                  \
-      AccountantSettings{loss_step, tail_mass, std::nullopt, std::nullopt, std::nullopt, several_pairs, adaptive_budget, \
-                         adaptive_block_budget}
+#define NOISELEARN_KEYWORDS                                                                         \
+  PairSettings{pair, sensitivity, sampling_rate, shifts, neighbours}, AccountantSettings {          \
+    loss_step, tail_mass, std::nullopt, std::nullopt, std::nullopt, several_pairs, adaptive_budget, \
+        adaptive_block_budget                                                                       \
+  }
 
 // Where a keyword argument left None comes from, for the docstrings.
 constexpr const char* kKeywordDefaults =
@@ -99,7 +104,8 @@ void bind_accountant(py::module_& m) {
                      "Rigorous bounds on delta(epsilon) of a composition: delta(eps) and epsilon(delta) return "
                      "(lower, upper).")
       .def("delta", &Bounds::delta, py::arg("epsilon"), "(lower, upper) bounds on delta at epsilon")
-      .def("epsilon", &Bounds::epsilon, py::arg("delta"), "(lower, upper) bounds on the least epsilon with delta(epsilon) <= delta")
+      .def("epsilon", &Bounds::epsilon, py::arg("delta"),
+           "(lower, upper) bounds on the least epsilon with delta(epsilon) <= delta")
       .def_property_readonly("description", &Bounds::description, "The pair, the neighbours covered and the method")
       .def_property_readonly("compositions", &Bounds::compositions);
 
@@ -133,8 +139,9 @@ void bind_accountant(py::module_& m) {
 
   m.def(
       "certify",
-      [](const py::object& table_or_path, std::optional<int64_t> compositions, std::optional<std::vector<double>> epsilons,
-         std::optional<std::vector<double>> deltas, NOISELEARN_KEYWORD_PARAMETERS) {
+      [](const py::object& table_or_path, std::optional<int64_t> compositions,
+         std::optional<std::vector<double>> epsilons, std::optional<std::vector<double>> deltas,
+         NOISELEARN_KEYWORD_PARAMETERS) {
         const TableArgument argument = table_argument(table_or_path, "table");
         const RecordedCertification& recorded = argument.recorded;
         CertificateRequest request;
@@ -143,20 +150,22 @@ void bind_accountant(py::module_& m) {
         const Settings s = settings_of(NOISELEARN_KEYWORDS, recorded);
         request.epsilons = epsilons ? *epsilons : recorded.epsilons;
         request.deltas = deltas ? *deltas : recorded.deltas;
-        if (!epsilons && !deltas && request.epsilons.empty() && request.deltas.empty()) request.deltas = {1e-3, 1e-6, 1e-9};
+        if (!epsilons && !deltas && request.epsilons.empty() && request.deltas.empty())
+          request.deltas = {1e-3, 1e-6, 1e-9};
         request.validate();
         Certificate certificate;
         {
           py::gil_scoped_release release;
-          certificate = make_certificate(account(make_pair_family(argument.table, s.pair), request.compositions, s.accountant, queries_of(request)),
+          certificate = make_certificate(account(make_pair_family(argument.table, s.pair), request.compositions,
+                                                 s.accountant, queries_of(request)),
                                          request, s.accountant);
         }
         py::dict out = py::module_::import("json").attr("loads")(certificate_json(certificate).dump());
         out["report"] = certificate.report();
         return out;
       },
-      py::arg("table"), py::arg("compositions") = py::none(), py::arg("epsilons") = py::none(), py::arg("deltas") = py::none(),
-      NOISELEARN_ACCOUNTING_KWARGS,
+      py::arg("table"), py::arg("compositions") = py::none(), py::arg("epsilons") = py::none(),
+      py::arg("deltas") = py::none(), NOISELEARN_ACCOUNTING_KWARGS,
       (std::string("The certificate noiselearn writes into noise.json, as a dict (plus 'report', the text the CLI "
                    "prints). epsilons, deltas: the queries (None: the recorded ones, else deltas 1e-3, 1e-6, 1e-9).") +
        kKeywordDefaults)
@@ -171,8 +180,8 @@ void bind_accountant(py::module_& m) {
         options.validate();
         return Bounds(compose_bounds(gaussian_mechanism_bounds(sigma, sensitivity, options), compositions, options));
       },
-      py::arg("sigma"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1, py::arg("loss_step") = 1e-4,
-      "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
+      py::arg("sigma"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
+      py::arg("loss_step") = 1e-4, "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
   m.def(
       "laplace_mechanism",
       [](double scale, double sensitivity, int64_t compositions, double loss_step) {
@@ -182,12 +191,13 @@ void bind_accountant(py::module_& m) {
         options.validate();
         return Bounds(compose_bounds(laplace_mechanism_bounds(scale, sensitivity, options), compositions, options));
       },
-      py::arg("scale"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1, py::arg("loss_step") = 1e-4,
-      "Certified bounds for the continuous Laplace mechanism with scale b.");
-  m.def("gaussian_mechanism_delta", &gaussian_mechanism_delta, py::arg("sigma"), py::arg("sensitivity"), py::arg("compositions"),
-        py::arg("epsilon"),
-        "The exact delta(epsilon) of the n-fold Gaussian mechanism (Balle and Wang 2018, closed form: the composition is "
-        "the Gaussian mechanism with sigma / sqrt(n)).");
+      py::arg("scale"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
+      py::arg("loss_step") = 1e-4, "Certified bounds for the continuous Laplace mechanism with scale b.");
+  m.def(
+      "gaussian_mechanism_delta", &gaussian_mechanism_delta, py::arg("sigma"), py::arg("sensitivity"),
+      py::arg("compositions"), py::arg("epsilon"),
+      "The exact delta(epsilon) of the n-fold Gaussian mechanism (Balle and Wang 2018, closed form: the composition is "
+      "the Gaussian mechanism with sigma / sqrt(n)).");
   m.def("set_threads", &set_accountant_threads, py::arg("threads"),
         "Threads for the accountant's exact adaptive programme (default: OMP_NUM_THREADS, else the processors this "
         "process may run on). Results do not depend on it.");

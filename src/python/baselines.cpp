@@ -19,8 +19,10 @@ void bind_baselines(py::module_& m) {
   b.def("staircase", &staircase_table, py::arg("grid"), py::arg("epsilon"), py::arg("sensitivity"), py::arg("gamma"),
         py::arg("range"), "The staircase mechanism (Geng et al. 2015), truncated to [-range, range]");
   b.def("staircase_optimal_gamma_l1", &staircase_optimal_gamma_l1, py::arg("epsilon"), "gamma* = 1 / (1 + e^(eps/2))");
-  b.def("discrete_gaussian", &discrete_gaussian_table, py::arg("grid"), py::arg("sigma"), "p(x) proportional to exp(-x^2 / (2 sigma^2))");
-  b.def("discrete_laplace", &discrete_laplace_table, py::arg("grid"), py::arg("scale"), "p(x) proportional to exp(-|x| / scale)");
+  b.def("discrete_gaussian", &discrete_gaussian_table, py::arg("grid"), py::arg("sigma"),
+        "p(x) proportional to exp(-x^2 / (2 sigma^2))");
+  b.def("discrete_laplace", &discrete_laplace_table, py::arg("grid"), py::arg("scale"),
+        "p(x) proportional to exp(-|x| / scale)");
   b.def("uniform", &uniform_table, py::arg("grid"), py::arg("range"), "Equal mass on the points with |x| <= range");
 }
 

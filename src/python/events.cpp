@@ -26,7 +26,9 @@ namespace noiselearn::python {
 
 namespace {
 
-std::string type_name(const py::handle& value) { return py::str(py::type::of(value).attr("__name__")).cast<std::string>(); }
+std::string type_name(const py::handle& value) {
+  return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+}
 
 // A dict value as the text the parser reads: numbers exactly (repr of a float round-trips), strings as they are.
 std::string field_text(const py::handle& value, const std::string& key, const std::string& where) {
@@ -49,7 +51,8 @@ ReleaseDescription description_of(const py::object& events, const std::string& r
   size_t index = 0;
   for (const py::handle item : events) {
     const std::string where = fmt::format("event {}", ++index);
-    if (!py::isinstance<py::dict>(item)) throw InputError(fmt::format("{}: must be a dict (got {})", where, type_name(item)));
+    if (!py::isinstance<py::dict>(item))
+      throw InputError(fmt::format("{}: must be a dict (got {})", where, type_name(item)));
     EventFields fields;
     for (const auto& [key, value] : item.cast<py::dict>()) {
       if (!py::isinstance<py::str>(key)) throw InputError(fmt::format("{}: keys must be strings", where));
@@ -65,7 +68,8 @@ ReleaseDescription description_of(const py::object& events, const std::string& r
 // A whole number argument (steps): ints and numpy integers; anything else a ValueError naming it.
 int64_t whole_number(const py::object& value, const char* name, int64_t least) {
   if (py::isinstance<py::bool_>(value) || !(py::isinstance<py::int_>(value) || py::hasattr(value, "__index__")))
-    throw InputError(fmt::format("{} must be a whole number (got {} {})", name, type_name(value), py::repr(value).cast<std::string>()));
+    throw InputError(fmt::format("{} must be a whole number (got {} {})", name, type_name(value),
+                                 py::repr(value).cast<std::string>()));
   const int64_t n = py::int_(value).cast<int64_t>();
   if (n < least) throw InputError(fmt::format("{} {} must be at least {}", name, n, least));
   return n;
@@ -119,8 +123,10 @@ void bind_events(py::module_& m) {
       },
       py::arg("events"), py::kw_only(), py::arg("relation") = "add_remove", py::arg("loss_step") = 1e-4,
       "Certified bounds of a list of events, each a dict as in an events file: mechanism ('gaussian', 'laplace', "
-      "'discrete_gaussian', 'discrete_laplace', 'table' with a table file's path; see mechanisms()) and its parameters, "
-      "coordinates (d coordinates with their own noise, L-infinity neighbours; default 1), sampling ('none', 'poisson' with "
+      "'discrete_gaussian', 'discrete_laplace', 'table' with a table file's path; see mechanisms()) and its "
+      "parameters, "
+      "coordinates (d coordinates with their own noise, L-infinity neighbours; default 1), sampling ('none', 'poisson' "
+      "with "
       "sampling_rate, 'without_replacement' with batch_size and dataset_size; left out, the keys decide) and count "
       "(releases, default 1). relation: 'add_remove' (Poisson) or 'replace_one' (without replacement). Returns Bounds: "
       ".epsilon(delta) and .delta(epsilon) give (lower, upper).");
@@ -148,7 +154,8 @@ void bind_events(py::module_& m) {
         std::vector<int64_t> counts;
         if (!py::isinstance<py::sequence>(steps) && !py::hasattr(steps, "__array__"))
           throw InputError(fmt::format("steps must be a list of whole numbers (got {})", type_name(steps)));
-        for (const py::handle s : steps) counts.push_back(whole_number(py::reinterpret_borrow<py::object>(s), "steps", 1));
+        for (const py::handle s : steps)
+          counts.push_back(whole_number(py::reinterpret_borrow<py::object>(s), "steps", 1));
         const AccountantOptions options = options_of(loss_step);
         std::vector<EpsilonBracket> e;
         {
@@ -178,21 +185,25 @@ void bind_events(py::module_& m) {
         NoiseCalibration c;
         {
           py::gil_scoped_release release;
-          c = calibrate_noise_multiplier(target_epsilon, delta, sampling_rate, t, options, relative_tolerance, minimum, maximum);
+          c = calibrate_noise_multiplier(target_epsilon, delta, sampling_rate, t, options, relative_tolerance, minimum,
+                                         maximum);
         }
         return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
       },
       py::arg("target_epsilon"), py::arg("delta"), py::arg("sampling_rate"), py::arg("steps"), py::kw_only(),
-      py::arg("relative_tolerance") = 1e-3, py::arg("minimum") = 0.05, py::arg("maximum") = 1000.0, py::arg("loss_step") = 1e-4,
-      "The least noise multiplier (to relative_tolerance, in [minimum, maximum]) whose certified upper epsilon at delta "
+      py::arg("relative_tolerance") = 1e-3, py::arg("minimum") = 0.05, py::arg("maximum") = 1000.0,
+      py::arg("loss_step") = 1e-4,
+      "The least noise multiplier (to relative_tolerance, in [minimum, maximum]) whose certified upper epsilon at "
+      "delta "
       "after `steps` DP-SGD steps at sampling_rate is at most target_epsilon: (noise_multiplier, (lower, upper)). "
       "ValueError when even `maximum` does not reach the target.");
 
   m.def(
       "calibrate_event",
-      [](const py::object& event, const std::string& key, double target_epsilon, double delta, const std::string& relation,
-         double relative_tolerance, double minimum, double maximum, double loss_step) {
-        if (!py::isinstance<py::dict>(event)) throw InputError(fmt::format("event must be one dict (got {})", type_name(event)));
+      [](const py::object& event, const std::string& key, double target_epsilon, double delta,
+         const std::string& relation, double relative_tolerance, double minimum, double maximum, double loss_step) {
+        if (!py::isinstance<py::dict>(event))
+          throw InputError(fmt::format("event must be one dict (got {})", type_name(event)));
         py::list events;
         events.append(event);
         const ReleaseDescription description = description_of(events, relation);
@@ -209,13 +220,14 @@ void bind_events(py::module_& m) {
       py::arg("maximum") = 1000.0, py::arg("loss_step") = 1e-4,
       "The least value of the event's noise parameter `key` (e.g. 'noise_multiplier' of a 'laplace' event on d "
       "coordinates, 'scale' of a 'discrete_laplace') whose certified upper epsilon at delta is at most target_epsilon "
-      "(the value in the event dict is where the search starts): (value, (lower, upper)). ValueError for a key that is not a noise "
+      "(the value in the event dict is where the search starts): (value, (lower, upper)). ValueError for a key that is "
+      "not a noise "
       "parameter, or when even `maximum` does not reach the target.");
 
   m.def(
       "max_steps",
-      [](double noise_multiplier, double sampling_rate, double target_epsilon, double delta, const py::object& maximum_steps,
-         double loss_step) {
+      [](double noise_multiplier, double sampling_rate, double target_epsilon, double delta,
+         const py::object& maximum_steps, double loss_step) {
         const int64_t most = whole_number(maximum_steps, "maximum_steps", 1);
         const AccountantOptions options = options_of(loss_step);
         StepsCalibration c;
@@ -227,7 +239,8 @@ void bind_events(py::module_& m) {
       },
       py::arg("noise_multiplier"), py::arg("sampling_rate"), py::arg("target_epsilon"), py::arg("delta"), py::kw_only(),
       py::arg("maximum_steps") = 100'000'000, py::arg("loss_step") = 1e-4,
-      "The most DP-SGD steps whose certified upper epsilon at delta is at most target_epsilon: (steps, (lower, upper)); "
+      "The most DP-SGD steps whose certified upper epsilon at delta is at most target_epsilon: (steps, (lower, "
+      "upper)); "
       "steps 0 when not even one step fits.");
 }
 

@@ -9,7 +9,8 @@
 namespace py = pybind11;
 
 PYBIND11_MODULE(noiselearn, m) {
-  m.doc() = "noiselearn: certified noise tables for differential privacy (tables, accountant, baselines, secure sampler)";
+  m.doc() =
+      "noiselearn: certified noise tables for differential privacy (tables, accountant, baselines, secure sampler)";
   py::register_exception_translator([](std::exception_ptr error) {
     try {
       if (error) std::rethrow_exception(error);

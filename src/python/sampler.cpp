@@ -28,7 +28,8 @@ std::unique_ptr<sampler::EntropySource> source_of(const std::optional<uint64_t>&
 }
 
 sampler::SamplerTable sampler_table_of(const NoiseTable& table) {
-  if (table.tails()) throw InputError("a table with geometric tails has infinite support: the sampler cannot draw from it");
+  if (table.tails())
+    throw InputError("a table with geometric tails has infinite support: the sampler cannot draw from it");
   sampler::SamplerTable t;
   t.origin = table.grid().origin;
   t.step = table.grid().step;
@@ -39,20 +40,23 @@ sampler::SamplerTable sampler_table_of(const NoiseTable& table) {
 }  // namespace
 
 void bind_sampler(py::module_& m) {
-  py::class_<SecureSampler>(m, "SecureSampler",
-                            "Draws noise from a table with the OS CSPRNG (seed=None) through an exact integer alias table. "
-                            "What is sampled is `quantised`: the table rounded to weights summing to 2^total_bits.")
+  py::class_<SecureSampler>(
+      m, "SecureSampler",
+      "Draws noise from a table with the OS CSPRNG (seed=None) through an exact integer alias table. "
+      "What is sampled is `quantised`: the table rounded to weights summing to 2^total_bits.")
       .def(py::init([](const NoiseTable& table, std::optional<uint64_t> seed, int total_bits) {
              return std::make_unique<SecureSampler>(sampler_table_of(table), source_of(seed), total_bits);
            }),
-           py::arg("table"), py::kw_only(), py::arg("seed") = py::none(), py::arg("total_bits") = sampler::kDefaultTotalBits,
+           py::arg("table"), py::kw_only(), py::arg("seed") = py::none(),
+           py::arg("total_bits") = sampler::kDefaultTotalBits,
            "seed: a deterministic, non-cryptographic source, for tests only.")
       .def_static(
           "from_file",
           [](const std::filesystem::path& path, std::optional<uint64_t> seed, int total_bits) {
             return std::make_unique<SecureSampler>(SecureSampler::from_file(path, source_of(seed), total_bits));
           },
-          py::arg("path"), py::kw_only(), py::arg("seed") = py::none(), py::arg("total_bits") = sampler::kDefaultTotalBits,
+          py::arg("path"), py::kw_only(), py::arg("seed") = py::none(),
+          py::arg("total_bits") = sampler::kDefaultTotalBits,
           "A sampler of an exported noise.csv (checked against its noise.json), without LibTorch on the C++ side.")
       .def(
           "draw",
@@ -73,7 +77,8 @@ void bind_sampler(py::module_& m) {
             for (py::ssize_t i = 0; i < contiguous.size(); ++i) x[i] = s.add_noise(a[i]);
             return out;
           },
-          py::arg("answers"), "The noisy release of every answer (any shape): each snapped to the lattice, noise added there")
+          py::arg("answers"),
+          "The noisy release of every answer (any shape): each snapped to the lattice, noise added there")
       .def_property_readonly("quantised",
                              [](const SecureSampler& s) {
                                const std::vector<double> p = s.quantised().probabilities();

@@ -29,14 +29,16 @@ namespace {
 // would turn ["0.5", "0.5"] into floats and a list of booleans into 0 and 1, silently.
 std::vector<double> vector_of(const py::object& values, const char* what) {
   py::array any = py::array::ensure(values);
-  if (!any) throw InputError(fmt::format("{} must be an array of numbers (got {})", what,
-                                         py::str(py::type::of(values).attr("__name__")).cast<std::string>()));
+  if (!any)
+    throw InputError(fmt::format("{} must be an array of numbers (got {})", what,
+                                 py::str(py::type::of(values).attr("__name__")).cast<std::string>()));
   const char kind = any.dtype().kind();
   if (kind != 'f' && kind != 'i' && kind != 'u')
-    throw InputError(fmt::format("{} must be an array of numbers (got an array of dtype {}{})", what,
-                                 py::str(any.dtype()).cast<std::string>(),
-                                 kind == 'U' || kind == 'S' || kind == 'O' ? ": convert the values to float first" : ""));
-  if (any.ndim() != 1) throw InputError(fmt::format("{} must be a one-dimensional array (got {} dimensions)", what, any.ndim()));
+    throw InputError(fmt::format(
+        "{} must be an array of numbers (got an array of dtype {}{})", what, py::str(any.dtype()).cast<std::string>(),
+        kind == 'U' || kind == 'S' || kind == 'O' ? ": convert the values to float first" : ""));
+  if (any.ndim() != 1)
+    throw InputError(fmt::format("{} must be a one-dimensional array (got {} dimensions)", what, any.ndim()));
   const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(any);
   return std::vector<double>(a.data(), a.data() + a.size());
 }
@@ -52,8 +54,9 @@ Grid grid_through(const std::vector<double>& x) {
   const Grid grid{x.front(), step, static_cast<int64_t>(x.size())};
   for (size_t i = 0; i < x.size(); ++i)
     if (std::abs(x[i] - grid.x(static_cast<int64_t>(i))) > 1e-9 * step)
-      throw InputError(fmt::format("x is not a uniform grid: x[{}] = {} but the grid through the first and last points has {}", i,
-                                   x[i], grid.x(static_cast<int64_t>(i))));
+      throw InputError(
+          fmt::format("x is not a uniform grid: x[{}] = {} but the grid through the first and last points has {}", i,
+                      x[i], grid.x(static_cast<int64_t>(i))));
   return grid;
 }
 
@@ -79,24 +82,23 @@ void bind_tables(py::module_& m) {
       .def_readonly("origin", &Grid::origin)
       .def_readonly("step", &Grid::step)
       .def_readonly("size", &Grid::size)
-      .def_property_readonly("x", [](const Grid& g) {
-        std::vector<double> x(static_cast<size_t>(g.size));
-        for (int64_t i = 0; i < g.size; ++i) x[static_cast<size_t>(i)] = g.x(i);
-        return array_of(x);
-      })
+      .def_property_readonly("x",
+                             [](const Grid& g) {
+                               std::vector<double> x(static_cast<size_t>(g.size));
+                               for (int64_t i = 0; i < g.size; ++i) x[static_cast<size_t>(i)] = g.x(i);
+                               return array_of(x);
+                             })
       .def("__repr__", [](const Grid& g) { return "<noiselearn.Grid " + describe(g) + ">"; });
 
   py::class_<NoiseTable>(m, "NoiseTable",
                          "A noise distribution: probabilities p on a uniform grid. Validated on construction: finite, "
                          "non-negative, summing to 1 within 1e-12 (ValueError otherwise).")
-      .def(py::init([](const Grid& grid, const py::object& p,
-                       const std::optional<std::string>& support) {
+      .def(py::init([](const Grid& grid, const py::object& p, const std::optional<std::string>& support) {
              return NoiseTable(grid, vector_of(p, "p"), support_of(support));
            }),
            py::arg("grid"), py::arg("p"), py::arg("support") = py::none(),
            "support: 'symmetric', 'one-sided' or 'general'; inferred when omitted.")
-      .def(py::init([](const py::object& x, const py::object& p,
-                       const std::optional<std::string>& support) {
+      .def(py::init([](const py::object& x, const py::object& p, const std::optional<std::string>& support) {
              const std::vector<double> xs = vector_of(x, "x"), ps = vector_of(p, "p");
              if (xs.size() != ps.size())
                throw InputError(fmt::format("x has {} points but p has {}", xs.size(), ps.size()));
@@ -105,11 +107,12 @@ void bind_tables(py::module_& m) {
            py::arg("x"), py::arg("p"), py::arg("support") = py::none(),
            "A table from its points x (a uniform grid) and probabilities p.")
       .def_property_readonly("grid", &NoiseTable::grid)
-      .def_property_readonly("x", [](const NoiseTable& t) {
-        std::vector<double> x(static_cast<size_t>(t.size()));
-        for (int64_t i = 0; i < t.size(); ++i) x[static_cast<size_t>(i)] = t.x(i);
-        return array_of(x);
-      })
+      .def_property_readonly("x",
+                             [](const NoiseTable& t) {
+                               std::vector<double> x(static_cast<size_t>(t.size()));
+                               for (int64_t i = 0; i < t.size(); ++i) x[static_cast<size_t>(i)] = t.x(i);
+                               return array_of(x);
+                             })
       .def_property_readonly("p", [](const NoiseTable& t) { return array_of(t.probabilities()); })
       .def_property_readonly("support", [](const NoiseTable& t) { return to_string(t.support_kind()); })
       .def("__len__", &NoiseTable::size)
@@ -118,7 +121,8 @@ void bind_tables(py::module_& m) {
       .def("tail_probability", &tail_probability, py::arg("tau"), "Pr[|e| > tau]")
       .def("max_abs_error", &max_abs_error, "The largest |x| with p > 0")
       .def("__repr__", [](const NoiseTable& t) {
-        return fmt::format("<noiselearn.NoiseTable {} points on {}, {}>", t.size(), describe(t.grid()), to_string(t.support_kind()));
+        return fmt::format("<noiselearn.NoiseTable {} points on {}, {}>", t.size(), describe(t.grid()),
+                           to_string(t.support_kind()));
       });
 
   m.def(
@@ -140,7 +144,8 @@ void bind_tables(py::module_& m) {
         } catch (const InputError& e) {  // say it in Python's words, not the CLI's
           std::string message = e.what();
           const std::string cli = "(use --force)";
-          if (const size_t at = message.find(cli); at != std::string::npos) message.replace(at, cli.size(), "(pass overwrite=True)");
+          if (const size_t at = message.find(cli); at != std::string::npos)
+            message.replace(at, cli.size(), "(pass overwrite=True)");
           throw InputError(message);
         }
       },

@@ -61,7 +61,8 @@ TrainingOptions training_options_of(const TrainingConfig& c, const Grid& grid) {
   o.directions = parse_direction_combination(c.loss_directions);
   o.utility = utility_of(c);
   o.pair.kind = parse_pair_kind(c.pair_kind);
-  o.pair.shift_cells = whole_steps(c.pair_sensitivity, grid.step, fmt::format("pair.sensitivity {:g}", c.pair_sensitivity));
+  o.pair.shift_cells =
+      whole_steps(c.pair_sensitivity, grid.step, fmt::format("pair.sensitivity {:g}", c.pair_sensitivity));
   if (o.pair.shift_cells < 1) throw InputError("pair.sensitivity must be at least one grid step");
   o.pair.sampling_rate = c.pair_sampling_rate;
   o.log_every = c.output_log_every;
@@ -110,9 +111,9 @@ class AdamOptimiser final : public RunOptimiser {
   }
 
   OptimisedTable optimise(const fs::path& directory, bool resume) override {
-    spdlog::info("training {} on {} with {} (epsilon {}, n = {}) and {} utility; run directory {}", model_->model_name(),
-                 describe(grid_), loss_->loss_name(), format_exact(c_.loss_epsilon), c_.loss_compositions, c_.utility_kind,
-                 directory.string());
+    spdlog::info("training {} on {} with {} (epsilon {}, n = {}) and {} utility; run directory {}",
+                 model_->model_name(), describe(grid_), loss_->loss_name(), format_exact(c_.loss_epsilon),
+                 c_.loss_compositions, c_.utility_kind, directory.string());
     training_.write_checkpoint = [path = directory / "checkpoint.pt"](const std::string& archive) {
       write_checkpoint_file(path, archive);
     };
@@ -126,19 +127,25 @@ class AdamOptimiser final : public RunOptimiser {
     // The learned table; its certificate comes from the certified accountant, never from the training loss.
     TableProvenance provenance;
     provenance.source = "train " + model_->model_name();
-    provenance.note = fmt::format("{} with {} (epsilon {}, n = {}), {} utility; config {}", model_->model_name(),
-                                  loss_->loss_name(), format_exact(c_.loss_epsilon), c_.loss_compositions, c_.utility_kind,
-                                  options_.config_path);
-    provenance.parameters = {{"seed", static_cast<double>(c_.optimiser_seed)}, {"epochs", static_cast<double>(summary_.epochs_run)}};
+    provenance.note =
+        fmt::format("{} with {} (epsilon {}, n = {}), {} utility; config {}", model_->model_name(), loss_->loss_name(),
+                    format_exact(c_.loss_epsilon), c_.loss_compositions, c_.utility_kind, options_.config_path);
+    provenance.parameters = {{"seed", static_cast<double>(c_.optimiser_seed)},
+                             {"epochs", static_cast<double>(summary_.epochs_run)}};
     OptimisedTable out{picked ? NoiseTable(picked->grid(), picked->probabilities(), picked->support_kind(), provenance)
                               : table_of(*model_, provenance)};
     const NoiseTable& table = out.table;
-    out.record["utility"] = {{"l1", l1_utility(table)}, {"l2", l2_utility(table)}, {"second_moment", second_moment(table)},
+    out.record["utility"] = {{"l1", l1_utility(table)},
+                             {"l2", l2_utility(table)},
+                             {"second_moment", second_moment(table)},
                              {"max_abs_error", max_abs_error(table)}};
     out.record["model"] = c_.model_kind;
-    out.record["loss"] = {{"kind", c_.loss_kind}, {"epsilon", c_.loss_epsilon}, {"compositions", c_.loss_compositions},
+    out.record["loss"] = {{"kind", c_.loss_kind},
+                          {"epsilon", c_.loss_epsilon},
+                          {"compositions", c_.loss_compositions},
                           {"directions", c_.loss_directions}};
-    out.record["pair"] = {{"kind", c_.pair_kind}, {"sensitivity", c_.pair_sensitivity}, {"sampling_rate", c_.pair_sampling_rate}};
+    out.record["pair"] = {
+        {"kind", c_.pair_kind}, {"sensitivity", c_.pair_sensitivity}, {"sampling_rate", c_.pair_sampling_rate}};
     out.record["training"] = {{"epochs_run", summary_.epochs_run},
                               {"epochs_this_session", summary_.epochs_this_session},
                               {"resumed_at_epoch", summary_.first_epoch},
@@ -149,7 +156,8 @@ class AdamOptimiser final : public RunOptimiser {
     if (!target_message_.empty()) out.record["target"] = target_message_;
     out.history_columns = {"epoch", "loss", "privacy", "utility", "utility_weight", "learning_rate", "seconds"};
     for (const auto& r : history)
-      out.history_rows.push_back({double(r.epoch), r.loss, r.privacy, r.utility, r.utility_weight, r.learning_rate, r.seconds});
+      out.history_rows.push_back(
+          {double(r.epoch), r.loss, r.privacy, r.utility, r.utility_weight, r.learning_rate, r.seconds});
     out.stopped_early = summary_.stopped_early;
     out.stop_reason = summary_.stop_reason;
     return out;
@@ -158,13 +166,17 @@ class AdamOptimiser final : public RunOptimiser {
   Certificate certify(const NoiseTable& table) const override {
     CertificateRequest request;
     request.compositions = c_.loss_compositions;
-    request.epsilons = c_.certification_epsilons.empty() ? std::vector<double>{c_.loss_epsilon} : c_.certification_epsilons;
+    request.epsilons =
+        c_.certification_epsilons.empty() ? std::vector<double>{c_.loss_epsilon} : c_.certification_epsilons;
     request.deltas = c_.certification_deltas;
-    return make_certificate(account(make_pair_family(table, pair_), c_.loss_compositions, accountant_, queries_of(request)), request, accountant_);
+    return make_certificate(
+        account(make_pair_family(table, pair_), c_.loss_compositions, accountant_, queries_of(request)), request,
+        accountant_);
   }
 
   // comparison.csv, baseline.csv/.json and comparison_curves.csv (no truncated Gaussian reference on [0, r]).
-  std::string compare(const OptimisedTable& optimised, const Certificate& certificate, const fs::path& directory) const override {
+  std::string compare(const OptimisedTable& optimised, const Certificate& certificate,
+                      const fs::path& directory) const override {
     if (!c_.certification_compare_gaussian || c_.one_sided()) return "";
     ComparisonSettings settings;
     settings.pair = pair_;
@@ -178,61 +190,70 @@ class AdamOptimiser final : public RunOptimiser {
     const auto& sd = comparison.same_delta;
     const std::string u = to_string(utility_of(c_).kind);
     std::string csv = fmt::format("table,sigma,{},delta_upper,delta_lower\n", u);
-    csv += fmt::format("learned,,{:.17g},{:.17g},{:.17g}\n", comparison.utility, comparison.delta_upper, comparison.delta_lower);
+    csv += fmt::format("learned,,{:.17g},{:.17g},{:.17g}\n", comparison.utility, comparison.delta_upper,
+                       comparison.delta_lower);
     if (su.found)
-      csv += fmt::format("truncated-gaussian-same-utility,{:.17g},{:.17g},{:.17g},{:.17g}\n", su.sigma, su.utility, su.delta_upper,
-                         su.delta_lower);
+      csv += fmt::format("truncated-gaussian-same-utility,{:.17g},{:.17g},{:.17g},{:.17g}\n", su.sigma, su.utility,
+                         su.delta_upper, su.delta_lower);
     if (sd.found)
-      csv += fmt::format("truncated-gaussian-same-delta,{:.17g},{:.17g},{:.17g},{:.17g}\n", sd.sigma, sd.utility, sd.delta_upper,
-                         sd.delta_lower);
+      csv += fmt::format("truncated-gaussian-same-delta,{:.17g},{:.17g},{:.17g},{:.17g}\n", sd.sigma, sd.utility,
+                         sd.delta_upper, sd.delta_lower);
     write_file_atomically(directory / "comparison.csv", csv, /*overwrite=*/true);
     if (su.found) {
-      write_noise_table(*su.table, directory / "baseline.csv", {{"role", "truncated Gaussian with the learned table's utility"}}, true);
+      write_noise_table(*su.table, directory / "baseline.csv",
+                        {{"role", "truncated Gaussian with the learned table's utility"}}, true);
       const PairBounds gaussian = account(make_pair_family(*su.table, pair_), c_.loss_compositions, accountant_);
       std::vector<std::vector<double>> rows;
       for (const auto& point : certificate.curve)
         rows.push_back({point.epsilon, point.delta_upper, point.delta_lower, gaussian.delta_upper(point.epsilon),
                         gaussian.delta_lower(point.epsilon)});
-      write_numeric_csv(directory / "comparison_curves.csv",
-                        {"epsilon", "learned_delta_upper", "learned_delta_lower", "gaussian_delta_upper", "gaussian_delta_lower"},
-                        rows, /*overwrite=*/true);
+      write_numeric_csv(
+          directory / "comparison_curves.csv",
+          {"epsilon", "learned_delta_upper", "learned_delta_lower", "gaussian_delta_upper", "gaussian_delta_lower"},
+          rows, /*overwrite=*/true);
     }
     const std::string same_utility =
-        su.found ? fmt::format("the truncated Gaussian with the same {} (sigma {:.4g}) has certified delta {} ({})", u, su.sigma,
-                               format_general(su.delta_upper, 4, Rounding::kUp),
-                               su.delta_upper >= comparison.delta_upper ? "learned is better or equal" : "learned is worse")
-                 : "no truncated Gaussian on this grid has the same utility";
+        su.found
+            ? fmt::format("the truncated Gaussian with the same {} (sigma {:.4g}) has certified delta {} ({})", u,
+                          su.sigma, format_general(su.delta_upper, 4, Rounding::kUp),
+                          su.delta_upper >= comparison.delta_upper ? "learned is better or equal" : "learned is worse")
+            : "no truncated Gaussian on this grid has the same utility";
     const std::string same_delta =
-        sd.found ? fmt::format("the truncated Gaussian with the same certified delta (sigma {:.4g}) has {} {:.4g} ({})", sd.sigma, u,
-                               sd.utility, sd.utility >= comparison.utility ? "learned is better or equal" : "learned is worse")
+        sd.found ? fmt::format("the truncated Gaussian with the same certified delta (sigma {:.4g}) has {} {:.4g} ({})",
+                               sd.sigma, u, sd.utility,
+                               sd.utility >= comparison.utility ? "learned is better or equal" : "learned is worse")
                  : "no truncated Gaussian on this grid reaches the same certified delta";
     return fmt::format(" Against the baseline, {}; {}.", same_utility, same_delta);
   }
 
-  std::string summary_paragraph(const OptimisedTable& optimised, const Certificate& certificate, const std::string& comparison,
-                                const fs::path& directory) const override {
+  std::string summary_paragraph(const OptimisedTable& optimised, const Certificate& certificate,
+                                const std::string& comparison, const fs::path& directory) const override {
     const NoiseTable& table = optimised.table;
     const auto& first_delta = certificate.deltas.front();
     std::string epsilon_text;
     for (const auto& e : certificate.epsilons) {
       epsilon_text += epsilon_text.empty() ? "" : ", ";
       if (std::isfinite(e.epsilon_upper))
-        epsilon_text += fmt::format("epsilon({}) <= {}", format_exact(e.delta), format_fixed(e.epsilon_upper, 4, Rounding::kUp));
+        epsilon_text +=
+            fmt::format("epsilon({}) <= {}", format_exact(e.delta), format_fixed(e.epsilon_upper, 4, Rounding::kUp));
       else  // no epsilon reaches this delta: the distinguishing events alone (or the upper bound's tail) exceed it
-        epsilon_text += fmt::format("no epsilon certifies delta = {} (distinguishing events alone: {})", format_exact(e.delta),
-                                    format_general(certificate.infinity_mass_composed, 3, Rounding::kDown));
+        epsilon_text +=
+            fmt::format("no epsilon certifies delta = {} (distinguishing events alone: {})", format_exact(e.delta),
+                        format_general(certificate.infinity_mass_composed, 3, Rounding::kDown));
     }
     // The trained utility, and the L2 (RMS) error beside it unless that is the trained utility.
     const UtilitySpecification trained = utility_of(c_);
     std::string utility_text = fmt::format("{} {:.6g}", to_string(trained.kind), utility(table, trained));
     if (trained.kind != UtilityKind::kL2) utility_text += fmt::format(" and l2 {:.6g}", l2_utility(table));
     return fmt::format(
-        "Trained {} on {} with {} {} in {}. The learned table has {}; after n = {} its certified delta at epsilon = {} is in "
+        "Trained {} on {} with {} {} in {}. The learned table has {}; after n = {} its certified delta at epsilon = {} "
+        "is in "
         "[{}, {}] (lower, upper; {}{}){}.{}{} Run directory: {}.\n",
-        model_->model_name(), describe(grid_), loss_->loss_name(), epochs_text(), seconds_text(summary_.seconds), utility_text,
-        counted_noun(c_.loss_compositions, "composition"), format_exact(first_delta.epsilon),
-        format_general(first_delta.delta_lower, 6, Rounding::kDown), format_general(first_delta.delta_upper, 6, Rounding::kUp),
-        certificate.shift_justification, certificate.bound_methods(first_delta.upper_method, first_delta.lower_method),
+        model_->model_name(), describe(grid_), loss_->loss_name(), epochs_text(), seconds_text(summary_.seconds),
+        utility_text, counted_noun(c_.loss_compositions, "composition"), format_exact(first_delta.epsilon),
+        format_general(first_delta.delta_lower, 6, Rounding::kDown),
+        format_general(first_delta.delta_upper, 6, Rounding::kUp), certificate.shift_justification,
+        certificate.bound_methods(first_delta.upper_method, first_delta.lower_method),
         epsilon_text.empty() ? "" : "; " + epsilon_text, comparison,
         target_message_.empty() ? "" : " " + target_message_ + ".", directory.string());
   }
@@ -247,16 +268,19 @@ class AdamOptimiser final : public RunOptimiser {
     search.trials = c_.target_trials;
     search.initial_weight = c_.schedule_utility_weight_start;
     search.epochs_per_trial = c_.target_trial_epochs > 0 ? c_.target_trial_epochs : c_.adam.epochs;
-    plan_ = fmt::format("{} of {}", counted_noun(search.trials, "trial"), counted_noun(search.epochs_per_trial, "epoch"));
+    plan_ =
+        fmt::format("{} of {}", counted_noun(search.trials, "trial"), counted_noun(search.epochs_per_trial, "epoch"));
     spdlog::info("target search: certified {} <= {} at epsilon = {}, n = {}: the starting table, then {} ({} in all)",
-                 c_.target_mode == "delta" ? "delta" : "utility", format_exact(search.target), format_exact(c_.loss_epsilon),
-                 c_.loss_compositions, plan_, counted_noun(search.trials * search.epochs_per_trial, "epoch"));
+                 c_.target_mode == "delta" ? "delta" : "utility", format_exact(search.target),
+                 format_exact(c_.loss_epsilon), c_.loss_compositions, plan_,
+                 counted_noun(search.trials * search.epochs_per_trial, "epoch"));
     // The parameters of the candidates a later trial may start from: the search only ever starts from the best
     // so far, so the others are dropped as soon as a trial names its start.
     std::map<size_t, ParameterSnapshot> snapshots{{0, parameters_of(*model_, *loss_)}};
     size_t trained = 0;
     auto train_at = [&](double weight, size_t start) {
-      for (auto it = snapshots.begin(); it != snapshots.end();) it = it->first == start ? std::next(it) : snapshots.erase(it);
+      for (auto it = snapshots.begin(); it != snapshots.end();)
+        it = it->first == start ? std::next(it) : snapshots.erase(it);
       restore_parameters(*model_, *loss_, snapshots.at(start));
       TrainingOptions trial = training_;
       trial.epochs = search.epochs_per_trial;
@@ -264,7 +288,8 @@ class AdamOptimiser final : public RunOptimiser {
       trial.utility_weight.decay = false;
       Trainer trainer(model_, loss_, trial);
       const TrainingSummary summary = trainer.run();
-      if (summary.stopped_early) throw InputError(fmt::format("{} (target search, utility weight {:g})", summary.stop_reason, weight));
+      if (summary.stopped_early)
+        throw InputError(fmt::format("{} (target search, utility weight {:g})", summary.stop_reason, weight));
       for (auto record : trainer.history()) {
         record.epoch += summary_.epochs_run;
         history.push_back(record);
@@ -289,17 +314,20 @@ class AdamOptimiser final : public RunOptimiser {
 
   void learn(const fs::path& directory, bool resume, std::vector<EpochRecord>& history) {
     Trainer trainer(model_, loss_, training_);
-    if (resume) trainer.resume(read_checkpoint_file(directory / "checkpoint.pt"), (directory / "checkpoint.pt").string());
+    if (resume)
+      trainer.resume(read_checkpoint_file(directory / "checkpoint.pt"), (directory / "checkpoint.pt").string());
     if (trainer.next_epoch() > c_.adam.epochs)
-      throw InputError(fmt::format("--resume: the checkpoint is at epoch {}, beyond optimiser.epochs = {}; raise optimiser.epochs "
-                                   "to train longer",
-                                   trainer.next_epoch(), c_.adam.epochs));
+      throw InputError(
+          fmt::format("--resume: the checkpoint is at epoch {}, beyond optimiser.epochs = {}; raise optimiser.epochs "
+                      "to train longer",
+                      trainer.next_epoch(), c_.adam.epochs));
     plan_ = counted_noun(c_.adam.epochs, "epoch");
     spdlog::info("training {} for {}{}", model_->model_name(), plan_,
-                 trainer.next_epoch() > 0 ? fmt::format(" in all: {} after the {} of the checkpoint",
-                                                        counted_noun(c_.adam.epochs - trainer.next_epoch(), "more epoch", "more epochs"),
-                                                        counted_noun(trainer.next_epoch(), "epoch"))
-                                          : "");
+                 trainer.next_epoch() > 0
+                     ? fmt::format(" in all: {} after the {} of the checkpoint",
+                                   counted_noun(c_.adam.epochs - trainer.next_epoch(), "more epoch", "more epochs"),
+                                   counted_noun(trainer.next_epoch(), "epoch"))
+                     : "");
     summary_ = trainer.run();
     history = trainer.history();
   }
@@ -308,11 +336,13 @@ class AdamOptimiser final : public RunOptimiser {
   // 30)", "for 12 of 50 epochs", "in a target search of 8 trials of 500 epochs (4000 epochs)".
   std::string epochs_text() const {
     const TrainingSummary& t = summary_;
-    if (c_.target_mode != "none") return fmt::format("in a target search of {} ({})", plan_, counted_noun(t.epochs_run, "epoch"));
+    if (c_.target_mode != "none")
+      return fmt::format("in a target search of {} ({})", plan_, counted_noun(t.epochs_run, "epoch"));
     std::string text = t.epochs_run == c_.adam.epochs
                            ? fmt::format("for {}", counted_noun(t.epochs_run, "epoch"))
                            : fmt::format("for {} of {}", t.epochs_run, counted_noun(c_.adam.epochs, "epoch"));
-    if (t.first_epoch > 0) text += fmt::format(" ({} in this session, resumed at epoch {})", t.epochs_this_session, t.first_epoch);
+    if (t.first_epoch > 0)
+      text += fmt::format(" ({} in this session, resumed at epoch {})", t.epochs_this_session, t.first_epoch);
     return text;
   }
 

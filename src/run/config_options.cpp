@@ -43,9 +43,10 @@ void require_same_run(const TrainingConfig& now, const fs::path& directory, cons
   for (const auto& key : TrainingConfig::schema()) {
     if (key.name == length_key) continue;
     if (now.value_of(key) != recorded.value_of(key))
-      throw InputError(fmt::format("--resume: {} is {} here but {} in {}; only {} may change when resuming "
-                                   "(start afresh with --force to change it)",
-                                   key.name, now.value_of(key), recorded.value_of(key), recorded_path.string(), length_key));
+      throw InputError(
+          fmt::format("--resume: {} is {} here but {} in {}; only {} may change when resuming "
+                      "(start afresh with --force to change it)",
+                      key.name, now.value_of(key), recorded.value_of(key), recorded_path.string(), length_key));
   }
 }
 

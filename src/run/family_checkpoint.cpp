@@ -13,7 +13,8 @@ namespace noiselearn {
 nlohmann::json history_json(const std::vector<PreconditionedIteration>& history) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& h : history)
-    out.push_back({h.iteration, h.alpha, h.worst_shift, h.gamma, h.objective, h.step, h.seconds, h.constraint_residual});
+    out.push_back(
+        {h.iteration, h.alpha, h.worst_shift, h.gamma, h.objective, h.step, h.seconds, h.constraint_residual});
   return out;
 }
 
@@ -38,8 +39,12 @@ std::vector<PreconditionedIteration> history_of(const nlohmann::json& rows) {
 }
 
 std::string family_checkpoint_text(const FamilyCheckpoint& k) {
-  nlohmann::json j = {{"format", "noiselearn-pgd-checkpoint"}, {"stage", k.stage}, {"iteration", k.iteration},
-                      {"seconds", k.seconds}, {"alpha", k.alpha}, {"theta", k.theta},
+  nlohmann::json j = {{"format", "noiselearn-pgd-checkpoint"},
+                      {"stage", k.stage},
+                      {"iteration", k.iteration},
+                      {"seconds", k.seconds},
+                      {"alpha", k.alpha},
+                      {"theta", k.theta},
                       {"history", history_json(k.history)}};
   if (!k.warm.is_null()) j["warm"] = k.warm;
   return j.dump();
@@ -50,7 +55,8 @@ FamilyCheckpoint read_family_checkpoint(const std::filesystem::path& path, size_
   try {
     const nlohmann::json j = nlohmann::json::parse(read_checkpoint_file(path));
     if (j.value("format", "") != "noiselearn-pgd-checkpoint")
-      throw InputError(fmt::format("--resume: {} is a checkpoint of another kind of run (not optimiser.kind = pgd)", path.string()));
+      throw InputError(
+          fmt::format("--resume: {} is a checkpoint of another kind of run (not optimiser.kind = pgd)", path.string()));
     c.stage = j.at("stage").get<std::string>();
     c.iteration = j.at("iteration").get<int64_t>();
     c.seconds = j.at("seconds").get<double>();
@@ -59,13 +65,15 @@ FamilyCheckpoint read_family_checkpoint(const std::filesystem::path& path, size_
     c.history = history_of(j.at("history"));
     if (j.contains("warm")) c.warm = j.at("warm");
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("--resume: {} is not a pgd checkpoint this version can read ({})", path.string(), e.what()));
+    throw InputError(
+        fmt::format("--resume: {} is not a pgd checkpoint this version can read ({})", path.string(), e.what()));
   }
   if (c.theta.size() != unknowns || (c.stage != "warm" && c.stage != "main"))
-    throw InputError(fmt::format("--resume: {} holds {} unknowns of stage '{}', the config needs {}", path.string(), c.theta.size(),
-                                 c.stage, unknowns));
+    throw InputError(fmt::format("--resume: {} holds {} unknowns of stage '{}', the config needs {}", path.string(),
+                                 c.theta.size(), c.stage, unknowns));
   for (double x : c.theta)
-    if (!std::isfinite(x)) throw InputError(fmt::format("--resume: {} holds a non-finite log-probability", path.string()));
+    if (!std::isfinite(x))
+      throw InputError(fmt::format("--resume: {} holds a non-finite log-probability", path.string()));
   return c;
 }
 

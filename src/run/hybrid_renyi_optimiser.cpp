@@ -8,8 +8,8 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "accounting/pair_accountant.hpp"
 #include "core/counted_noun.hpp"
@@ -29,14 +29,16 @@ namespace {
 
 class HybridRenyiOptimiser final : public RunOptimiser {
  public:
-  HybridRenyiOptimiser(const RunOptions& options, const TrainingConfig& config) : options_(options), c_(config), grid_(config.grid()) {
+  HybridRenyiOptimiser(const RunOptions& options, const TrainingConfig& config)
+      : options_(options), c_(config), grid_(config.grid()) {
     o_.compositions = c_.loss_compositions;
     o_.epsilon = c_.loss_epsilon;
     o_.delta = c_.loss_delta;
     o_.alpha = c_.loss_alpha > 0.0 ? c_.loss_alpha : 2.0;
     o_.range_steps = grid_.size - 1;
     o_.step = grid_.step;
-    o_.shift_steps = whole_steps(c_.pair_sensitivity, grid_.step, fmt::format("pair.sensitivity {:g}", c_.pair_sensitivity));
+    o_.shift_steps =
+        whole_steps(c_.pair_sensitivity, grid_.step, fmt::format("pair.sensitivity {:g}", c_.pair_sensitivity));
     o_.cost = c_.utility_kind == "l1" ? OneSidedCost::kMean : OneSidedCost::kSecondMoment;
     relation_ = parse_neighbour_relation(c_.certification_neighbours);
     o_.neighbours = relation_;
@@ -55,34 +57,38 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     for (double d : c_.certification_deltas)
       if (d != o_.delta) request_.deltas.push_back(d);
     // The calibration reads the certified epsilon at target.delta (its search's model).
-    if (c_.target_mode == "delta" && std::find(request_.deltas.begin(), request_.deltas.end(), c_.target_delta) == request_.deltas.end())
+    if (c_.target_mode == "delta" &&
+        std::find(request_.deltas.begin(), request_.deltas.end(), c_.target_delta) == request_.deltas.end())
       request_.deltas.push_back(c_.target_delta);
   }
 
   OptimisedTable optimise(const fs::path&, bool) override {
-    spdlog::info("solving the HRDP program on {} (R0 = {}, T = {}, epsilon {} at delta {}, {}, {} cost, alpha {})", describe(grid_),
-                 o_.range_steps, o_.compositions, format_exact(o_.epsilon), format_exact(o_.delta),
-                 o_.neighbours == NeighbourRelation::kAnySequence ? "any-direction neighbours" : "same-direction neighbours",
-                 to_string(o_.cost), c_.loss_alpha > 0.0 ? format_exact(c_.loss_alpha) : "searched");
+    spdlog::info(
+        "solving the HRDP program on {} (R0 = {}, T = {}, epsilon {} at delta {}, {}, {} cost, alpha {})",
+        describe(grid_), o_.range_steps, o_.compositions, format_exact(o_.epsilon), format_exact(o_.delta),
+        o_.neighbours == NeighbourRelation::kAnySequence ? "any-direction neighbours" : "same-direction neighbours",
+        to_string(o_.cost), c_.loss_alpha > 0.0 ? format_exact(c_.loss_alpha) : "searched");
     solved_ = solve(o_);
     spdlog::info("{}", solved_.report());
     if (!solved_.feasible)
-      throw InputError(fmt::format("no one-sided table on [0, {}] meets HRDP epsilon {} at delta {} after {} at {}: {} "
-                                   "(raise grid.range, loss.epsilon or loss.delta{})",
-                                   format_exact(grid_.x(grid_.size - 1)), format_exact(o_.epsilon), format_exact(o_.delta),
-                                   counted_noun(o_.compositions, "release"),
-                                   c_.loss_alpha > 0.0 ? fmt::format("alpha {}", format_exact(c_.loss_alpha)) : "any order searched",
-                                   solved_.status == HybridRenyiOptimumStatus::kInfeasible ? "proved infeasible" : "no feasible table found",
-                                   c_.loss_alpha > 0.0 ? ", or set loss.alpha 0 to search the order" : ""));
+      throw InputError(fmt::format(
+          "no one-sided table on [0, {}] meets HRDP epsilon {} at delta {} after {} at {}: {} "
+          "(raise grid.range, loss.epsilon or loss.delta{})",
+          format_exact(grid_.x(grid_.size - 1)), format_exact(o_.epsilon), format_exact(o_.delta),
+          counted_noun(o_.compositions, "release"),
+          c_.loss_alpha > 0.0 ? fmt::format("alpha {}", format_exact(c_.loss_alpha)) : "any order searched",
+          solved_.status == HybridRenyiOptimumStatus::kInfeasible ? "proved infeasible" : "no feasible table found",
+          c_.loss_alpha > 0.0 ? ", or set loss.alpha 0 to search the order" : ""));
     hrdp_budget_ = o_.epsilon;
     if (c_.target_mode == "delta") calibrate_to_target();
     OptimisedTable out{solved_.table()};
     NoiseTable& table = out.table;
     table.provenance().source = "train hrdp-optimum";
-    table.provenance().note = fmt::format("least {} one-sided table under HRDP epsilon {} at delta {}, T = {}, alpha {} (Xiao et al. "
-                                          "eq. 25-27, convex program); config {}",
-                                          to_string(o_.cost), format_exact(hrdp_budget_), format_exact(o_.delta), o_.compositions,
-                                          format_exact(solved_.alpha), options_.config_path);
+    table.provenance().note = fmt::format(
+        "least {} one-sided table under HRDP epsilon {} at delta {}, T = {}, alpha {} (Xiao et al. "
+        "eq. 25-27, convex program); config {}",
+        to_string(o_.cost), format_exact(hrdp_budget_), format_exact(o_.delta), o_.compositions,
+        format_exact(solved_.alpha), options_.config_path);
     table.provenance().parameters = {{"alpha", solved_.alpha}, {"hrdp_epsilon", solved_.hrdp_epsilon}};
     out.record["model"] = {{"kind", "free-logits"}, {"support", "one-sided"}, {"range_steps", o_.range_steps}};
     out.record["loss"] = {{"kind", "hrdp"},
@@ -115,8 +121,10 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   }
 
   Certificate certify(const NoiseTable& table) const override {
-    if (kept_certificate_ && table.probabilities() == kept_probabilities_) return *kept_certificate_;  // the calibration's
-    return make_certificate(account(make_pair_family(table, pair_), o_.compositions, accountant_, queries_of(request_)), request_, accountant_);
+    if (kept_certificate_ && table.probabilities() == kept_probabilities_)
+      return *kept_certificate_;  // the calibration's
+    return make_certificate(account(make_pair_family(table, pair_), o_.compositions, accountant_, queries_of(request_)),
+                            request_, accountant_);
   }
 
   std::string compare(const OptimisedTable&, const Certificate&, const fs::path&) const override { return ""; }
@@ -126,17 +134,20 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     const NoiseTable& table = optimised.table;
     const EpsilonAtDelta& first = certificate.epsilons.front();
     return fmt::format(
-        "Solved the HRDP program (Xiao et al. eq. 25-27, corrected) on {}: the least {} one-sided table whose HRDP epsilon after "
-        "{} is at most {} at delta = {} has {} = {:.10g} (alpha {:.6g}; duality gap {:.2e}, KKT residual {:.1e}; {:.2f} s). Its "
-        "HRDP epsilon is {:.9g}; its certified epsilon at delta = {} is in [{}, {}] (lower, upper; exact PLD of the {}-fold "
+        "Solved the HRDP program (Xiao et al. eq. 25-27, corrected) on {}: the least {} one-sided table whose HRDP "
+        "epsilon after "
+        "{} is at most {} at delta = {} has {} = {:.10g} (alpha {:.6g}; duality gap {:.2e}, KKT residual {:.1e}; "
+        "{:.2f} s). Its "
+        "HRDP epsilon is {:.9g}; its certified epsilon at delta = {} is in [{}, {}] (lower, upper; exact PLD of the "
+        "{}-fold "
         "composition, {}).{} Mean {:.6g}, E[e^2] {:.6g}, largest noise {}. Run directory: {}.\n",
         describe(grid_), to_string(o_.cost), counted_noun(o_.compositions, "release"), format_exact(hrdp_budget_),
         format_exact(o_.delta), o_.cost == OneSidedCost::kMean ? "E[e]" : "E[e^2]", solved_.cost, solved_.alpha,
-        solved_.duality_gap, solved_.stationarity_residual, solved_.seconds, solved_.hrdp_epsilon, format_exact(first.delta),
-        format_fixed(first.epsilon_lower, 4, Rounding::kDown),
-        std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf", o_.compositions,
-        describe(relation_), calibration_text_, l1_utility(table), second_moment(table), format_exact(grid_.x(grid_.size - 1)),
-        directory.string());
+        solved_.duality_gap, solved_.stationarity_residual, solved_.seconds, solved_.hrdp_epsilon,
+        format_exact(first.delta), format_fixed(first.epsilon_lower, 4, Rounding::kDown),
+        std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf",
+        o_.compositions, describe(relation_), calibration_text_, l1_utility(table), second_moment(table),
+        format_exact(grid_.x(grid_.size - 1)), directory.string());
   }
 
  private:
@@ -145,7 +156,6 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   }
 
   using Trial = HybridRenyiTrial;  // one candidate of the calibration (solvers/hybrid_renyi_calibration.hpp)
-
 
   Trial certified_trial(double budget, HybridRenyiOptimum solved) const {
     Trial t;
@@ -156,7 +166,8 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     for (const auto& d : t.certificate.deltas)
       if (d.epsilon == o_.epsilon) t.delta = d.delta_upper;
     for (const auto& e : t.certificate.epsilons)
-      if (e.delta == c_.target_delta && std::isfinite(e.epsilon_upper) && e.epsilon_upper > 0.0) t.epsilon = e.epsilon_upper;
+      if (e.delta == c_.target_delta && std::isfinite(e.epsilon_upper) && e.epsilon_upper > 0.0)
+        t.epsilon = e.epsilon_upper;
     t.meets = t.delta <= c_.target_delta;
     return t;
   }
@@ -170,23 +181,24 @@ class HybridRenyiOptimiser final : public RunOptimiser {
 
   using Calibration = HybridRenyiCalibration;
 
-
   // The largest HRDP budget at order alpha whose optimum still certifies the target (the search and its model:
   // solvers/hybrid_renyi_calibration.hpp), each trial solved, certified and logged here.
   Calibration calibrate(double alpha, Trial first, double tolerance_relative) const {
     const auto attempt = [&](double b) {
       Trial t = trial_at(b, alpha);
       spdlog::info("alpha {:.6g}, HRDP budget {:.8g}: {}", alpha, t.budget,
-                   t.solved.feasible ? fmt::format("cost {:.10g}, certified delta at {} {} ({})", t.solved.cost, format_exact(o_.epsilon),
-                                                   format_general(t.delta, 6, Rounding::kUp),
+                   t.solved.feasible ? fmt::format("cost {:.10g}, certified delta at {} {} ({})", t.solved.cost,
+                                                   format_exact(o_.epsilon), format_general(t.delta, 6, Rounding::kUp),
                                                    t.meets ? "meets the target" : "misses the target")
                                      : std::string("infeasible"));
       return t;
     };
-    Calibration out = calibrate_hybrid_renyi_budget(std::move(first), o_.epsilon, c_.target_delta, tolerance_relative, attempt);
+    Calibration out =
+        calibrate_hybrid_renyi_budget(std::move(first), o_.epsilon, c_.target_delta, tolerance_relative, attempt);
     if (out.found && !out.bracketed)
-      spdlog::warn("the certified delta still meets target.delta at HRDP budget {:.8g}, {:.3g} times loss.epsilon: kept",
-                   out.kept.budget, out.kept.budget / o_.epsilon);
+      spdlog::warn(
+          "the certified delta still meets target.delta at HRDP budget {:.8g}, {:.3g} times loss.epsilon: kept",
+          out.kept.budget, out.kept.budget / o_.epsilon);
     return out;
   }
 
@@ -205,9 +217,11 @@ class HybridRenyiOptimiser final : public RunOptimiser {
     Trial first = certified_trial(o_.epsilon, solved_);
     const double first_delta = first.delta;
     if (first.delta > c_.target_delta)  // the usual case is the other one; the search goes down as well as up
-      spdlog::info("the HRDP optimum at loss.epsilon {} certifies delta {} at epsilon {}, above target.delta {}: the budget is "
-                   "lowered", format_exact(o_.epsilon), format_general(first.delta, 6, Rounding::kUp), format_exact(o_.epsilon),
-                   format_exact(c_.target_delta));
+      spdlog::info(
+          "the HRDP optimum at loss.epsilon {} certifies delta {} at epsilon {}, above target.delta {}: the budget is "
+          "lowered",
+          format_exact(o_.epsilon), format_general(first.delta, 6, Rounding::kUp), format_exact(o_.epsilon),
+          format_exact(c_.target_delta));
     Calibration best;
     int certificates = 0, orders = 0;
     if (c_.loss_alpha > 0.0) {
@@ -218,7 +232,8 @@ class HybridRenyiOptimiser final : public RunOptimiser {
       std::map<double, Calibration> by_u;  // u = ln(alpha - 1) -> its calibration (found or not)
       const auto cost_at = [&](double u) {
         const auto known = by_u.find(u);
-        if (known != by_u.end()) return known->second.found ? known->second.kept.solved.cost : std::numeric_limits<double>::infinity();
+        if (known != by_u.end())
+          return known->second.found ? known->second.kept.solved.cost : std::numeric_limits<double>::infinity();
         // Start from the budget the two nearest calibrated orders predict (a line in u through their budgets, within a
         // factor 1.5 of the nearest one's), or the nearest one's budget.
         std::vector<std::pair<double, double>> near;  // (|v - u|, v) of the calibrated orders
@@ -246,7 +261,8 @@ class HybridRenyiOptimiser final : public RunOptimiser {
         Calibration c = calibrate(solved_.alpha, std::move(first), 1e-4);
         certificates += c.certificates;
         ++orders;
-        spdlog::info("alpha {:.6g}: calibrated cost {:.10g}", solved_.alpha, c.found ? c.kept.solved.cost : std::numeric_limits<double>::infinity());
+        spdlog::info("alpha {:.6g}: calibrated cost {:.10g}", solved_.alpha,
+                     c.found ? c.kept.solved.cost : std::numeric_limits<double>::infinity());
         by_u.emplace(u0, std::move(c));
       }
       constexpr double kStep = 0.15;
@@ -287,25 +303,30 @@ class HybridRenyiOptimiser final : public RunOptimiser {
       }
     }
     if (!best.found)
-      throw InputError(fmt::format("target.delta {}: no HRDP budget was found whose optimum certifies delta at most target.delta at "
-                                   "epsilon {} (the optimum at loss.epsilon certifies {}; raise target.delta or grid.range{})",
-                                   format_exact(c_.target_delta), format_exact(o_.epsilon), format_general(first_delta, 6, Rounding::kUp),
-                                   c_.loss_alpha > 0.0 ? ", or set loss.alpha 0 to search the order" : ""));
+      throw InputError(fmt::format(
+          "target.delta {}: no HRDP budget was found whose optimum certifies delta at most target.delta at "
+          "epsilon {} (the optimum at loss.epsilon certifies {}; raise target.delta or grid.range{})",
+          format_exact(c_.target_delta), format_exact(o_.epsilon), format_general(first_delta, 6, Rounding::kUp),
+          c_.loss_alpha > 0.0 ? ", or set loss.alpha 0 to search the order" : ""));
     hrdp_budget_ = best.kept.budget;
     solved_ = best.kept.solved;
     kept_certificate_ = best.kept.certificate;
     kept_probabilities_ = solved_.table().probabilities();
     calibration_certificates_ = certificates;
     calibration_orders_ = orders;
-    calibration_text_ =
-        c_.loss_alpha > 0.0
-            ? fmt::format(" The HRDP budget was {} from {} to {:.6g} ({} certificates) so that the certified delta at epsilon {} "
-                          "is at most target.delta = {}.",
-                          hrdp_budget_ >= o_.epsilon ? "raised" : "lowered", format_exact(o_.epsilon), hrdp_budget_, certificates,
-                          format_exact(o_.epsilon), format_exact(c_.target_delta))
-            : fmt::format(" The order and the HRDP budget were searched for the least cost whose certified delta at epsilon {} is at "
-                          "most target.delta = {}: alpha {:.6g}, budget {:.6g} ({} orders, {} certificates).",
-                          format_exact(o_.epsilon), format_exact(c_.target_delta), solved_.alpha, hrdp_budget_, orders, certificates);
+    calibration_text_ = c_.loss_alpha > 0.0
+                            ? fmt::format(
+                                  " The HRDP budget was {} from {} to {:.6g} ({} certificates) so that the certified "
+                                  "delta at epsilon {} "
+                                  "is at most target.delta = {}.",
+                                  hrdp_budget_ >= o_.epsilon ? "raised" : "lowered", format_exact(o_.epsilon),
+                                  hrdp_budget_, certificates, format_exact(o_.epsilon), format_exact(c_.target_delta))
+                            : fmt::format(
+                                  " The order and the HRDP budget were searched for the least cost whose certified "
+                                  "delta at epsilon {} is at "
+                                  "most target.delta = {}: alpha {:.6g}, budget {:.6g} ({} orders, {} certificates).",
+                                  format_exact(o_.epsilon), format_exact(c_.target_delta), solved_.alpha, hrdp_budget_,
+                                  orders, certificates);
   }
 
   RunOptions options_;

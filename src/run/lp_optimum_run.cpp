@@ -27,7 +27,8 @@ std::string shapes_text(const LpOptimumOptions& o) {
 }  // namespace
 
 LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
-  if (!(r.grid_step > 0.0 && std::isfinite(r.grid_step))) throw InputError(fmt::format("--grid-step {} must be positive", r.grid_step));
+  if (!(r.grid_step > 0.0 && std::isfinite(r.grid_step)))
+    throw InputError(fmt::format("--grid-step {} must be positive", r.grid_step));
   if (!(r.range > 0.0 && std::isfinite(r.range))) throw InputError(fmt::format("--range {} must be positive", r.range));
   LpOptimumOptions o;
   o.grid = r.one_sided ? Grid::spanning(0.0, r.range, r.grid_step) : Grid::symmetric(r.range, r.grid_step);
@@ -54,8 +55,8 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
 
   PairSpecification pair;
   pair.sensitivity = static_cast<double>(o.shift_cells) * r.grid_step;
-  // The LP's optimal tables have privacy losses exactly at +-eps (neighbouring masses in the ratio e^eps). On a loss grid
-  // that does not hold eps, the certificate's upper bound splits that mass between the grid points around eps and
+  // The LP's optimal tables have privacy losses exactly at +-eps (neighbouring masses in the ratio e^eps). On a loss
+  // grid that does not hold eps, the certificate's upper bound splits that mass between the grid points around eps and
   // over-states delta by about (loss step) x (that mass), far above a small delta; so the certificate's loss step is
   // the largest divisor of eps not above the requested one, which puts every such loss on the grid.
   auto accountant_at = [&](double epsilon) {
@@ -68,7 +69,12 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     return account(make_pair_family(table, pair), 1, accountant_at(epsilon)).delta_upper(epsilon);
   };
 
-  LpOptimumRun run{NoiseTable(o.grid, std::vector<double>(static_cast<size_t>(o.grid.size), 1.0 / static_cast<double>(o.grid.size))), {}, 0.0, 0, {}};
+  LpOptimumRun run{
+      NoiseTable(o.grid, std::vector<double>(static_cast<size_t>(o.grid.size), 1.0 / static_cast<double>(o.grid.size))),
+      {},
+      0.0,
+      0,
+      {}};
   if (least_epsilon) {
     // The least cost at (eps, delta) is non-increasing in eps: bisect for the least eps whose optimum is within the
     // budget, judging feasibility by the exact delta (fast); the final solve is judged by the certificate.
@@ -78,7 +84,8 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
       if (certified) at.delta_judge = [&](const std::vector<double>& p) { return certified_delta(p, epsilon); };
       const LpOptimum s = solve_lp_optimum(at);
       ++run.bisection_steps;
-      spdlog::debug("epsilon {:.10g}{}: {}, cost {:.10g}, margin {:g}", epsilon, certified ? " (certified)" : "", s.status, s.cost, s.margin);
+      spdlog::debug("epsilon {:.10g}{}: {}, cost {:.10g}, margin {:g}", epsilon, certified ? " (certified)" : "",
+                    s.status, s.cost, s.margin);
       return s.feasible && s.cost <= r.cost_budget;
     };
     double low = 0.0, high = 1.0;
@@ -87,8 +94,9 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     } else {
       while (!within_budget(high)) {
         low = high, high *= 2.0;
-        if (high > 32.0) throw InputError(fmt::format("no table on this grid has {} <= {} at delta {} for any epsilon up to 32",
-                                                      to_string(o.cost), r.cost_budget, r.delta));
+        if (high > 32.0)
+          throw InputError(fmt::format("no table on this grid has {} <= {} at delta {} for any epsilon up to 32",
+                                       to_string(o.cost), r.cost_budget, r.delta));
       }
       while (high - low > 1e-6 * high) {
         const double mid = 0.5 * (low + high);
@@ -105,9 +113,10 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
         spdlog::debug("epsilon {:.10g}: the certified table misses the budget", high + step);
         low = high + step, step *= 4.0;
         if (step > 0.1 * std::max(high, 0.1))
-          throw std::runtime_error(fmt::format("lp-optimum: up to epsilon {:.6g} (10 % above the LP's {:.6g}) no table whose "
-                                               "certified delta meets --delta is within the budget; try a smaller --loss-step",
-                                               high + step, high));
+          throw std::runtime_error(
+              fmt::format("lp-optimum: up to epsilon {:.6g} (10 % above the LP's {:.6g}) no table whose "
+                          "certified delta meets --delta is within the budget; try a smaller --loss-step",
+                          high + step, high));
       }
       high += step;
       for (int i = 0; i < 12 && high - low > 1e-7 * high; ++i) {
@@ -118,23 +127,28 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     o.epsilon = high;
   }
   run.epsilon = o.epsilon;
-  if (o.objective == LpObjective::kLeastCost) o.delta_judge = [&](const std::vector<double>& p) { return certified_delta(p, o.epsilon); };
+  if (o.objective == LpObjective::kLeastCost)
+    o.delta_judge = [&](const std::vector<double>& p) { return certified_delta(p, o.epsilon); };
   spdlog::info("solving the LP on {} (shift {} cells, minimise {})", describe(o.grid), o.shift_cells, r.minimise);
   run.solution = solve_lp_optimum(o);
   if (!run.solution.feasible) {
     if (run.solution.status == "infeasible")
-      throw InputError(o.objective == LpObjective::kLeastDelta
-                           ? fmt::format("no table on this grid has {} <= {}{}: raise --cost-budget or widen --range", to_string(o.cost),
-                                         r.cost_budget, o.symmetric || o.monotone ? " with these shapes" : "")
-                           : fmt::format("no table on this grid has delta <= {} at epsilon {}{}: raise --delta or --epsilon, or widen "
-                                         "--range",
-                                         r.delta, o.epsilon, o.symmetric || o.monotone ? " with these shapes" : ""));
+      throw InputError(
+          o.objective == LpObjective::kLeastDelta
+              ? fmt::format("no table on this grid has {} <= {}{}: raise --cost-budget or widen --range",
+                            to_string(o.cost), r.cost_budget, o.symmetric || o.monotone ? " with these shapes" : "")
+              : fmt::format(
+                    "no table on this grid has delta <= {} at epsilon {}{}: raise --delta or --epsilon, or widen "
+                    "--range",
+                    r.delta, o.epsilon, o.symmetric || o.monotone ? " with these shapes" : ""));
     throw std::runtime_error(fmt::format("the LP solver did not finish: {}", run.solution.status));
   }
   if ((least_epsilon || o.objective == LpObjective::kLeastDelta) && run.solution.cost > r.cost_budget)
-    throw std::runtime_error(fmt::format("lp-optimum: the written table's cost {:.17g} exceeds the budget {:.17g} (a defect)",
-                                         run.solution.cost, r.cost_budget));
-  TableProvenance provenance{"lp-optimum", {{"epsilon", o.epsilon}, {"sensitivity", pair.sensitivity}},
+    throw std::runtime_error(
+        fmt::format("lp-optimum: the written table's cost {:.17g} exceeds the budget {:.17g} (a defect)",
+                    run.solution.cost, r.cost_budget));
+  TableProvenance provenance{"lp-optimum",
+                             {{"epsilon", o.epsilon}, {"sensitivity", pair.sensitivity}},
                              fmt::format("exact single-release LP optimum: least {} ({} cost, shapes: {})", r.minimise,
                                          to_string(o.cost), shapes_text(o))};
   run.table = NoiseTable(o.grid, run.solution.probabilities, std::nullopt, provenance);
@@ -148,14 +162,19 @@ LpOptimumRun run_lp_optimum(const LpOptimumRunOptions& r) {
     if (d != r.delta) request.deltas.push_back(d);
   request.validate();
   const AccountantOptions accountant = accountant_at(o.epsilon);
-  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, accountant, queries_of(request)), request, accountant);
+  run.certificate = make_certificate(account(make_pair_family(run.table, pair), 1, accountant, queries_of(request)),
+                                     request, accountant);
   if (!r.out.empty()) {
     nlohmann::json extra;
     const LpOptimum& s = run.solution;
     extra["lp_optimum"] = {{"minimise", r.minimise},
                            {"epsilon", o.epsilon},
                            {"delta_target", r.delta},
-                           {"cost", {{"kind", to_string(o.cost)}, {"budget", r.cost_budget}, {"value", s.cost}, {"tail_threshold", o.tail_threshold}}},
+                           {"cost",
+                            {{"kind", to_string(o.cost)},
+                             {"budget", r.cost_budget},
+                             {"value", s.cost},
+                             {"tail_threshold", o.tail_threshold}}},
                            {"shapes", shapes_text(o)},
                            {"sensitivity_cells", o.shift_cells},
                            {"lp_objective", s.lp_objective},
@@ -178,9 +197,9 @@ std::string LpOptimumRun::report() const {
              "LP optimum (GLPK, {} round(s), {} shift(s) in the final LP; {:.2f} s): LP value {:.10g}\n"
              "optimal table: exact delta(eps = {}) = {:.10g} over every difference both ways, cost {:.10g}{}\n"
              "certified delta(eps = {}) in [{}, {}] (lower, upper): the guarantee\n",
-             s.rounds, s.active_shifts.size(), s.seconds, s.lp_objective,
-             format_exact(epsilon), s.delta, s.cost, s.margin > 0.0 ? fmt::format(" (target tightened by {:g} relative)", s.margin) : "",
-             format_exact(epsilon), format_general(d.delta_lower, 8, Rounding::kDown), format_general(d.delta_upper, 8, Rounding::kUp)) +
+             s.rounds, s.active_shifts.size(), s.seconds, s.lp_objective, format_exact(epsilon), s.delta, s.cost,
+             s.margin > 0.0 ? fmt::format(" (target tightened by {:g} relative)", s.margin) : "", format_exact(epsilon),
+             format_general(d.delta_lower, 8, Rounding::kDown), format_general(d.delta_upper, 8, Rounding::kUp)) +
          certificate.report();
 }
 

@@ -21,20 +21,20 @@
 namespace noiselearn {
 
 struct LpOptimumRunOptions {
-  double grid_step = 0.0;      // h, x units
-  double range = 0.0;          // the grid is [-range, range], or [0, range] when one_sided
+  double grid_step = 0.0;  // h, x units
+  double range = 0.0;      // the grid is [-range, range], or [0, range] when one_sided
   bool one_sided = false;
-  double sensitivity = 1.0;    // s, x units: a whole number of grid steps
-  std::string minimise = "delta";  // delta | cost | epsilon
+  double sensitivity = 1.0;                                   // s, x units: a whole number of grid steps
+  std::string minimise = "delta";                             // delta | cost | epsilon
   double epsilon = std::numeric_limits<double>::quiet_NaN();  // minimise delta or cost (NaN: not given)
-  double delta = 0.0;          // minimise cost or epsilon
-  double cost_budget = 0.0;    // minimise delta or epsilon
+  double delta = 0.0;                                         // minimise cost or epsilon
+  double cost_budget = 0.0;                                   // minimise delta or epsilon
   LpCost cost = LpCost::kAbsolute;
   double tail_threshold = 0.0;
   bool symmetric = false, monotone = false;
-  AccountantOptions accountant;  // of the certificate
+  AccountantOptions accountant;                                  // of the certificate
   std::vector<double> certificate_epsilons, certificate_deltas;  // extra queries of the certificate
-  std::filesystem::path out;     // the table's CSV (its JSON beside it); empty: nothing written
+  std::filesystem::path out;  // the table's CSV (its JSON beside it); empty: nothing written
   bool force = false;
 };
 

@@ -57,11 +57,13 @@ std::vector<std::vector<double>> read_cost_matrix(const fs::path& path, int64_t 
     }
     if (!line.empty() && line.back() == ',') row.push_back(std::numeric_limits<double>::infinity());
     if (static_cast<int64_t>(row.size()) != columns)
-      throw InputError(fmt::format("{}: {} fields, but problem.states = {} (one cost per output state)", where, row.size(), columns));
+      throw InputError(fmt::format("{}: {} fields, but problem.states = {} (one cost per output state)", where,
+                                   row.size(), columns));
     matrix.push_back(std::move(row));
   }
   if (static_cast<int64_t>(matrix.size()) != rows)
-    throw InputError(fmt::format("{}: {} rows, but there are {} inputs (one row per input)", path.string(), matrix.size(), rows));
+    throw InputError(
+        fmt::format("{}: {} rows, but there are {} inputs (one row per input)", path.string(), matrix.size(), rows));
   return matrix;
 }
 
@@ -79,8 +81,9 @@ MaximalLeakageProblem problem_of(const MaximalLeakageConfig& c) {
     p.prior.assign(n, 1.0 / static_cast<double>(n));
   } else {
     if (c.problem_prior.size() != n)
-      throw InputError(fmt::format("problem.prior has {} entries but there are {} inputs{}", c.problem_prior.size(), n,
-                                   c.problem_start_states.empty() ? " (one per state: problem.start_states is [])" : ""));
+      throw InputError(
+          fmt::format("problem.prior has {} entries but there are {} inputs{}", c.problem_prior.size(), n,
+                      c.problem_start_states.empty() ? " (one per state: problem.start_states is [])" : ""));
     for (double q : c.problem_prior) p.prior.push_back(q / c.problem_prior_denominator);
   }
   const std::string source = c.problem_cost == "matrix" ? "problem.cost_matrix " + c.problem_cost_matrix
@@ -92,7 +95,8 @@ MaximalLeakageProblem problem_of(const MaximalLeakageConfig& c) {
     for (int64_t i = 0; i < p.inputs(); ++i) {
       std::vector<double> row(static_cast<size_t>(p.states), std::numeric_limits<double>::infinity());
       const double start = static_cast<double>(p.start_states[i] + p.first_state);
-      for (int64_t j = p.start_states[i]; j < p.states; ++j) row[static_cast<size_t>(j)] = formula(start, static_cast<double>(j + p.first_state));
+      for (int64_t j = p.start_states[i]; j < p.states; ++j)
+        row[static_cast<size_t>(j)] = formula(start, static_cast<double>(j + p.first_state));
       p.cost.push_back(std::move(row));
     }
   }
@@ -133,22 +137,26 @@ nlohmann::json summary_json(const MaximalLeakageSummary& s, const MaximalLeakage
           {"inputs", p.inputs()},
           {"first_state", p.first_state},
           {"lambda", s.lambda},
-          {"floor_scheme", {{"budget", std::floor(s.budget)}, {"states", labels(s.floor_scheme)}, {"cost", s.floor_scheme.cost}}},
-          {"ceil_scheme", {{"budget", std::ceil(s.budget)}, {"states", labels(s.ceil_scheme)}, {"cost", s.ceil_scheme.cost}}},
+          {"floor_scheme",
+           {{"budget", std::floor(s.budget)}, {"states", labels(s.floor_scheme)}, {"cost", s.floor_scheme.cost}}},
+          {"ceil_scheme",
+           {{"budget", std::ceil(s.budget)}, {"states", labels(s.ceil_scheme)}, {"cost", s.ceil_scheme.cost}}},
           {"cost", s.cost},
           {"mixture_cost", s.mixture_cost},
           {"leakage_nats", s.leakage},
           {"leakage_bits", s.leakage / std::log(2.0)}};
 }
 
-void write_outputs(const fs::path& dir, const MaximalLeakageConfig& c, const MaximalLeakageProblem& p, const MaximalLeakageSummary& s,
-                   const std::vector<double>& budgets, const std::vector<double>& costs, const nlohmann::json& summary) {
+void write_outputs(const fs::path& dir, const MaximalLeakageConfig& c, const MaximalLeakageProblem& p,
+                   const MaximalLeakageSummary& s, const std::vector<double>& budgets, const std::vector<double>& costs,
+                   const nlohmann::json& summary) {
   write_file_atomically(dir / "config.yaml", c.to_yaml(), /*overwrite=*/true);
   std::vector<std::string> header{"input", "start_state", "prior"};
   for (int64_t j = 0; j < p.states; ++j) header.push_back(fmt::format("p_{}", j + p.first_state));
   std::vector<std::vector<double>> rows;
   for (int64_t i = 0; i < p.inputs(); ++i) {
-    std::vector<double> row{static_cast<double>(i + p.first_state), static_cast<double>(p.start_states[i] + p.first_state), p.prior[i]};
+    std::vector<double> row{static_cast<double>(i + p.first_state),
+                            static_cast<double>(p.start_states[i] + p.first_state), p.prior[i]};
     row.insert(row.end(), s.mechanism[i].begin(), s.mechanism[i].end());
     rows.push_back(std::move(row));
   }
@@ -160,9 +168,11 @@ void write_outputs(const fs::path& dir, const MaximalLeakageConfig& c, const Max
   for (int64_t j = 0; j < p.states; ++j) {
     double column_max = 0.0;
     for (const auto& row : s.mechanism) column_max = std::max(column_max, row[j]);
-    rows.push_back({static_cast<double>(j + p.first_state), s.column_caps[j], column_max, member(s.floor_scheme, j), member(s.ceil_scheme, j)});
+    rows.push_back({static_cast<double>(j + p.first_state), s.column_caps[j], column_max, member(s.floor_scheme, j),
+                    member(s.ceil_scheme, j)});
   }
-  write_numeric_csv(dir / "states.csv", {"state", "column_cap", "column_max", "in_floor_scheme", "in_ceil_scheme"}, rows, /*overwrite=*/true);
+  write_numeric_csv(dir / "states.csv", {"state", "column_cap", "column_max", "in_floor_scheme", "in_ceil_scheme"},
+                    rows, /*overwrite=*/true);
   rows.clear();
   for (size_t k = 0; k < budgets.size(); ++k) rows.push_back({budgets[k], std::log(budgets[k]), costs[k]});
   write_numeric_csv(dir / "cost_curve.csv", {"v", "leakage_nats", "cost"}, rows, /*overwrite=*/true);
@@ -171,11 +181,15 @@ void write_outputs(const fs::path& dir, const MaximalLeakageConfig& c, const Max
     PlotScript script;
     script.text = fmt::format(
         "# Optimal cost against the leakage budget, written by noiselearn maxl. Run it here: gnuplot plots.gp\n"
-        "set terminal pngcairo size 1000,650 noenhanced font ',11'\nset output 'cost_curve.png'\nset datafile separator ','\n"
-        "set key top right\nset grid\nset xlabel 'leakage budget v (leakage <= ln v nats)'\nset ylabel 'optimal expected cost'\n"
+        "set terminal pngcairo size 1000,650 noenhanced font ',11'\nset output 'cost_curve.png'\nset datafile "
+        "separator ','\n"
+        "set key top right\nset grid\nset xlabel 'leakage budget v (leakage <= ln v nats)'\nset ylabel 'optimal "
+        "expected cost'\n"
         "set title 'Maximal Leakage optimum (Xiao et al. Thm 4): {} states, {} inputs, cost {}'\n"
-        "plot 'cost_curve.csv' every ::1 using 1:3 with lines lw 2 title 'C(v), piecewise linear between integers', \\\n"
-        "     'cost_curve.csv' every ::1 using ($1 == int($1) ? $1 : 1/0):3 with points pt 7 title 'deterministic optima (integer v)', \\\n"
+        "plot 'cost_curve.csv' every ::1 using 1:3 with lines lw 2 title 'C(v), piecewise linear between integers', "
+        "\\\n"
+        "     'cost_curve.csv' every ::1 using ($1 == int($1) ? $1 : 1/0):3 with points pt 7 title 'deterministic "
+        "optima (integer v)', \\\n"
         "     '-' using 1:2 with points pt 6 ps 2 title 'this run (v = {})'\n{},{}\ne\n",
         p.states, p.inputs(), c.problem_cost, s.budget, s.budget, s.cost);
     script.images.emplace_back("cost_curve.png");

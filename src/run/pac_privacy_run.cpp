@@ -59,10 +59,13 @@ std::string plot_script_text(const PacPrivacyConfig& c, const PacPrivacySummary&
       s.mu, s.sigma, c.pac_range, s.moments.second_moment, c.table_step);
   if (curve)
     text += fmt::format(
-        "set output 'mi_curve.png'\nset xlabel 'second-moment budget B (x units^2)'\nset ylabel 'mutual information bound (nats)'\n"
-        "set key top right\nset title 'PAC privacy, sigma_Y^2 = {}: truncated Gaussian on [0, {}] against the zero-mean Gaussian'\n"
+        "set output 'mi_curve.png'\nset xlabel 'second-moment budget B (x units^2)'\nset ylabel 'mutual information "
+        "bound (nats)'\n"
+        "set key top right\nset title 'PAC privacy, sigma_Y^2 = {}: truncated Gaussian on [0, {}] against the "
+        "zero-mean Gaussian'\n"
         "plot 'mi_curve.csv' every ::1 using 1:2 with lines lw 2 title 'one-sided, R = {}', \\\n"
-        "     'mi_curve.csv' every ::1 using 1:5 with lines dt 2 lw 2 title 'zero-mean unbounded Gaussian 1/2 ln(1 + sigma_Y^2 / B)'\n",
+        "     'mi_curve.csv' every ::1 using 1:5 with lines dt 2 lw 2 title 'zero-mean unbounded Gaussian 1/2 ln(1 + "
+        "sigma_Y^2 / B)'\n",
         c.pac_output_variance, c.pac_range, c.pac_range);
   return text;
 }
@@ -82,7 +85,8 @@ SolverRunSummary run_pac_privacy(const SolverRunOptions& o) {
   const NoiseTable table = tbg_table(Grid::spanning(0.0, c.pac_range, c.table_step), s.mu, s.sigma);
   std::vector<std::vector<double>> curve;
   if (c.curve_points > 0) {
-    const double top = c.curve_budget_max > 0.0 ? c.curve_budget_max : std::max(c.pac_budget, c.pac_range * c.pac_range / 3.0);
+    const double top =
+        c.curve_budget_max > 0.0 ? c.curve_budget_max : std::max(c.pac_budget, c.pac_range * c.pac_range / 3.0);
     for (int64_t k = 1; k <= c.curve_points; ++k) {
       const double budget = top * static_cast<double>(k) / static_cast<double>(c.curve_points);
       const PacPrivacySummary point = solve_pac_privacy(c.pac_output_variance, c.pac_range, budget, options);
@@ -94,14 +98,18 @@ SolverRunSummary run_pac_privacy(const SolverRunOptions& o) {
   const fs::path& dir = out.directory;
   const auto lock = open_run_directory(dir, o.force);
   out.summary = summary_json(s);
-  out.summary["table"] = {{"file", "noise.csv"}, {"step", c.table_step}, {"points", table.grid().size}, {"second_moment", second_moment(table)}};
+  out.summary["table"] = {{"file", "noise.csv"},
+                          {"step", c.table_step},
+                          {"points", table.grid().size},
+                          {"second_moment", second_moment(table)}};
   out.summary["run_directory"] = dir.string();
   write_file_atomically(dir / "config.yaml", c.to_yaml(), /*overwrite=*/true);
   nlohmann::json extra;
   extra["pac_privacy"] = summary_json(s);
   write_noise_table(table, dir / "noise.csv", extra, /*overwrite=*/true);
   if (!curve.empty())
-    write_numeric_csv(dir / "mi_curve.csv", {"budget", "mutual_information_nats", "mu", "sigma", "gaussian_reference_nats"}, curve,
+    write_numeric_csv(dir / "mi_curve.csv",
+                      {"budget", "mutual_information_nats", "mu", "sigma", "gaussian_reference_nats"}, curve,
                       /*overwrite=*/true);
   write_file_atomically(dir / "summary.json", out.summary.dump(2) + "\n", /*overwrite=*/true);
   if (c.output_plots) {
@@ -113,8 +121,9 @@ SolverRunSummary run_pac_privacy(const SolverRunOptions& o) {
   }
   out.text = s.report();
   if (c.pac_units == "bits") out.text += fmt::format("MI bound {:.8g} bits\n", s.mutual_information * kBitsPerNat);
-  out.text += fmt::format("Noise table: {} ({} points, step {}, E[e^2] on the grid {:.8g}). Run directory: {}\n",
-                          (dir / "noise.csv").string(), table.grid().size, c.table_step, second_moment(table), dir.string());
+  out.text +=
+      fmt::format("Noise table: {} ({} points, step {}, E[e^2] on the grid {:.8g}). Run directory: {}\n",
+                  (dir / "noise.csv").string(), table.grid().size, c.table_step, second_moment(table), dir.string());
   return out;
 }
 

@@ -62,9 +62,10 @@ GaussianInitialisation start_for_budget(const GeometricTailShape& shape, const C
       throw InputError(fmt::format("model.cost_budget {}: no Gaussian start of the family reaches it", budget));
   }
   if (cost_at(low) > budget)
-    throw InputError(fmt::format("model.cost_budget {} is below what the family's narrowest Gaussian start costs ({}); raise it "
-                                 "or narrow model.bin_width",
-                                 budget, cost_at(low)));
+    throw InputError(
+        fmt::format("model.cost_budget {} is below what the family's narrowest Gaussian start costs ({}); raise it "
+                    "or narrow model.bin_width",
+                    budget, cost_at(low)));
   for (int i = 0; i < 200 && high - low > 1e-13 * high; ++i) {
     const double mid = 0.5 * (low + high);
     (cost_at(mid) < budget ? low : high) = mid;
@@ -81,29 +82,39 @@ std::vector<double> unique_deltas(const TrainingConfig& c) {
 }
 
 std::vector<double> history_row(const PreconditionedIteration& h, int64_t iterations_before, double seconds_before) {
-  return {double(h.iteration + iterations_before), h.alpha, double(h.worst_shift), h.gamma, h.objective, h.step,
-          h.seconds + seconds_before, h.constraint_residual};
+  return {double(h.iteration + iterations_before),
+          h.alpha,
+          double(h.worst_shift),
+          h.gamma,
+          h.objective,
+          h.step,
+          h.seconds + seconds_before,
+          h.constraint_residual};
 }
 
 class PreconditionedGradientOptimiser final : public RunOptimiser {
  public:
   // Everything a bad config could refuse is checked here, before the run directory exists.
-  PreconditionedGradientOptimiser(const RunOptions& options, const TrainingConfig& config) : options_(options), c_(config) {
+  PreconditionedGradientOptimiser(const RunOptions& options, const TrainingConfig& config)
+      : options_(options), c_(config) {
     shape_ = shape_of(c_);
     cost_.kind = parse_cost_kind(c_.geometric_tail.cost);
     cost_.threshold = c_.geometric_tail.cost_threshold;
     cost_.validate();
-    shift_bins_ = whole_steps(c_.pair_sensitivity, shape_.bin_width, fmt::format("pair.sensitivity {:g}", c_.pair_sensitivity));
+    shift_bins_ =
+        whole_steps(c_.pair_sensitivity, shape_.bin_width, fmt::format("pair.sensitivity {:g}", c_.pair_sensitivity));
     if (shift_bins_ < 1) throw InputError("pair.sensitivity must be at least one bin (model.bin_width)");
     if (shift_bins_ > 1000)
-      throw InputError(fmt::format("pair.sensitivity / model.bin_width = {} bins: at most 1000 shifts are supported", shift_bins_));
+      throw InputError(
+          fmt::format("pair.sensitivity / model.bin_width = {} bins: at most 1000 shifts are supported", shift_bins_));
     // The objective holds one row of 2N + m + 1 log-summands per shift (float64, and as much again for the
     // gradient): cap it at 5e7 entries (about 1 GB in all) rather than fail an allocation.
     const double entries = static_cast<double>(shift_bins_) * static_cast<double>(2 * shape_.window + shift_bins_ + 1);
     if (entries > 5e7)
-      throw InputError(fmt::format("model.window {} with {} shifts (pair.sensitivity / model.bin_width) needs {:.3g} objective "
-                                   "entries, more than the limit 5e7: lower model.window or widen model.bin_width",
-                                   shape_.window, shift_bins_, entries));
+      throw InputError(
+          fmt::format("model.window {} with {} shifts (pair.sensitivity / model.bin_width) needs {:.3g} objective "
+                      "entries, more than the limit 5e7: lower model.window or widen model.bin_width",
+                      shape_.window, shift_bins_, entries));
     pair_.kind = PairKind::kAdditive;
     pair_.sensitivity = static_cast<double>(shift_bins_) * shape_.bin_width;
     pair_.shifts = parse_shift_policy(c_.certification_shifts);
@@ -118,13 +129,15 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
                     {"cost", cost_coefficients(shape_, cost_), c_.geometric_tail.cost_budget}};
     const double residual = impose_linear_constraints(theta_, constraints_);
     if (!(residual <= 1e-9))
-      throw InputError(fmt::format("the Gaussian start cannot meet model.cost_budget {} exactly (relative residual {:.3g})",
-                                   c_.geometric_tail.cost_budget, residual));
+      throw InputError(
+          fmt::format("the Gaussian start cannot meet model.cost_budget {} exactly (relative residual {:.3g})",
+                      c_.geometric_tail.cost_budget, residual));
     RenyiFamilyObjectiveOptions objective_options;
     objective_options.max_shift = shift_bins_;
     objective_options.compositions = n;
     objective_options.delta = c_.loss_delta;
-    objective_options.alpha = c_.loss_alpha > 0.0 ? c_.loss_alpha : gaussian_optimal_alpha(sigma / pair_.sensitivity, n, c_.loss_delta);
+    objective_options.alpha =
+        c_.loss_alpha > 0.0 ? c_.loss_alpha : gaussian_optimal_alpha(sigma / pair_.sensitivity, n, c_.loss_delta);
     objective_options.conversion = c_.renyi.rdp_conversion == "balle" ? RdpConversion::kBalle : RdpConversion::kMironov;
     objective_options.validate();
     objective_ = std::make_shared<RenyiFamilyObjective>(shape_.window, shape_.ratio, objective_options);
@@ -144,8 +157,9 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     soft_pld_ = c_.loss_kind == "soft-pld";
     warm_start_ = soft_pld_ && c_.pgd.warm_start == "renyi";
     if (soft_pld_ && pgd_.direction == PreconditionedDirection::kNewton)
-      throw InputError("optimiser.direction newton applies to loss.kind renyi (the soft-PLD objective has no banded curvature); "
-                       "use steepest or lbfgs");
+      throw InputError(
+          "optimiser.direction newton applies to loss.kind renyi (the soft-PLD objective has no banded curvature); "
+          "use steepest or lbfgs");
     if (soft_pld_) {
       SoftPldFamilyObjectiveOptions soft_options;
       soft_options.max_shift = shift_bins_;
@@ -157,12 +171,14 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
       soft_options.loss_step = c_.soft_pld.loss_step;
       soft_objective_ = std::make_shared<SoftPldFamilyObjective>(shape_.window, shape_.ratio, soft_options);
     }
-    objective_name_ =
-        soft_pld_ ? fmt::format("the soft-PLD {} ({}, loss step {}){}",
-                                c_.soft_pld.minimise == "epsilon" ? fmt::format("epsilon at delta = {}", format_exact(c_.loss_delta))
-                                                                       : fmt::format("log delta at epsilon = {}", format_exact(c_.loss_epsilon)),
-                                c_.soft_pld.shifts, format_exact(c_.soft_pld.loss_step), warm_start_ ? " after a Renyi warm start" : "")
-                  : fmt::format("gamma at delta = {}", format_exact(c_.loss_delta));
+    objective_name_ = soft_pld_
+                          ? fmt::format("the soft-PLD {} ({}, loss step {}){}",
+                                        c_.soft_pld.minimise == "epsilon"
+                                            ? fmt::format("epsilon at delta = {}", format_exact(c_.loss_delta))
+                                            : fmt::format("log delta at epsilon = {}", format_exact(c_.loss_epsilon)),
+                                        c_.soft_pld.shifts, format_exact(c_.soft_pld.loss_step),
+                                        warm_start_ ? " after a Renyi warm start" : "")
+                          : fmt::format("gamma at delta = {}", format_exact(c_.loss_delta));
   }
 
   OptimisedTable optimise(const fs::path& directory, bool resume) override {
@@ -183,18 +199,19 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     const fs::path checkpoint_path = directory / "checkpoint.pt";
     const auto checkpoint_writer = [this, checkpoint_path](const std::string& stage, const nlohmann::json& warm) {
       return [this, checkpoint_path, stage, warm](const PreconditionedCheckpoint& k) {
-        write_checkpoint_file(checkpoint_path,
-                              family_checkpoint_text(FamilyCheckpoint{stage, k.iteration, k.seconds, objective_->alpha(), *k.theta,
-                                                                      *k.history, warm}));
+        write_checkpoint_file(
+            checkpoint_path, family_checkpoint_text(FamilyCheckpoint{stage, k.iteration, k.seconds, objective_->alpha(),
+                                                                     *k.theta, *k.history, warm}));
       };
     };
     const bool resume_main = resumed && resumed->stage == "main";
     pgd_.checkpoint_every = c_.output_checkpoint_every;
-    spdlog::info("training the {} geometric-tail family (N = {}, r = {}, bin width {}) under {} cost {} with the preconditioned "
-                 "gradient ({}) on {}, n = {}{}; run directory {}",
-                 c_.geometric_tail.domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.geometric_tail.cost,
-                 format_exact(c_.geometric_tail.cost_budget), c_.pgd.direction, objective_name_, n,
-                 !soft_pld_ || warm_start_ ? fmt::format(", alpha from {:.6g}", start_alpha_) : "", directory.string());
+    spdlog::info(
+        "training the {} geometric-tail family (N = {}, r = {}, bin width {}) under {} cost {} with the preconditioned "
+        "gradient ({}) on {}, n = {}{}; run directory {}",
+        c_.geometric_tail.domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width),
+        c_.geometric_tail.cost, format_exact(c_.geometric_tail.cost_budget), c_.pgd.direction, objective_name_, n,
+        !soft_pld_ || warm_start_ ? fmt::format(", alpha from {:.6g}", start_alpha_) : "", directory.string());
     if (warm_start_ && resume_main) {
       // The warm start finished in an earlier session: its summary comes from the checkpoint.
       const nlohmann::json& w = resumed->warm;
@@ -217,9 +234,10 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
       // direction with alpha updated every iteration.
       warm_pgd.direction = PreconditionedDirection::kNewton;
       warm_pgd.outer_update_every = 1;
-      warm_ = preconditioned_gradient_descent(theta_, constraints_, renyi_family_objective(objective_, alpha_update_), warm_pgd);
-      spdlog::info("Renyi warm start: gamma {:.6g} -> {:.6g} in {:.1f} s ({})", warm_.initial_objective, warm_.final_objective,
-                   warm_.seconds, warm_.termination);
+      warm_ = preconditioned_gradient_descent(theta_, constraints_, renyi_family_objective(objective_, alpha_update_),
+                                              warm_pgd);
+      spdlog::info("Renyi warm start: gamma {:.6g} -> {:.6g} in {:.1f} s ({})", warm_.initial_objective,
+                   warm_.final_objective, warm_.seconds, warm_.termination);
     }
     if (resume_main) {
       pgd_.first_iteration = resumed->iteration;
@@ -228,12 +246,14 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     }
     nlohmann::json warm_record;
     if (warm_start_)
-      warm_record = {{"iterations", warm_.iterations}, {"seconds", warm_.seconds}, {"gamma_start", warm_.initial_objective},
-                     {"gamma", warm_.final_objective}, {"termination", warm_.termination}, {"history", history_json(warm_.history)}};
+      warm_record = {{"iterations", warm_.iterations},         {"seconds", warm_.seconds},
+                     {"gamma_start", warm_.initial_objective}, {"gamma", warm_.final_objective},
+                     {"termination", warm_.termination},       {"history", history_json(warm_.history)}};
     pgd_.write_checkpoint = checkpoint_writer("main", warm_record);
     pgd_.validate();
     main_ = preconditioned_gradient_descent(
-        theta_, constraints_, soft_pld_ ? soft_pld_family_objective(soft_objective_) : renyi_family_objective(objective_, alpha_update_),
+        theta_, constraints_,
+        soft_pld_ ? soft_pld_family_objective(soft_objective_) : renyi_family_objective(objective_, alpha_update_),
         pgd_);
     spdlog::info("{}", main_.termination);
     return learned_table();
@@ -246,7 +266,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     request.compositions = n;
     request.epsilons = c_.certification_epsilons;
     request.deltas = unique_deltas(c_);
-    Certificate certificate = make_certificate(account(make_pair_family(table, pair_), n, accountant_, queries_of(request)), request, accountant_);
+    Certificate certificate = make_certificate(
+        account(make_pair_family(table, pair_), n, accountant_, queries_of(request)), request, accountant_);
     if (shape_.domain == FamilyDomain::kContinuous)
       // Gilani et al., Thm 3.6 for the hockey-stick divergence: a real shift t = (a + f) Delta, 0 <= f < 1, splits
       // every bin into a part of width (1 - f) Delta aligned with shift a and one of width f Delta aligned with
@@ -255,7 +276,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
       // divergence the same mixture of theirs, at most their maximum for every eps. The envelope over whole-bin
       // shifts therefore dominates every real difference in [-s, s].
       certificate.shift_justification +=
-          "; continuous family: a real shift (a + f) bins is the mixture (1 - f) shift a + f shift (a + 1) with a public "
+          "; continuous family: a real shift (a + f) bins is the mixture (1 - f) shift a + f shift (a + 1) with a "
+          "public "
           "coin, so whole-bin shifts cover every real difference in [-s, s] (Thm 3.6 for the hockey-stick divergence)";
     return certificate;
   }
@@ -272,16 +294,19 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     settings.compositions = c_.loss_compositions;
     settings.delta = c_.loss_delta;
     std::vector<SameCostRow> rows = compare_same_cost(settings, start_family.table(), start_family.cost(cost_));
-    rows.insert(rows.begin(), SameCostRow{"learned", "pgd", GeometricTailFamily(shape_, theta_).cost(cost_),
-                                          certificate.epsilons.front().epsilon_lower, certificate.epsilons.front().epsilon_upper});
+    rows.insert(rows.begin(),
+                SameCostRow{"learned", "pgd", GeometricTailFamily(shape_, theta_).cost(cost_),
+                            certificate.epsilons.front().epsilon_lower, certificate.epsilons.front().epsilon_upper});
     std::string csv = "noise,parameter,cost,epsilon_lower,epsilon_upper\n";
     for (const auto& r : rows)
-      csv += fmt::format("{},{},{:.17g},{:.17g},{:.17g}\n", r.noise, r.parameter, r.cost, r.epsilon_lower, r.epsilon_upper);
+      csv += fmt::format("{},{},{:.17g},{:.17g},{:.17g}\n", r.noise, r.parameter, r.cost, r.epsilon_lower,
+                         r.epsilon_upper);
     write_file_atomically(directory / "comparison.csv", csv, /*overwrite=*/true);
     std::string text;
     for (size_t i = 1; i < rows.size(); ++i)
-      text += fmt::format("{}{} {}", i == 1 ? "" : ", ", rows[i].noise,
-                          std::isfinite(rows[i].epsilon_upper) ? format_fixed(rows[i].epsilon_upper, 4, Rounding::kUp) : "inf");
+      text += fmt::format(
+          "{}{} {}", i == 1 ? "" : ", ", rows[i].noise,
+          std::isfinite(rows[i].epsilon_upper) ? format_fixed(rows[i].epsilon_upper, 4, Rounding::kUp) : "inf");
     return text;
   }
 
@@ -289,22 +314,28 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
   std::string summary_paragraph(const OptimisedTable&, const Certificate& certificate, const std::string& comparison,
                                 const fs::path& directory) const override {
     const PreconditionedGradientSummary& renyi = warm_start_ ? warm_ : main_;
-    const std::string renyi_progress = fmt::format("gamma {:.6g} -> {:.6g}, alpha {:.6g} -> {:.6g}", renyi.initial_objective,
-                                                   renyi.final_objective, start_alpha_, objective_->alpha());
+    const std::string renyi_progress =
+        fmt::format("gamma {:.6g} -> {:.6g}, alpha {:.6g} -> {:.6g}", renyi.initial_objective, renyi.final_objective,
+                    start_alpha_, objective_->alpha());
     const std::string soft_progress =
         fmt::format("soft {} {:.6g} -> {:.6g}", c_.soft_pld.minimise, main_.initial_objective, main_.final_objective);
     const std::string objective_progress =
-        !soft_pld_ ? renyi_progress : (warm_start_ ? renyi_progress + " (warm start), then " + soft_progress : soft_progress);
+        !soft_pld_ ? renyi_progress
+                   : (warm_start_ ? renyi_progress + " (warm start), then " + soft_progress : soft_progress);
     const auto& first = certificate.epsilons.front();
     return fmt::format(
-        "Trained the {} geometric-tail family (N = {}, r = {}, bin width {}) with {} cost {} by the preconditioned gradient ({}) "
+        "Trained the {} geometric-tail family (N = {}, r = {}, bin width {}) with {} cost {} by the preconditioned "
+        "gradient ({}) "
         "on {} in {} ({}; {:.1f} s): {}. After n = {} its "
-        "certified epsilon at delta = {} is in [{}, {}] (lower, upper; {}{}). Certified epsilon of the same cost: {}. Run "
+        "certified epsilon at delta = {} is in [{}, {}] (lower, upper; {}{}). Certified epsilon of the same cost: {}. "
+        "Run "
         "directory: {}.\n",
-        c_.geometric_tail.domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width), c_.geometric_tail.cost,
-        format_exact(c_.geometric_tail.cost_budget), c_.pgd.direction, soft_pld_ ? objective_name_ : "the Renyi objective",
-        counted_noun(main_.iterations + warm_.iterations, "iteration"), main_.termination, main_.seconds + warm_.seconds,
-        objective_progress, c_.loss_compositions, format_exact(first.delta), format_fixed(first.epsilon_lower, 4, Rounding::kDown),
+        c_.geometric_tail.domain, shape_.window, format_exact(shape_.ratio), format_exact(shape_.bin_width),
+        c_.geometric_tail.cost, format_exact(c_.geometric_tail.cost_budget), c_.pgd.direction,
+        soft_pld_ ? objective_name_ : "the Renyi objective",
+        counted_noun(main_.iterations + warm_.iterations, "iteration"), main_.termination,
+        main_.seconds + warm_.seconds, objective_progress, c_.loss_compositions, format_exact(first.delta),
+        format_fixed(first.epsilon_lower, 4, Rounding::kDown),
         std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf",
         certificate.shift_justification, certificate.bound_methods(first.upper_method, first.lower_method), comparison,
         directory.string());
@@ -317,26 +348,31 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
     const GeometricTailFamily learned_family(shape_, theta_);
     TableProvenance provenance;
     provenance.source = "train geometric-tail";
-    provenance.note = fmt::format("{} geometric-tail family, N = {}, r = {}, bin width {}, {} cost {}; pgd on {} (n = {}); "
-                                  "config {}",
-                                  c_.geometric_tail.domain, shape_.window, shape_.ratio, shape_.bin_width, c_.geometric_tail.cost,
-                                  c_.geometric_tail.cost_budget, objective_name_, n, options_.config_path);
+    provenance.note = fmt::format(
+        "{} geometric-tail family, N = {}, r = {}, bin width {}, {} cost {}; pgd on {} (n = {}); "
+        "config {}",
+        c_.geometric_tail.domain, shape_.window, shape_.ratio, shape_.bin_width, c_.geometric_tail.cost,
+        c_.geometric_tail.cost_budget, objective_name_, n, options_.config_path);
     provenance.parameters = {{"iterations", static_cast<double>(main_.iterations + warm_.iterations)}};
     if (!soft_pld_ || warm_start_) provenance.parameters["alpha"] = objective_->alpha();
     OptimisedTable out{learned_family.table(provenance)};
     nlohmann::json& r = out.record;
-    r["model"] = {{"kind", "geometric-tail"},
-                  {"domain", c_.geometric_tail.domain},
-                  {"window", shape_.window},
-                  {"tail_ratio", shape_.ratio},
-                  {"bin_width", shape_.bin_width},
-                  {"cost", {{"kind", c_.geometric_tail.cost}, {"budget", c_.geometric_tail.cost_budget}, {"threshold", c_.geometric_tail.cost_threshold},
-                            {"achieved", learned_family.cost(cost_)}}},
-                  {"meaning", shape_.domain == FamilyDomain::kContinuous
-                                  ? "noise.csv lists the bin masses at the bin centres; the noise is uniform within each bin "
-                                    "(density p / bin_width); beyond the window the masses continue geometrically (tails)"
-                                  : "noise.csv lists the probabilities of the integers in the window; beyond it they continue "
-                                    "geometrically (tails)"}};
+    r["model"] = {
+        {"kind", "geometric-tail"},
+        {"domain", c_.geometric_tail.domain},
+        {"window", shape_.window},
+        {"tail_ratio", shape_.ratio},
+        {"bin_width", shape_.bin_width},
+        {"cost",
+         {{"kind", c_.geometric_tail.cost},
+          {"budget", c_.geometric_tail.cost_budget},
+          {"threshold", c_.geometric_tail.cost_threshold},
+          {"achieved", learned_family.cost(cost_)}}},
+        {"meaning", shape_.domain == FamilyDomain::kContinuous
+                        ? "noise.csv lists the bin masses at the bin centres; the noise is uniform within each bin "
+                          "(density p / bin_width); beyond the window the masses continue geometrically (tails)"
+                        : "noise.csv lists the probabilities of the integers in the window; beyond it they continue "
+                          "geometrically (tails)"}};
     if (soft_pld_) {
       r["loss"] = {{"kind", "soft-pld"},
                    {"minimise", c_.soft_pld.minimise},
@@ -348,14 +384,23 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
                    {"objective", main_.final_objective},
                    {"objective_start", main_.initial_objective}};
       if (warm_start_)
-        r["loss"]["warm_start"] = {{"kind", "renyi"},           {"alpha_start", start_alpha_},
-                                   {"alpha", objective_->alpha()}, {"conversion", c_.renyi.rdp_conversion},
-                                   {"gamma", warm_.final_objective}, {"gamma_start", warm_.initial_objective},
-                                   {"iterations", warm_.iterations}, {"seconds", warm_.seconds}};
+        r["loss"]["warm_start"] = {{"kind", "renyi"},
+                                   {"alpha_start", start_alpha_},
+                                   {"alpha", objective_->alpha()},
+                                   {"conversion", c_.renyi.rdp_conversion},
+                                   {"gamma", warm_.final_objective},
+                                   {"gamma_start", warm_.initial_objective},
+                                   {"iterations", warm_.iterations},
+                                   {"seconds", warm_.seconds}};
     } else {
-      r["loss"] = {{"kind", "renyi"},           {"delta", c_.loss_delta},          {"compositions", n},
-                   {"alpha_start", start_alpha_}, {"alpha", objective_->alpha()},    {"conversion", c_.renyi.rdp_conversion},
-                   {"gamma", main_.final_objective}, {"gamma_start", main_.initial_objective}};
+      r["loss"] = {{"kind", "renyi"},
+                   {"delta", c_.loss_delta},
+                   {"compositions", n},
+                   {"alpha_start", start_alpha_},
+                   {"alpha", objective_->alpha()},
+                   {"conversion", c_.renyi.rdp_conversion},
+                   {"gamma", main_.final_objective},
+                   {"gamma_start", main_.initial_objective}};
     }
     r["pair"] = {{"kind", "additive"}, {"sensitivity", pair_.sensitivity}, {"shift_bins", shift_bins_}};
     r["training"] = {{"optimiser", "pgd"},
@@ -367,7 +412,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
                      {"max_constraint_residual", main_.max_constraint_residual}};
     r["utility"] = {{"l1", l1_utility(out.table)}, {"second_moment", second_moment(out.table)}};
     // After a warm start, its records come first and the soft-PLD iterations continue its count (and its clock).
-    out.history_columns = {"iteration", "alpha", "worst_shift", "gamma", "objective", "step", "seconds", "constraint_residual"};
+    out.history_columns = {"iteration", "alpha", "worst_shift", "gamma",
+                           "objective", "step",  "seconds",     "constraint_residual"};
     for (const auto& h : warm_.history) out.history_rows.push_back(history_row(h, 0, 0.0));
     for (const auto& h : main_.history) out.history_rows.push_back(history_row(h, warm_.iterations, warm_.seconds));
     out.stopped_early = main_.stopped_by_guard;
@@ -398,7 +444,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
 
 }  // namespace
 
-std::unique_ptr<RunOptimiser> make_preconditioned_gradient_optimiser(const RunOptions& options, const TrainingConfig& config) {
+std::unique_ptr<RunOptimiser> make_preconditioned_gradient_optimiser(const RunOptions& options,
+                                                                     const TrainingConfig& config) {
   return std::make_unique<PreconditionedGradientOptimiser>(options, config);
 }
 

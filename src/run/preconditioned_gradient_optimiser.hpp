@@ -11,6 +11,7 @@
 
 namespace noiselearn {
 
-std::unique_ptr<RunOptimiser> make_preconditioned_gradient_optimiser(const RunOptions& options, const TrainingConfig& config);
+std::unique_ptr<RunOptimiser> make_preconditioned_gradient_optimiser(const RunOptions& options,
+                                                                     const TrainingConfig& config);
 
 }  // namespace noiselearn

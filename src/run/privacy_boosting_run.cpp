@@ -40,7 +40,8 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   region.validate();
   const BoostingKernelKind kind = parse_boosting_kernel(o.kernel);
   if (!(o.rho > 0.0 && o.rho <= 1.0)) throw InputError(fmt::format("--rho {}: must be in (0, 1]", o.rho));
-  if (!(o.scale >= 0.0 && std::isfinite(o.scale))) throw InputError(fmt::format("--scale {}: must be >= 0 (0 calibrates)", o.scale));
+  if (!(o.scale >= 0.0 && std::isfinite(o.scale)))
+    throw InputError(fmt::format("--scale {}: must be >= 0 (0 calibrates)", o.scale));
   if (o.compositions < 1 || o.compositions > kMaxCompositions)
     throw InputError(fmt::format("--compositions {}: must be in 1..{}", o.compositions, kMaxCompositions));
   for (double d : o.deltas)
@@ -66,16 +67,14 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
     calibration.compositions = o.compositions;
     calibration.delta = deltas.front();
     calibration.max_scale_factor = o.max_scale_factor;
-    spdlog::info("calibrating the {} kernel scale to the least certified epsilon at delta {:g} after {} release(s)", o.kernel,
-                 calibration.delta, o.compositions);
+    spdlog::info("calibrating the {} kernel scale to the least certified epsilon at delta {:g} after {} release(s)",
+                 o.kernel, calibration.delta, o.compositions);
     const BoostingCalibration c = calibrate_boosting_scale(kind, region, o.rho, answer_bound, calibration, accountant);
     scale = c.scale;
     nlohmann::json scan = nlohmann::json::array();
     for (const auto& [s, e] : c.scan) scan.push_back({{"scale", s}, {"epsilon_upper", e}});
-    report["calibration"] = {{"kernel_only_scale", c.kernel_only_scale},
-                             {"scale", c.scale},
-                             {"evaluations", c.evaluations},
-                             {"scan", scan}};
+    report["calibration"] = {
+        {"kernel_only_scale", c.kernel_only_scale}, {"scale", c.scale}, {"evaluations", c.evaluations}, {"scan", scan}};
   }
   const PrivacyBoostingMechanism mechanism(BoostingKernel{kind, scale}, region, o.rho);
   const PrivacyBoostingBounds single = privacy_boosting_bounds(mechanism, answer_bound, accountant);
@@ -116,10 +115,12 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   nlohmann::json at_delta = nlohmann::json::array();
   if (o.compositions > 1)
     for (double d : deltas) bounds = refined_for_delta(std::move(bounds), d);
-  text += fmt::format("privacy boosting: {} kernel, scale {:.6g}; {} region (smallest width {:g}); rho {:g}: q = {:.6g}\n", o.kernel,
-             scale, o.region, region.smallest_width(), o.rho, mechanism.q());
+  text +=
+      fmt::format("privacy boosting: {} kernel, scale {:.6g}; {} region (smallest width {:g}); rho {:g}: q = {:.6g}\n",
+                  o.kernel, scale, o.region, region.smallest_width(), o.rho, mechanism.q());
   text += fmt::format("neighbours: {}\n", bounds.shift_justification);
-  if (single.pairs.size() == 1) text += fmt::format("  the pair: {}\n", single.pairs.front().pair.description());
+  if (single.pairs.size() == 1)
+    text += fmt::format("  the pair: {}\n", single.pairs.front().pair.description());
   else
     for (const auto& [d, p] : single.worst_pair_at_delta)
       text += fmt::format("  worst single pair at delta {:g}: {}\n", d, p.description());
@@ -128,20 +129,23 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
     nlohmann::json row = {{"delta", d}, {"epsilon_upper", up}, {"epsilon_lower", low}};
     text += fmt::format("n = {}, delta = {:g}: certified epsilon in [{:.6f}, {:.6f}]\n", o.compositions, d, low, up);
     if (o.rho < 1.0 && gaussian_sigma == 0.0)
-      text += fmt::format("  no Gaussian mechanism meets the constraint: a fixed region holds at most half of a symmetric kernel centred "
-                 "at its edge\n");
+      text += fmt::format(
+          "  no Gaussian mechanism meets the constraint: a fixed region holds at most half of a symmetric kernel "
+          "centred "
+          "at its edge\n");
     if (gaussian_sigma > 0.0) {
       const double g = gaussian_epsilon(gaussian_sigma, o.sensitivity, o.compositions, d);
       row["gaussian_sigma"] = gaussian_sigma;
       row["gaussian_epsilon"] = g;
-      text += fmt::format("  Gaussian mechanism meeting the same constraint: sigma {:.7g}, exact epsilon {:.7g} (Balle-Wang)\n",
-                 gaussian_sigma, g);
+      text += fmt::format(
+          "  Gaussian mechanism meeting the same constraint: sigma {:.7g}, exact epsilon {:.7g} (Balle-Wang)\n",
+          gaussian_sigma, g);
     }
     if (o.compositions == 1) {
       const double h = paper_heuristic_epsilon(mechanism, o.sensitivity, d);
       row["paper_heuristic_epsilon"] = h;
-      text += fmt::format("  paper's heuristic (Thm 1 / Prop. 1 at answers {:g}, {:g}; not a guarantee): {:.6f}\n", heuristic_pair.first,
-                 heuristic_pair.second, h);
+      text += fmt::format("  paper's heuristic (Thm 1 / Prop. 1 at answers {:g}, {:g}; not a guarantee): {:.6f}\n",
+                          heuristic_pair.first, heuristic_pair.second, h);
     }
     at_delta.push_back(row);
   }
@@ -155,6 +159,5 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   report["certificate"] = {{"at_delta", at_delta}, {"at_epsilon", at_epsilon}};
   return out;
 }
-
 
 }  // namespace noiselearn

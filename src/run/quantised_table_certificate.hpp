@@ -17,9 +17,9 @@
 namespace noiselearn {
 
 struct QuantisedCertificateOptions {
-  std::string source_name;             // the source table as the user named it (provenance, messages)
-  std::filesystem::path out;           // the quantised table's CSV (its JSON beside it)
-  bool force = false;                  // overwrite `out`
+  std::string source_name;    // the source table as the user named it (provenance, messages)
+  std::filesystem::path out;  // the quantised table's CSV (its JSON beside it)
+  bool force = false;         // overwrite `out`
   // The pair, the queries and the accountant, resolved by the caller: by `noiselearn sample`, the source's own
   // (noise.json, io/recorded_certification.hpp) where no option replaces them.
   PairSpecification pair;
@@ -30,6 +30,7 @@ struct QuantisedCertificateOptions {
 // Certifies the source and the quantised table of `sampler` alike, writes the quantised table with its certificate,
 // and returns the two side by side, for a reader, with the reason of every infinite bound and how releases with
 // several candidate pairs were accounted.
-std::string certify_and_write_quantised(const QuantisedCertificateOptions& options, const sampler::SecureSampler& sampler);
+std::string certify_and_write_quantised(const QuantisedCertificateOptions& options,
+                                        const sampler::SecureSampler& sampler);
 
 }  // namespace noiselearn

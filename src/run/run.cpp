@@ -39,28 +39,34 @@ bool already_complete(const fs::path& directory, const TrainingConfig& config) {
     spdlog::info("{} holds a complete run of another configuration: training this one", directory.string());
     return false;
   }
-  spdlog::info("{} already holds this run, complete and checksum-verified: skipped (--skip-if-complete)", directory.string());
+  spdlog::info("{} already holds this run, complete and checksum-verified: skipped (--skip-if-complete)",
+               directory.string());
   return true;
 }
 
 // The kind the config names (io/optimiser_kinds.cpp); the resolved config has been validated, so it is registered.
 const OptimiserKind& optimiser_kind_of(const TrainingConfig& c) {
   const OptimiserKind* kind = find_optimiser_kind(c.optimiser_kind);
-  if (kind == nullptr) throw std::logic_error(fmt::format("optimiser.kind = {} is not registered (io/optimiser_kinds.cpp)", c.optimiser_kind));
+  if (kind == nullptr)
+    throw std::logic_error(
+        fmt::format("optimiser.kind = {} is not registered (io/optimiser_kinds.cpp)", c.optimiser_kind));
   return *kind;
 }
 
 // The factory registered under the kind's name (run/optimiser_factories.hpp). The LibTorch optimisers come from
 // noiselearn::learners; a program that did not link them is told so (a programming error, not bad input).
-std::unique_ptr<RunOptimiser> make_optimiser(const OptimiserKind& kind, const RunOptions& options, const TrainingConfig& config) {
+std::unique_ptr<RunOptimiser> make_optimiser(const OptimiserKind& kind, const RunOptions& options,
+                                             const TrainingConfig& config) {
   const OptimiserFactory factory = optimiser_factory(kind.name);
   if (factory != nullptr) return factory(options, config);
   if (kind.learner_task.empty())
-    throw std::logic_error(fmt::format("optimiser.kind = {} has no factory: register one in run/optimiser_factories.cpp", kind.name));
-  throw std::logic_error(fmt::format("{} needs the learners: link noiselearn::learners (or noiselearn::noiselearn), which "
-                                     "registers them; a link made without CMake calls noiselearn::link_learners() before "
-                                     "run() (run/link_learners.hpp)",
-                                     kind.learner_task));
+    throw std::logic_error(
+        fmt::format("optimiser.kind = {} has no factory: register one in run/optimiser_factories.cpp", kind.name));
+  throw std::logic_error(
+      fmt::format("{} needs the learners: link noiselearn::learners (or noiselearn::noiselearn), which "
+                  "registers them; a link made without CMake calls noiselearn::link_learners() before "
+                  "run() (run/link_learners.hpp)",
+                  kind.learner_task));
 }
 
 }  // namespace
@@ -79,9 +85,11 @@ RunSummary run(const RunOptions& options) {
   std::unique_ptr<RunDirectoryLock> lock;
   if (options.resume) {
     const std::string length_key = kind.resumable_length_key(config);
-    if (!fs::is_directory(directory)) throw InputError(fmt::format("--resume: run directory {} does not exist", directory.string()));
+    if (!fs::is_directory(directory))
+      throw InputError(fmt::format("--resume: run directory {} does not exist", directory.string()));
     lock = std::make_unique<RunDirectoryLock>(directory);
-    if (!fs::exists(directory / "checkpoint.pt")) throw InputError(fmt::format("--resume: {} has no checkpoint.pt", directory.string()));
+    if (!fs::exists(directory / "checkpoint.pt"))
+      throw InputError(fmt::format("--resume: {} has no checkpoint.pt", directory.string()));
     require_same_run(config, directory, length_key);
   }
   // Everything the config names is built and checked before the run directory comes into being, so that bad

@@ -49,7 +49,8 @@ class RunOptimiser {
                               const std::filesystem::path& directory) const = 0;
   // summary.txt: one paragraph, with the run directory named.
   virtual std::string summary_paragraph(const OptimisedTable& optimised, const Certificate& certificate,
-                                        const std::string& comparison, const std::filesystem::path& directory) const = 0;
+                                        const std::string& comparison,
+                                        const std::filesystem::path& directory) const = 0;
 };
 
 }  // namespace noiselearn

@@ -15,13 +15,13 @@
 namespace noiselearn {
 
 struct RunOptions {
-  std::string config_path;              // the YAML config; named in the table's provenance
-  std::vector<std::string> overrides;   // "key=value", applied after the file (TrainingConfig::load)
-  std::optional<int64_t> seed;          // overrides optimiser.seed
-  std::filesystem::path directory;      // the run directory; empty: runs/<config file's stem>
-  bool force = false;                   // reuse a non-empty run directory
-  bool resume = false;                  // continue from the run directory's checkpoint.pt
-  bool skip_if_complete = false;        // do nothing if the directory already holds this run, complete
+  std::string config_path;             // the YAML config; named in the table's provenance
+  std::vector<std::string> overrides;  // "key=value", applied after the file (TrainingConfig::load)
+  std::optional<int64_t> seed;         // overrides optimiser.seed
+  std::filesystem::path directory;     // the run directory; empty: runs/<config file's stem>
+  bool force = false;                  // reuse a non-empty run directory
+  bool resume = false;                 // continue from the run directory's checkpoint.pt
+  bool skip_if_complete = false;       // do nothing if the directory already holds this run, complete
   // How a table named by the config (model.init_table) is read; the default reads it strictly
   // (io/table_files.hpp). The CLI passes its own, which honours --renormalise and says how to fix a bad sum.
   std::function<NoiseTable(const std::filesystem::path&)> read_table;

@@ -14,7 +14,8 @@ namespace noiselearn {
 
 namespace {
 
-SameCostRow row_of(const std::string& noise, const std::string& parameter, double cost, const PairBounds& composed, double delta) {
+SameCostRow row_of(const std::string& noise, const std::string& parameter, double cost, const PairBounds& composed,
+                   double delta) {
   PairBounds bounds = composed;
   bounds = refined_for_delta(std::move(bounds), delta);
   return SameCostRow{noise, parameter, cost, bounds.epsilon_lower(delta), bounds.epsilon_upper(delta)};
@@ -22,7 +23,8 @@ SameCostRow row_of(const std::string& noise, const std::string& parameter, doubl
 
 }  // namespace
 
-std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const NoiseTable& start_table, double start_cost) {
+std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const NoiseTable& start_table,
+                                           double start_cost) {
   const int64_t n = s.compositions;
   const double delta = s.delta, budget = s.budget, sensitivity = s.pair.sensitivity;
   std::vector<SameCostRow> rows;
@@ -35,9 +37,11 @@ std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const Nois
     const double sigma = square ? std::sqrt(budget) : budget * std::sqrt(M_PI / 2.0);
     const double scale = square ? std::sqrt(budget / 2.0) : budget;
     rows.push_back(row_of("gaussian", fmt::format("sigma {:.17g}", sigma), budget,
-                          compose_bounds(gaussian_mechanism_bounds(sigma, sensitivity, s.accountant), n, s.accountant), delta));
+                          compose_bounds(gaussian_mechanism_bounds(sigma, sensitivity, s.accountant), n, s.accountant),
+                          delta));
     rows.push_back(row_of("laplace", fmt::format("scale {:.17g}", scale), budget,
-                          compose_bounds(laplace_mechanism_bounds(scale, sensitivity, s.accountant), n, s.accountant), delta));
+                          compose_bounds(laplace_mechanism_bounds(scale, sensitivity, s.accountant), n, s.accountant),
+                          delta));
   } else if (square) {
     // Discrete Laplace P(i) ~ r^|i|: variance 2r/(1-r)^2 = C, r = 1 + 1/C - sqrt(1/C^2 + 2/C). A table with geometric
     // tails from its first point: exact.
@@ -52,8 +56,11 @@ std::vector<SameCostRow> compare_same_cost(const SameCostSettings& s, const Nois
     // no tails: the bins' Delta^2 / 12 for the continuous domain) is the budget.
     const double range = static_cast<double>(s.shape.window) * s.shape.bin_width;
     const Grid grid = Grid::symmetric(range, s.shape.bin_width);
-    const double within_bin = s.shape.domain == FamilyDomain::kContinuous ? s.shape.bin_width * s.shape.bin_width / 12.0 : 0.0;
-    auto cost_at = [&](double sigma) { return second_moment(truncated_gaussian_table(grid, sigma, range)) + within_bin; };
+    const double within_bin =
+        s.shape.domain == FamilyDomain::kContinuous ? s.shape.bin_width * s.shape.bin_width / 12.0 : 0.0;
+    auto cost_at = [&](double sigma) {
+      return second_moment(truncated_gaussian_table(grid, sigma, range)) + within_bin;
+    };
     double low = 1e-3 * std::sqrt(budget), high = std::sqrt(budget);
     while (cost_at(high) < budget && high < 1e6 * range) high *= 2.0;
     if (cost_at(high) >= budget && cost_at(low) <= budget) {

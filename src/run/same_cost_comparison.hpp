@@ -32,6 +32,7 @@ struct SameCostSettings {
 };
 
 // The family's Gaussian start first, then the mechanisms and the truncated Gaussian where the cost allows.
-std::vector<SameCostRow> compare_same_cost(const SameCostSettings& settings, const NoiseTable& start_table, double start_cost);
+std::vector<SameCostRow> compare_same_cost(const SameCostSettings& settings, const NoiseTable& start_table,
+                                           double start_cost);
 
 }  // namespace noiselearn

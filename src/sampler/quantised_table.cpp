@@ -24,9 +24,7 @@ long double compensated_total(const std::vector<double>& p) {
 
 }  // namespace
 
-double QuantisedTable::probability(size_t i) const {
-  return std::ldexp(static_cast<double>(weights[i]), -total_bits);
-}
+double QuantisedTable::probability(size_t i) const { return std::ldexp(static_cast<double>(weights[i]), -total_bits); }
 
 std::vector<double> QuantisedTable::probabilities() const {
   std::vector<double> p(weights.size());
@@ -40,13 +38,15 @@ QuantisedTable quantise(const std::vector<double>& probabilities, int total_bits
     throw std::invalid_argument(fmt::format("quantise: total_bits {} outside [1, {}]", total_bits, kMaxTotalBits));
   size_t positive = 0;
   for (double v : probabilities) {
-    if (!std::isfinite(v) || v < 0.0) throw std::invalid_argument(fmt::format("quantise: probability {} is not finite and >= 0", v));
+    if (!std::isfinite(v) || v < 0.0)
+      throw std::invalid_argument(fmt::format("quantise: probability {} is not finite and >= 0", v));
     if (v > 0.0) ++positive;
   }
   const uint64_t total = uint64_t{1} << total_bits;
   if (positive == 0) throw std::invalid_argument("quantise: the probabilities sum to 0");
   if (positive > total)
-    throw std::invalid_argument(fmt::format("quantise: {} positive cells do not fit {} units (raise total_bits)", positive, total));
+    throw std::invalid_argument(
+        fmt::format("quantise: {} positive cells do not fit {} units (raise total_bits)", positive, total));
 
   const long double sum = compensated_total(probabilities);
   const size_t n = probabilities.size();
@@ -101,7 +101,9 @@ QuantisedTable quantise(const std::vector<double>& probabilities, int total_bits
         --excess;
         any = true;
       }
-      if (!any) throw std::invalid_argument("quantise: too few units to keep every positive cell at least 1 (raise total_bits)");
+      if (!any)
+        throw std::invalid_argument(
+            "quantise: too few units to keep every positive cell at least 1 (raise total_bits)");
     }
   }
 

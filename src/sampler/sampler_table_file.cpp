@@ -27,7 +27,8 @@ constexpr size_t kMaxGridPoints = 100'000'001;
 
 std::string read_whole_file(const fs::path& path) {
   std::error_code error;
-  if (fs::is_directory(path, error)) throw InputError(fmt::format("{}: is a directory, not a noise table", path.string()));
+  if (fs::is_directory(path, error))
+    throw InputError(fmt::format("{}: is a directory, not a noise table", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot be read", path.string()));
   std::ostringstream text;
@@ -62,21 +63,24 @@ CsvRows parse_csv(std::string_view text, const std::string& label) {
   std::vector<std::string_view> fields;
   while (start < text.size()) {
     const size_t newline = text.find('\n', start);
-    std::string_view line = trim(text.substr(start, newline == std::string_view::npos ? std::string_view::npos : newline - start));
+    std::string_view line =
+        trim(text.substr(start, newline == std::string_view::npos ? std::string_view::npos : newline - start));
     start = newline == std::string_view::npos ? text.size() : newline + 1;
     ++line_number;
     if (line.empty() || line.front() == '#') continue;
     fields.clear();
     for (size_t from = 0;;) {
       const size_t comma = line.find(',', from);
-      fields.push_back(trim(line.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from)));
+      fields.push_back(
+          trim(line.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from)));
       if (comma == std::string_view::npos) break;
       from = comma + 1;
     }
     double x = 0.0, p = 0.0;
     if (columns == 0) {
       if (fields.size() != 2 && fields.size() != 3)
-        throw InputError(fmt::format("{}:{}: expected 2 columns (x,p) or 3 (x,p,logp), found {}", label, line_number, fields.size()));
+        throw InputError(fmt::format("{}:{}: expected 2 columns (x,p) or 3 (x,p,logp), found {}", label, line_number,
+                                     fields.size()));
       columns = fields.size();
       if (!parse_number(fields[0], x) && !parse_number(fields[1], p)) continue;  // the header
     }
@@ -110,7 +114,8 @@ bool SamplerTable::is_integer_grid() const { return std::floor(origin) == origin
 SamplerTable read_sampler_table(const fs::path& csv_path, double renormalise_within) {
   const std::string label = csv_path.string();
   if (csv_path.extension() == ".json")
-    throw InputError(fmt::format("{}: a noise table is named by its .csv file; the .json next to it holds the metadata", label));
+    throw InputError(
+        fmt::format("{}: a noise table is named by its .csv file; the .json next to it holds the metadata", label));
   const std::string text = read_whole_file(csv_path);
   CsvRows rows = parse_csv(text, label);
   SamplerTable table;
@@ -127,18 +132,24 @@ SamplerTable read_sampler_table(const fs::path& csv_path, double renormalise_wit
       throw InputError(fmt::format("{}: invalid JSON: {}", json_label, e.what()));
     }
     if (!table.metadata.is_object() || table.metadata.value("format", "") != "noiselearn-noise-table")
-      throw InputError(fmt::format("{}: not a noise-table metadata file (\"format\" must be \"noiselearn-noise-table\")", json_label));
-    if (table.metadata.value("version", 0) != 1) throw InputError(fmt::format("{}: format version is not 1", json_label));
+      throw InputError(fmt::format(
+          "{}: not a noise-table metadata file (\"format\" must be \"noiselearn-noise-table\")", json_label));
+    if (table.metadata.value("version", 0) != 1)
+      throw InputError(fmt::format("{}: format version is not 1", json_label));
     const auto checksum = table.metadata.find("csv_checksum");
-    if (checksum != table.metadata.end() && (!checksum->is_string() || checksum->get<std::string>() != fnv1a64_checksum(text)))
-      throw InputError(fmt::format("{} does not describe {} (checksum mismatch: the CSV changed after its JSON was written)",
-                                   json_label, label));
+    if (checksum != table.metadata.end() &&
+        (!checksum->is_string() || checksum->get<std::string>() != fnv1a64_checksum(text)))
+      throw InputError(
+          fmt::format("{} does not describe {} (checksum mismatch: the CSV changed after its JSON was written)",
+                      json_label, label));
     if (const auto tails = table.metadata.find("tails"); tails != table.metadata.end() && !tails->is_null())
-      throw InputError(fmt::format("{}: the table has geometric tails (infinite support); the sampler draws from finite "
-                                   "tables only",
-                                   json_label));
+      throw InputError(
+          fmt::format("{}: the table has geometric tails (infinite support); the sampler draws from finite "
+                      "tables only",
+                      json_label));
     const auto grid = table.metadata.find("grid");
-    if (grid == table.metadata.end() || !grid->is_object()) throw InputError(fmt::format("{}: missing \"grid\"", json_label));
+    if (grid == table.metadata.end() || !grid->is_object())
+      throw InputError(fmt::format("{}: missing \"grid\"", json_label));
     table.origin = json_number(*grid, "origin", json_label);
     table.step = json_number(*grid, "step", json_label);
     const double size = json_number(*grid, "size", json_label);
@@ -150,12 +161,15 @@ SamplerTable read_sampler_table(const fs::path& csv_path, double renormalise_wit
     table.step = (rows.x.back() - rows.x.front()) / static_cast<double>(n - 1);
   }
   if (!std::isfinite(table.origin) || !(table.step > 0.0) || !std::isfinite(table.step))
-    throw InputError(fmt::format("{}: grid origin {} and step {} are not a uniform increasing grid", label, table.origin, table.step));
+    throw InputError(fmt::format("{}: grid origin {} and step {} are not a uniform increasing grid", label,
+                                 table.origin, table.step));
   const double magnitude = std::max(std::abs(table.origin), std::abs(table.x(n - 1)));
-  const double tolerance = kGridRelativeTolerance * table.step + 4.0 * std::numeric_limits<double>::epsilon() * magnitude;
+  const double tolerance =
+      kGridRelativeTolerance * table.step + 4.0 * std::numeric_limits<double>::epsilon() * magnitude;
   for (size_t i = 0; i < n; ++i)
     if (std::abs(rows.x[i] - table.x(i)) > tolerance)
-      throw InputError(fmt::format("{}:{}: x = {:.17g} is not grid point {} (x = {:.17g})", label, rows.line[i], rows.x[i], i, table.x(i)));
+      throw InputError(fmt::format("{}:{}: x = {:.17g} is not grid point {} (x = {:.17g})", label, rows.line[i],
+                                   rows.x[i], i, table.x(i)));
 
   long double sum = 0.0L;
   for (double p : rows.p) sum += p;

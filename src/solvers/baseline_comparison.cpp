@@ -23,8 +23,8 @@ void adopt(BaselineMatch& match, Calibration calibration, const ComparisonSettin
   match.found = true;
   match.sigma = calibration.value;
   match.table = std::move(calibration.table);
-  const PairBounds bounds =
-      account(make_pair_family(*match.table, settings.pair), settings.compositions, settings.accountant, {{settings.epsilon}, {}});
+  const PairBounds bounds = account(make_pair_family(*match.table, settings.pair), settings.compositions,
+                                    settings.accountant, {{settings.epsilon}, {}});
   match.delta_upper = bounds.delta_upper(settings.epsilon);
   match.delta_lower = bounds.delta_lower(settings.epsilon);
   match.utility = utility(*match.table, settings.utility);
@@ -37,14 +37,14 @@ BaselineComparison compare_with_truncated_gaussian(const NoiseTable& table, cons
   const Grid& grid = table.grid();
   if (!grid.is_symmetric()) throw InputError("the truncated-Gaussian comparison needs a symmetric grid");
   out.utility = utility(table, settings.utility);
-  const PairBounds bounds =
-      account(make_pair_family(table, settings.pair), settings.compositions, settings.accountant, {{settings.epsilon}, {}});
+  const PairBounds bounds = account(make_pair_family(table, settings.pair), settings.compositions, settings.accountant,
+                                    {{settings.epsilon}, {}});
   out.delta_upper = bounds.delta_upper(settings.epsilon);
   out.delta_lower = bounds.delta_lower(settings.epsilon);
 
   try {
-    adopt(out.same_utility, calibrate_to_utility("truncated-gaussian", grid, whole_grid(grid), settings.utility, out.utility),
-          settings);
+    adopt(out.same_utility,
+          calibrate_to_utility("truncated-gaussian", grid, whole_grid(grid), settings.utility, out.utility), settings);
   } catch (const InputError& e) {
     out.same_utility.note = e.what();
   }

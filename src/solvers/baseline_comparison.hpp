@@ -14,7 +14,7 @@ namespace noiselearn {
 
 struct BaselineMatch {
   bool found = false;
-  std::string note;         // why not found (e.g. "no sigma reaches the target delta")
+  std::string note;  // why not found (e.g. "no sigma reaches the target delta")
   double sigma = 0.0;
   std::optional<NoiseTable> table;
   double utility = 0.0;

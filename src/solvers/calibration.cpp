@@ -43,7 +43,8 @@ double admissible(const std::string& name, const Grid& grid, double value) {
 }  // namespace
 
 std::string calibrated_parameter(const std::string& family) {
-  if (family == "gaussian" || family == "truncated-gaussian" || family == "discrete-gaussian" || family == "tbg") return "sigma";
+  if (family == "gaussian" || family == "truncated-gaussian" || family == "discrete-gaussian" || family == "tbg")
+    return "sigma";
   if (family == "laplace" || family == "truncated-laplace" || family == "discrete-laplace" || family == "tbl" ||
       family == "discrete-tbl")
     return "scale";
@@ -67,9 +68,10 @@ Calibration calibrate_to_utility(const std::string& family, const Grid& grid, Ba
   };
   const double u_low = evaluate(low).first, u_high = evaluate(high).first;
   if (target < u_low || target > u_high)
-    throw InputError(fmt::format("target {} utility {:g} is out of reach for {} on this grid: {} from {:g} to {:g} "
-                                 "gives utilities {:.6g} to {:.6g}",
-                                 to_string(kind.kind), target, family, name, low, high, u_low, u_high));
+    throw InputError(
+        fmt::format("target {} utility {:g} is out of reach for {} on this grid: {} from {:g} to {:g} "
+                    "gives utilities {:.6g} to {:.6g}",
+                    to_string(kind.kind), target, family, name, low, high, u_low, u_high));
   // Bisection in log scale: utility is non-decreasing in the scale.
   for (int i = 0; i < 200 && high / low - 1.0 > 1e-12; ++i) {
     const double middle = std::sqrt(low * high);
@@ -81,13 +83,16 @@ Calibration calibrate_to_utility(const std::string& family, const Grid& grid, Ba
 
 Calibration calibrate_to_delta(const std::string& family, const Grid& grid, BaselineParameters parameters,
                                const DeltaTarget& target) {
-  if (!(target.delta > 0.0 && target.delta < 1.0)) throw InputError(fmt::format("target delta {} must be in (0, 1)", target.delta));
+  if (!(target.delta > 0.0 && target.delta < 1.0))
+    throw InputError(fmt::format("target delta {} must be in (0, 1)", target.delta));
   if (!(target.epsilon >= 0.0) || !std::isfinite(target.epsilon))
     throw InputError(fmt::format("target epsilon {} must be finite and >= 0", target.epsilon));
   const std::string name = calibrated_parameter(family);
   const auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 4.0);
   int evaluations = 0;
-  auto table_at = [&](double value) { return make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value))); };
+  auto table_at = [&](double value) {
+    return make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));
+  };
   auto certified_delta_of = [&](NoiseTable table) {
     ++evaluations;
     const PairBounds bounds =
@@ -108,7 +113,8 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
     NoiseTable table = table_at(value);
     if (target.coarse_first) {
       try {
-        const PairBounds rough = account(make_pair_family(table, target.pair), target.compositions, coarse, {{target.epsilon}, {}});
+        const PairBounds rough =
+            account(make_pair_family(table, target.pair), target.compositions, coarse, {{target.epsilon}, {}});
         if (rough.delta_lower(target.epsilon) > target.delta) {
           ++evaluations;
           return false;
@@ -146,8 +152,8 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   if (!first_feasible) {
     std::vector<double> log_scales;
     for (int i = 0; i <= kScan; ++i) log_scales.push_back(std::log(scan_point(i)));
-    dip = minimise_on_grid([&](double log_scale) { return certified_delta(std::exp(log_scale)).first; },
-                                             log_scales, scanned, /*refinement_iterations=*/40);
+    dip = minimise_on_grid([&](double log_scale) { return certified_delta(std::exp(log_scale)).first; }, log_scales,
+                           scanned, /*refinement_iterations=*/40);
     if (dip.value <= target.delta) {
       first_feasible = std::exp(dip.argument);
       // Infeasible and left of the dip: the scan point before the least one (the least scale if none).
@@ -156,11 +162,11 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
     }
   }
   if (!first_feasible)
-    throw InputError(fmt::format("no {} of {} on this grid reaches certified delta {} at epsilon {} after {} "
-                                 "compositions; the smallest delta found is {} at {} = {:.6g}",
-                                 name, family, format_exact(target.delta), format_exact(target.epsilon),
-                                 target.compositions, format_general(dip.value, 6, Rounding::kUp), name,
-                                 std::exp(dip.argument)));
+    throw InputError(
+        fmt::format("no {} of {} on this grid reaches certified delta {} at epsilon {} after {} "
+                    "compositions; the smallest delta found is {} at {} = {:.6g}",
+                    name, family, format_exact(target.delta), format_exact(target.epsilon), target.compositions,
+                    format_general(dip.value, 6, Rounding::kUp), name, std::exp(dip.argument)));
   double infeasible = previous, feasible = *first_feasible;
   if (feasible == low) infeasible = low;  // already the least noise the grid resolves
   while (feasible / infeasible - 1.0 > 1e-6) {

@@ -18,15 +18,24 @@ struct CostFormula::Node {
 
   double evaluate(double i, double j) const {
     switch (kind) {
-      case '0': return constant;
-      case 'i': return i;
-      case 'j': return j;
-      case 'n': return -left->evaluate(i, j);
-      case '+': return left->evaluate(i, j) + right->evaluate(i, j);
-      case '-': return left->evaluate(i, j) - right->evaluate(i, j);
-      case '*': return left->evaluate(i, j) * right->evaluate(i, j);
-      case '/': return left->evaluate(i, j) / right->evaluate(i, j);
-      default: return std::pow(left->evaluate(i, j), right->evaluate(i, j));
+      case '0':
+        return constant;
+      case 'i':
+        return i;
+      case 'j':
+        return j;
+      case 'n':
+        return -left->evaluate(i, j);
+      case '+':
+        return left->evaluate(i, j) + right->evaluate(i, j);
+      case '-':
+        return left->evaluate(i, j) - right->evaluate(i, j);
+      case '*':
+        return left->evaluate(i, j) * right->evaluate(i, j);
+      case '/':
+        return left->evaluate(i, j) / right->evaluate(i, j);
+      default:
+        return std::pow(left->evaluate(i, j), right->evaluate(i, j));
     }
   }
 };
@@ -50,9 +59,10 @@ class Reader {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(fmt::format("cost formula '{}': {} at position {} (a formula of i = F(X_i) and j with numbers, + - * / ^ "
-                                 "and parentheses, e.g. 'j - i', 'j^2')",
-                                 text_, what, position_ + 1));
+    throw InputError(
+        fmt::format("cost formula '{}': {} at position {} (a formula of i = F(X_i) and j with numbers, + - * / ^ "
+                    "and parentheses, e.g. 'j - i', 'j^2')",
+                    text_, what, position_ + 1));
   }
   void skip_spaces() {
     while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_]))) ++position_;
@@ -75,17 +85,23 @@ class Reader {
   NodePointer sum() {
     NodePointer left = product();
     for (;;) {
-      if (accept('+')) left = join('+', left, product());
-      else if (accept('-')) left = join('-', left, product());
-      else return left;
+      if (accept('+'))
+        left = join('+', left, product());
+      else if (accept('-'))
+        left = join('-', left, product());
+      else
+        return left;
     }
   }
   NodePointer product() {
     NodePointer left = unary();
     for (;;) {
-      if (accept('*')) left = join('*', left, unary());
-      else if (accept('/')) left = join('/', left, unary());
-      else return left;
+      if (accept('*'))
+        left = join('*', left, unary());
+      else if (accept('/'))
+        left = join('/', left, unary());
+      else
+        return left;
     }
   }
   NodePointer unary() { return accept('-') ? join('n', unary()) : power(); }

@@ -40,9 +40,11 @@ bool solve_small(std::vector<double> a, std::vector<double>& b, size_t n) {
   return true;
 }
 
-HybridRenyiBarrier::Outcome HybridRenyiBarrier::run(std::vector<double>& p, double& sigma, double t0, int64_t step_budget) {
+HybridRenyiBarrier::Outcome HybridRenyiBarrier::run(std::vector<double>& p, double& sigma, double t0,
+                                                    int64_t step_budget) {
   Outcome out;
-  const double m = static_cast<double>(pr_.constraints()) + 1.0;  // the k constraint barriers and the weak positivity barrier
+  const double m =
+      static_cast<double>(pr_.constraints()) + 1.0;  // the k constraint barriers and the weak positivity barrier
   double t = t0;
   HybridRenyiProgram::Values v;
   if (!pr_.evaluate(p, v)) throw std::logic_error("HRDP optimum: the barrier method started outside the domain");
@@ -84,8 +86,8 @@ HybridRenyiBarrier::Outcome HybridRenyiBarrier::run(std::vector<double>& p, doub
   return out;
 }
 
-
-HybridRenyiBarrier::NewtonStep HybridRenyiBarrier::newton_step(std::vector<double>& p, double& sigma, HybridRenyiProgram::Values& v, double t) {
+HybridRenyiBarrier::NewtonStep HybridRenyiBarrier::newton_step(std::vector<double>& p, double& sigma,
+                                                               HybridRenyiProgram::Values& v, double t) {
   const int64_t n = pr_.size();
   const size_t k = pr_.constraints();
   std::vector<double> h(k);  // the (positive) barrier arguments: -g_i or sigma - g_i
@@ -102,7 +104,8 @@ HybridRenyiBarrier::NewtonStep HybridRenyiBarrier::newton_step(std::vector<doubl
   const double w = 1.0 / static_cast<double>(n);
   std::vector<double> grad(static_cast<size_t>(n), -w);
   if (!phase_one_)
-    for (int64_t j = 0; j < n; ++j) grad[static_cast<size_t>(j)] += t * pr_.cost_vector()[static_cast<size_t>(j)] * p[static_cast<size_t>(j)];
+    for (int64_t j = 0; j < n; ++j)
+      grad[static_cast<size_t>(j)] += t * pr_.cost_vector()[static_cast<size_t>(j)] * p[static_cast<size_t>(j)];
   for (size_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j) grad[static_cast<size_t>(j)] += u[i][static_cast<size_t>(j)] * inverse_h[i];
   double grad_sigma = 0.0;
@@ -208,7 +211,8 @@ HybridRenyiBarrier::NewtonStep HybridRenyiBarrier::newton_step(std::vector<doubl
   HybridRenyiProgram::Values tv;
   const std::vector<double>& c = pr_.cost_vector();
   for (int attempt = 0; attempt < 60; ++attempt, tau *= 0.5) {
-    for (int64_t j = 0; j < n; ++j) trial[static_cast<size_t>(j)] = p[static_cast<size_t>(j)] * (1.0 + tau * y[static_cast<size_t>(j)]);
+    for (int64_t j = 0; j < n; ++j)
+      trial[static_cast<size_t>(j)] = p[static_cast<size_t>(j)] * (1.0 + tau * y[static_cast<size_t>(j)]);
     if (!pr_.evaluate(trial, tv)) continue;
     const double trial_sigma = sigma + tau * dsigma;
     bool inside = true;
@@ -236,6 +240,5 @@ HybridRenyiBarrier::NewtonStep HybridRenyiBarrier::newton_step(std::vector<doubl
   }
   return {-slope / 2.0, false};
 }
-
 
 }  // namespace noiselearn

@@ -37,7 +37,8 @@ HybridRenyiCalibration calibrate_hybrid_renyi_budget(HybridRenyiTrial first, dou
     for (int down = 0; down < 16 && !have_low; ++down) {
       double b = probe.budget / 1.25;
       if (std::isfinite(probe.epsilon))
-        b = std::min(probe.budget * target_epsilon / probe.epsilon - 2.0 * tolerance_relative * probe.budget, probe.budget / (1.0 + tolerance_relative));
+        b = std::min(probe.budget * target_epsilon / probe.epsilon - 2.0 * tolerance_relative * probe.budget,
+                     probe.budget / (1.0 + tolerance_relative));
       b = std::max(b, 0.1 * probe.budget);
       if (infeasible > 0.0 && !(b > infeasible)) b = 0.5 * (infeasible + probe.budget);
       if (infeasible > 0.0 && probe.budget - infeasible <= tolerance_relative * probe.budget) break;
@@ -63,7 +64,8 @@ HybridRenyiCalibration calibrate_hybrid_renyi_budget(HybridRenyiTrial first, dou
         const double secant = std::log(low_trial.epsilon / previous_epsilon) / std::log(low / previous_budget);
         if (secant > 0.05 && secant < 20.0) slope = secant;
       }
-      b = std::clamp(low * std::exp(std::log(target_epsilon / low_trial.epsilon) / slope) + 2.0 * tolerance, low + tolerance, 2.25 * low);
+      b = std::clamp(low * std::exp(std::log(target_epsilon / low_trial.epsilon) / slope) + 2.0 * tolerance,
+                     low + tolerance, 2.25 * low);
     }
     HybridRenyiTrial t = attempt(b);
     if (t.meets) {
@@ -74,9 +76,10 @@ HybridRenyiCalibration calibrate_hybrid_renyi_budget(HybridRenyiTrial first, dou
     }
   }
   out.bracketed = have_high;  // false: even the largest budget tried meets the target (the caller says so)
-  int last_moved = 0;  // -1 low, +1 high, 0 none yet
-  int same_end = 0;    // how many times in a row the same end moved
-  for (int step = 0; step < 30 && have_high && high_trial.budget - low_trial.budget > tolerance_relative * low_trial.budget; ++step) {
+  int last_moved = 0;         // -1 low, +1 high, 0 none yet
+  int same_end = 0;           // how many times in a row the same end moved
+  for (int step = 0;
+       step < 30 && have_high && high_trial.budget - low_trial.budget > tolerance_relative * low_trial.budget; ++step) {
     const double low = low_trial.budget, high = high_trial.budget, tolerance = tolerance_relative * low;
     double b = 0.5 * (low + high);
     bool chord = false, in_logs = false;

@@ -16,7 +16,8 @@ struct HybridRenyiTrial {
   HybridRenyiOptimum solved;
   Certificate certificate;
   double delta = 1.0;  // certified delta (upper) at the target epsilon; 1 when the program is infeasible
-  double epsilon = std::numeric_limits<double>::quiet_NaN();  // certified epsilon (upper) at the target delta, if finite
+  double epsilon =
+      std::numeric_limits<double>::quiet_NaN();  // certified epsilon (upper) at the target delta, if finite
   bool meets = false;
 };
 

@@ -9,10 +9,10 @@
 #include <limits>
 #include <numeric>
 
+#include "accounting/vectorised_math.hpp"
 #include "core/banded_matrix.hpp"
 #include "core/errors.hpp"
 #include "core/grid.hpp"
-#include "accounting/vectorised_math.hpp"
 #include "solvers/hybrid_renyi_barrier.hpp"
 #include "solvers/hybrid_renyi_program.hpp"
 
@@ -28,17 +28,25 @@ std::string to_string(OneSidedCost cost) { return cost == OneSidedCost::kMean ? 
 
 void HybridRenyiOptimumOptions::validate() const {
   if (compositions < 1) throw InputError(fmt::format("HRDP optimum: compositions {} must be at least 1", compositions));
-  if (!(epsilon > 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("HRDP optimum: epsilon {} must be finite and > 0", epsilon));
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("HRDP optimum: epsilon {} must be finite and > 0", epsilon));
   if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("HRDP optimum: delta {} must lie in (0, 1)", delta));
-  if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("HRDP optimum: alpha {} must be finite and > 1", alpha));
-  if (shift_steps < 1) throw InputError(fmt::format("HRDP optimum: the sensitivity must be at least one grid step (got {})", shift_steps));
-  if (shift_steps > 64) throw InputError(fmt::format("HRDP optimum: sensitivity of {} grid steps: at most 64 are supported", shift_steps));
+  if (!(alpha > 1.0) || !std::isfinite(alpha))
+    throw InputError(fmt::format("HRDP optimum: alpha {} must be finite and > 1", alpha));
+  if (shift_steps < 1)
+    throw InputError(fmt::format("HRDP optimum: the sensitivity must be at least one grid step (got {})", shift_steps));
+  if (shift_steps > 64)
+    throw InputError(fmt::format("HRDP optimum: sensitivity of {} grid steps: at most 64 are supported", shift_steps));
   if (range_steps < 2 * shift_steps)
-    throw InputError(fmt::format("HRDP optimum: the range R0 = {} grid steps must be at least twice the sensitivity ({} steps)",
-                                 range_steps, shift_steps));
-  if (range_steps > 10'000'000) throw InputError(fmt::format("HRDP optimum: range R0 = {} grid steps is above 10,000,000", range_steps));
-  if (!(step > 0.0) || !std::isfinite(step)) throw InputError(fmt::format("HRDP optimum: grid step {} must be finite and > 0", step));
-  if (!(relative_gap > 0.0 && relative_gap < 1.0)) throw InputError(fmt::format("HRDP optimum: relative_gap {} must lie in (0, 1)", relative_gap));
+    throw InputError(
+        fmt::format("HRDP optimum: the range R0 = {} grid steps must be at least twice the sensitivity ({} steps)",
+                    range_steps, shift_steps));
+  if (range_steps > 10'000'000)
+    throw InputError(fmt::format("HRDP optimum: range R0 = {} grid steps is above 10,000,000", range_steps));
+  if (!(step > 0.0) || !std::isfinite(step))
+    throw InputError(fmt::format("HRDP optimum: grid step {} must be finite and > 0", step));
+  if (!(relative_gap > 0.0 && relative_gap < 1.0))
+    throw InputError(fmt::format("HRDP optimum: relative_gap {} must lie in (0, 1)", relative_gap));
   if (max_newton_steps < 1) throw InputError("HRDP optimum: max_newton_steps must be at least 1");
 }
 
@@ -53,7 +61,8 @@ std::vector<double> starting_bump(const HybridRenyiProgram& program, const Hybri
                                   double& best_max_g) {
   const int64_t n = options.range_steps + 1;
   const double centre = 0.5 * static_cast<double>(options.range_steps);
-  const double floor = options.delta / (8.0 * static_cast<double>(options.compositions) * static_cast<double>(options.shift_steps));
+  const double floor =
+      options.delta / (8.0 * static_cast<double>(options.compositions) * static_cast<double>(options.shift_steps));
   std::vector<double> best, p(static_cast<size_t>(n));
   best_max_g = kInfinity;
   HybridRenyiProgram::Values v;
@@ -85,13 +94,16 @@ NoiseTable HybridRenyiOptimum::table() const {
 
 std::string HybridRenyiOptimum::report() const {
   if (status == HybridRenyiOptimumStatus::kInfeasible)
-    return fmt::format("HRDP optimum at alpha {:.6g}: infeasible (phase I: max g_i >= {:.3e} for every table), {} steps, {:.2f} s",
-                       alpha, phase_one_infeasibility, phase_one_steps, seconds);
+    return fmt::format(
+        "HRDP optimum at alpha {:.6g}: infeasible (phase I: max g_i >= {:.3e} for every table), {} steps, {:.2f} s",
+        alpha, phase_one_infeasibility, phase_one_steps, seconds);
   if (!feasible)
-    return fmt::format("HRDP optimum at alpha {:.6g}: undecided (phase I stalled at max g_i = {:.3e}), {} steps, {:.2f} s",
-                       alpha, phase_one_infeasibility, phase_one_steps, seconds);
+    return fmt::format(
+        "HRDP optimum at alpha {:.6g}: undecided (phase I stalled at max g_i = {:.3e}), {} steps, {:.2f} s", alpha,
+        phase_one_infeasibility, phase_one_steps, seconds);
   return fmt::format(
-      "HRDP optimum at alpha {:.6g}: cost {:.10g} (duality gap {:.2e}), HRDP epsilon {:.9g}, stationarity residual {:.2e}, "
+      "HRDP optimum at alpha {:.6g}: cost {:.10g} (duality gap {:.2e}), HRDP epsilon {:.9g}, stationarity residual "
+      "{:.2e}, "
       "Newton steps {} + {}, {:.2f} s",
       alpha, cost, duality_gap, hrdp_epsilon, stationarity_residual, phase_one_steps, phase_two_steps, seconds);
 }
@@ -116,7 +128,8 @@ HybridRenyiOptimum hybrid_renyi_optimum(const HybridRenyiOptimumOptions& options
   if (!(start_max_g < 0.0)) {
     HybridRenyiBarrier phase_one(program, options, true);
     double sigma = start_max_g + std::max(0.5 * std::fabs(start_max_g), 1e-12);
-    const auto outcome = phase_one.run(p, sigma, m / std::fabs(sigma), std::min<int64_t>(options.max_newton_steps, options.max_phase_one_steps));
+    const auto outcome = phase_one.run(p, sigma, m / std::fabs(sigma),
+                                       std::min<int64_t>(options.max_newton_steps, options.max_phase_one_steps));
     out.phase_one_steps = outcome.steps;
     if (!outcome.feasible_found) {
       out.status = outcome.infeasible ? HybridRenyiOptimumStatus::kInfeasible : HybridRenyiOptimumStatus::kUndecided;
@@ -128,7 +141,8 @@ HybridRenyiOptimum hybrid_renyi_optimum(const HybridRenyiOptimumOptions& options
   HybridRenyiBarrier phase_two(program, options, false);
   double unused_sigma = 0.0;
   const double t0 = m / std::max(program.cost(p), 1e-300);
-  const auto outcome = phase_two.run(p, unused_sigma, t0, std::max<int64_t>(1, options.max_newton_steps - out.phase_one_steps));
+  const auto outcome =
+      phase_two.run(p, unused_sigma, t0, std::max<int64_t>(1, options.max_newton_steps - out.phase_one_steps));
   out.phase_two_steps = outcome.steps;
   out.feasible = true;
   out.status = outcome.t_centred > 0.0 ? HybridRenyiOptimumStatus::kOptimal : HybridRenyiOptimumStatus::kFeasible;
@@ -147,7 +161,9 @@ HybridRenyiOptimum hybrid_renyi_optimum(const HybridRenyiOptimumOptions& options
   u.push_back(p);  // the column of nu
   const int64_t n = program.size();
   std::vector<double> b(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) b[static_cast<size_t>(j)] = program.cost_vector()[static_cast<size_t>(j)] * p[static_cast<size_t>(j)] - 1.0 / (static_cast<double>(n) * t_final);
+  for (int64_t j = 0; j < n; ++j)
+    b[static_cast<size_t>(j)] = program.cost_vector()[static_cast<size_t>(j)] * p[static_cast<size_t>(j)] -
+                                1.0 / (static_cast<double>(n) * t_final);
   const size_t q = u.size();
   // Columns scaled to unit norm before the normal equations (the constraint gradients differ by orders of magnitude).
   std::vector<double> norms(q);
@@ -235,10 +251,13 @@ HybridRenyiOptimum hybrid_renyi_optimum_over_alpha(HybridRenyiOptimumOptions opt
 }
 
 HybridRenyiOptimum least_hybrid_renyi_epsilon_for_budget(HybridRenyiOptimumOptions options, double budget,
-                                                         double epsilon_low, double epsilon_high, const AlphaSearch& search) {
-  if (!(budget > 0.0) || !std::isfinite(budget)) throw InputError(fmt::format("HRDP optimum: budget {} must be finite and > 0", budget));
+                                                         double epsilon_low, double epsilon_high,
+                                                         const AlphaSearch& search) {
+  if (!(budget > 0.0) || !std::isfinite(budget))
+    throw InputError(fmt::format("HRDP optimum: budget {} must be finite and > 0", budget));
   if (!(epsilon_low > 0.0 && epsilon_low < epsilon_high && std::isfinite(epsilon_high)))
-    throw InputError(fmt::format("HRDP optimum: the epsilon bracket [{}, {}] must satisfy 0 < low < high", epsilon_low, epsilon_high));
+    throw InputError(fmt::format("HRDP optimum: the epsilon bracket [{}, {}] must satisfy 0 < low < high", epsilon_low,
+                                 epsilon_high));
   const auto within_budget = [&](const HybridRenyiOptimum& r) { return r.feasible && r.cost <= budget; };
   options.epsilon = epsilon_high;
   HybridRenyiOptimum best = hybrid_renyi_optimum_over_alpha(options, search);

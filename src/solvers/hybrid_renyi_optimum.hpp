@@ -18,12 +18,13 @@
 // The solver. A log-barrier interior-point method (Boyd and Vandenberghe, ch. 11): phase I finds a strictly feasible
 // point (min sigma s.t. g_i <= sigma) unless the best discrete-Laplace bump on the support already is one; phase II
 // follows the central path min t c.p - sum_i log(-g_i) - (1/n) sum_j log p_j with Newton steps (every p_j is a
-// denominator of some D_d term, so the constraints alone keep p > 0; the weak positivity barrier only regularises). The Hessian is a band of width
-// s (each summand of D_d couples p_j and p_(j-s); the tail terms couple cells within one tail) plus one rank-one
-// term per constraint, so each Newton step is one banded Cholesky and a Woodbury correction: O(R0 s^2), linear in
-// R0. Steps are taken in the scaled coordinates dp = diag(p) y (Newton is affine invariant; the scaling keeps the
-// band well conditioned when p spans 1e-12 .. 1e-1). g is evaluated as sum a expm1((alpha - 1) log(a/b)) - m_d -
-// expm1((K + log(delta - T m_e)) / T), equal to D_d - rho on sum p = 1 but free of the cancellation of 1 + O(1e-6).
+// denominator of some D_d term, so the constraints alone keep p > 0; the weak positivity barrier only regularises). The
+// Hessian is a band of width s (each summand of D_d couples p_j and p_(j-s); the tail terms couple cells within one
+// tail) plus one rank-one term per constraint, so each Newton step is one banded Cholesky and a Woodbury correction:
+// O(R0 s^2), linear in R0. Steps are taken in the scaled coordinates dp = diag(p) y (Newton is affine invariant; the
+// scaling keeps the band well conditioned when p spans 1e-12 .. 1e-1). g is evaluated as sum a expm1((alpha - 1)
+// log(a/b)) - m_d - expm1((K + log(delta - T m_e)) / T), equal to D_d - rho on sum p = 1 but free of the cancellation
+// of 1 + O(1e-6).
 //
 // Reported: the optimal table, its cost, the duality gap (m / t: the optimum is within it), the stationarity
 // residual of the KKT conditions, and the HRDP epsilon of the result recomputed by the accountant of
@@ -45,7 +46,7 @@ struct HybridRenyiOptimumOptions {
   int64_t compositions = 1;  // T
   double epsilon = 1.0;      // the HRDP epsilon to meet
   double delta = 1e-5;
-  double alpha = 2.0;        // the order (> 1); hybrid_renyi_optimum_over_alpha searches it
+  double alpha = 2.0;         // the order (> 1); hybrid_renyi_optimum_over_alpha searches it
   int64_t range_steps = 100;  // R0: the support is the grid points 0 .. R0
   double step = 1.0;          // grid step h
   int64_t shift_steps = 1;    // sensitivity / h
@@ -72,10 +73,10 @@ struct HybridRenyiOptimum {
   double alpha = 0.0;
   std::vector<double> probabilities;  // p_0 .. p_R0 (empty if infeasible)
   double step = 1.0;
-  double cost = 0.0;                 // sum c_j p_j
-  double duality_gap = 0.0;          // absolute: the true optimum is in [cost - gap, cost]
-  double stationarity_residual = 0.0;  // max_j p_j |grad_j of the Lagrangian| / cost
-  double hrdp_epsilon = 0.0;         // recomputed by accounting/hybrid_renyi.hpp at alpha
+  double cost = 0.0;                     // sum c_j p_j
+  double duality_gap = 0.0;              // absolute: the true optimum is in [cost - gap, cost]
+  double stationarity_residual = 0.0;    // max_j p_j |grad_j of the Lagrangian| / cost
+  double hrdp_epsilon = 0.0;             // recomputed by accounting/hybrid_renyi.hpp at alpha
   double phase_one_infeasibility = 0.0;  // phase I: the least max_i g_i bound reached when infeasible
   int64_t phase_one_steps = 0, phase_two_steps = 0;
   double seconds = 0.0;

@@ -46,12 +46,12 @@ class HybridRenyiProgram {
   // Direction d: pairs (numerator a, denominator b) = (j, j - s) for up, (j - s, j) for down, j = s .. n - 1.
 
   struct Values {
-    std::array<double, 2> excess{};  // E_d = sum a expm1((alpha - 1) log(a / b))
+    std::array<double, 2> excess{};               // E_d = sum a expm1((alpha - 1) log(a / b))
     std::array<std::vector<double>, 2> exponent;  // per d: (alpha - 1) log(a / b) at j = s .. n - 1 (index j - s)
-    std::array<double, 2> tail{};    // m_e
-    std::array<double, 2> slack{};   // delta - T m_e
-    std::array<double, 2> bound{};   // r_e = expm1((K + log slack_e) / T) = rho_e - 1
-    std::vector<double> g;           // per pair (d, e): E_d - m_d - r_e
+    std::array<double, 2> tail{};                 // m_e
+    std::array<double, 2> slack{};                // delta - T m_e
+    std::array<double, 2> bound{};                // r_e = expm1((K + log slack_e) / T) = rho_e - 1
+    std::vector<double> g;                        // per pair (d, e): E_d - m_d - r_e
     bool in_domain = false;
   };
 
@@ -75,7 +75,8 @@ class HybridRenyiProgram {
       terms = x;
       expm1_in_place(terms);
       double e = 0.0;
-      for (int64_t j = s_; j < n_; ++j) e += p[static_cast<size_t>(d == 0 ? j : j - s_)] * terms[static_cast<size_t>(j - s_)];
+      for (int64_t j = s_; j < n_; ++j)
+        e += p[static_cast<size_t>(d == 0 ? j : j - s_)] * terms[static_cast<size_t>(j - s_)];
       if (!std::isfinite(e)) return false;
       v.excess[static_cast<size_t>(d)] = e;
     }
@@ -110,8 +111,8 @@ class HybridRenyiProgram {
         const int64_t ja = d == 0 ? j : j - s_, jb = d == 0 ? j - s_ : j;
         const double a = p[static_cast<size_t>(ja)];
         const double f = a * power[static_cast<size_t>(j - s_)];  // a^alpha b^(1 - alpha)
-        w[static_cast<size_t>(ja)] += alpha * f - a;  // a d/da [f - a]
-        w[static_cast<size_t>(jb)] -= am1 * f;        // b d/db f
+        w[static_cast<size_t>(ja)] += alpha * f - a;              // a d/da [f - a]
+        w[static_cast<size_t>(jb)] -= am1 * f;                    // b d/db f
       }
       for (int64_t j = tail_begin(d); j < tail_end(d); ++j) w[static_cast<size_t>(j)] -= p[static_cast<size_t>(j)];
     }
@@ -123,7 +124,8 @@ class HybridRenyiProgram {
       const double rho = 1.0 + v.bound[static_cast<size_t>(e)];
       const double slope = rho / v.slack[static_cast<size_t>(e)];
       (void)t;
-      for (int64_t j = tail_begin(e); j < tail_end(e); ++j) u[i][static_cast<size_t>(j)] += p[static_cast<size_t>(j)] * slope;
+      for (int64_t j = tail_begin(e); j < tail_end(e); ++j)
+        u[i][static_cast<size_t>(j)] += p[static_cast<size_t>(j)] * slope;
     }
   }
 

@@ -38,27 +38,38 @@ void glpk_error_hook(void*) {
 
 std::string glpk_status(int status) {
   switch (status) {
-    case GLP_OPT: return "optimal";
-    case GLP_FEAS: return "feasible, not proved optimal";
-    case GLP_INFEAS: return "infeasible (intermediate)";
-    case GLP_NOFEAS: return "infeasible";
-    case GLP_UNBND: return "unbounded";
-    default: return "undefined";
+    case GLP_OPT:
+      return "optimal";
+    case GLP_FEAS:
+      return "feasible, not proved optimal";
+    case GLP_INFEAS:
+      return "infeasible (intermediate)";
+    case GLP_NOFEAS:
+      return "infeasible";
+    case GLP_UNBND:
+      return "unbounded";
+    default:
+      return "undefined";
   }
 }
 
 double cost_coefficient(double x, const LpOptimumOptions& o) {
   switch (o.cost) {
-    case LpCost::kAbsolute: return std::abs(x);
-    case LpCost::kSquare: return x * x;
-    case LpCost::kMean: return x;
-    case LpCost::kTailProbability: return std::abs(x) > o.tail_threshold + 1e-9 * o.grid.step ? 1.0 : 0.0;
+    case LpCost::kAbsolute:
+      return std::abs(x);
+    case LpCost::kSquare:
+      return x * x;
+    case LpCost::kMean:
+      return x;
+    case LpCost::kTailProbability:
+      return std::abs(x) > o.tail_threshold + 1e-9 * o.grid.step ? 1.0 : 0.0;
   }
   return 0.0;
 }
 
 // Appends one row a . x (op) bound; GLPK indices are 1-based with slot 0 unused.
-void add_row(glp_prob* lp, int type, double lower, double upper, const std::vector<int>& index, const std::vector<double>& value) {
+void add_row(glp_prob* lp, int type, double lower, double upper, const std::vector<int>& index,
+             const std::vector<double>& value) {
   const int row = glp_add_rows(lp, 1);
   glp_set_row_bnds(lp, row, type, lower, upper);
   std::vector<int> ind{0};
@@ -104,10 +115,14 @@ int simplex_with_restarts(glp_prob* lp, glp_smcp parameters) {
 
 std::string to_string(LpCost cost) {
   switch (cost) {
-    case LpCost::kAbsolute: return "l1";
-    case LpCost::kSquare: return "second-moment";
-    case LpCost::kMean: return "mean";
-    case LpCost::kTailProbability: return "tail-probability";
+    case LpCost::kAbsolute:
+      return "l1";
+    case LpCost::kSquare:
+      return "second-moment";
+    case LpCost::kMean:
+      return "mean";
+    case LpCost::kTailProbability:
+      return "tail-probability";
   }
   return "?";
 }
@@ -123,19 +138,23 @@ LpCost parse_lp_cost(const std::string& text) {
 void LpOptimumOptions::validate() const {
   grid.validate();
   if (grid.size < 2) throw InputError("the LP needs a grid of at least 2 points");
-  if (grid.size > 100001) throw InputError(fmt::format("a grid of {} points is beyond the LP's limit of 100,001", grid.size));
+  if (grid.size > 100001)
+    throw InputError(fmt::format("a grid of {} points is beyond the LP's limit of 100,001", grid.size));
   if (shift_cells < 1 || shift_cells >= grid.size)
-    throw InputError(fmt::format("the sensitivity is {} grid cells: it must be 1 .. {} (fewer cells than the grid has points: "
-                                 "otherwise every output is a distinguishing event); widen the grid or refine its step",
-                                 shift_cells, grid.size - 1));
+    throw InputError(
+        fmt::format("the sensitivity is {} grid cells: it must be 1 .. {} (fewer cells than the grid has points: "
+                    "otherwise every output is a distinguishing event); widen the grid or refine its step",
+                    shift_cells, grid.size - 1));
   // e^eps multiplies the shifted masses: beyond e^40 the LP's coefficients span more than double precision can scale.
-  if (!(epsilon >= 0.0 && epsilon <= 40.0)) throw InputError(fmt::format("epsilon {} must be in [0, 40] for the LP", epsilon));
+  if (!(epsilon >= 0.0 && epsilon <= 40.0))
+    throw InputError(fmt::format("epsilon {} must be in [0, 40] for the LP", epsilon));
   if (objective == LpObjective::kLeastDelta && !(cost_budget > 0.0 && std::isfinite(cost_budget)))
     throw InputError(fmt::format("cost budget {} must be positive and finite", cost_budget));
   if (objective == LpObjective::kLeastCost && !(delta > 0.0 && delta < 1.0))
     throw InputError(fmt::format("delta {} must be in (0, 1)", delta));
   if (cost == LpCost::kTailProbability && !(tail_threshold >= 0.0)) throw InputError("the tail threshold must be >= 0");
-  if (symmetric && !grid.is_symmetric()) throw InputError("the symmetric shape needs a grid symmetric about 0 ([-r, r])");
+  if (symmetric && !grid.is_symmetric())
+    throw InputError("the symmetric shape needs a grid symmetric about 0 ([-r, r])");
 }
 
 double single_release_delta(const std::vector<double>& p, int64_t k, double epsilon) {
@@ -147,7 +166,8 @@ double single_release_delta(const std::vector<double>& p, int64_t k, double epsi
 
 double lp_cost_of(const std::vector<double>& p, const LpOptimumOptions& o) {
   long double sum = 0.0L;
-  for (size_t i = 0; i < p.size(); ++i) sum += static_cast<long double>(p[i]) * cost_coefficient(o.grid.x(static_cast<int64_t>(i)), o);
+  for (size_t i = 0; i < p.size(); ++i)
+    sum += static_cast<long double>(p[i]) * cost_coefficient(o.grid.x(static_cast<int64_t>(i)), o);
   return static_cast<double>(sum);
 }
 
@@ -190,7 +210,7 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
     int centre = 0;
     for (int i = 0; i < n; ++i)
       if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
-    for (int i = 0; i < centre; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 1, i + 2}, {1.0, -1.0});   // p_i <= p_{i+1}
+    for (int i = 0; i < centre; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 1, i + 2}, {1.0, -1.0});      // p_i <= p_{i+1}
     for (int i = centre; i < n - 1; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 2, i + 1}, {1.0, -1.0});  // p_{i+1} <= p_i
   }
   const double scale = std::exp(o.epsilon);
@@ -237,7 +257,8 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
 
   LpOptimum result;
   // The LP's constraints hold to GLPK's tolerance only; the budget (or delta) is tightened by a relative margin until
-  // the cleaned table meets the original one exactly (recomputed here), so the written table is feasible by construction.
+  // the cleaned table meets the original one exactly (recomputed here), so the written table is feasible by
+  // construction.
   double margin = 0.0;
   std::vector<double> p(static_cast<size_t>(n));
   for (int attempt = 0;; ++attempt) {
@@ -287,8 +308,10 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
       int centre = 0;
       for (int i = 0; i < n; ++i)
         if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
-      for (int i = centre - 1; i >= 0; --i) p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + 1)]);
-      for (int i = centre + 1; i < n; ++i) p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i - 1)]);
+      for (int i = centre - 1; i >= 0; --i)
+        p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + 1)]);
+      for (int i = centre + 1; i < n; ++i)
+        p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i - 1)]);
     }
     long double total = 0.0L;
     for (double v : p) total += v;
@@ -297,7 +320,8 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
     result.delta = single_release_delta(p, o.shift_cells, o.epsilon);
     result.cost = lp_cost_of(p, o);
     result.judged_delta = least_delta ? result.delta : (o.delta_judge ? o.delta_judge(p) : result.delta);
-    const bool meets = least_delta ? result.cost <= o.cost_budget : (result.delta <= o.delta && result.judged_delta <= o.delta);
+    const bool meets =
+        least_delta ? result.cost <= o.cost_budget : (result.delta <= o.delta && result.judged_delta <= o.delta);
     result.margin = margin;
     if (meets || attempt >= 9) {
       result.feasible = meets;

@@ -15,8 +15,8 @@
 // Solved by GLPK's dual simplex with constraint generation over the shifts (the ones whose divergence exceeds the
 // current delta are added and the problem re-solved from its basis), with primal and dual tolerances of 1e-9. (GLPK's
 // exact rational simplex from the final basis was tried as a polish and gave a worse table by 2e-12 on a 4-point
-// case whose optimum is a lattice point; not used.) The LP's objective is not the guarantee: the returned table is cleaned
-// (negatives to 0, renormalised), its exact one-release divergence over every shift is recomputed here in long
+// case whose optimum is a lattice point; not used.) The LP's objective is not the guarantee: the returned table is
+// cleaned (negatives to 0, renormalised), its exact one-release divergence over every shift is recomputed here in long
 // double, and the caller certifies it with the accountant like every other table.
 #include <cstdint>
 #include <functional>
@@ -54,12 +54,12 @@ struct LpOptimumOptions {
 
 struct LpOptimum {
   bool feasible = false;
-  std::string status;                  // GLPK's, in words
-  std::vector<double> probabilities;   // cleaned: non-negative, summing to 1
-  double lp_objective = 0.0;           // the LP's optimal value (delta, or the cost)
-  double delta = 0.0;                  // exact max_d delta_d(eps; p) of the cleaned table, every shift, long double sums
-  double cost = 0.0;                   // cost of the cleaned table
-  int64_t rounds = 0;                  // constraint-generation rounds
+  std::string status;                 // GLPK's, in words
+  std::vector<double> probabilities;  // cleaned: non-negative, summing to 1
+  double lp_objective = 0.0;          // the LP's optimal value (delta, or the cost)
+  double delta = 0.0;                 // exact max_d delta_d(eps; p) of the cleaned table, every shift, long double sums
+  double cost = 0.0;                  // cost of the cleaned table
+  int64_t rounds = 0;                 // constraint-generation rounds
   std::vector<int64_t> active_shifts;  // the shifts whose constraints the final LP holds
   double margin = 0.0;                 // the relative tightening of the budget (or delta) the written table needed
   double judged_delta = 0.0;           // least cost: the judge's delta of the written table

@@ -19,7 +19,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // start state: block(b, s) = sum of q_i c_ib over inputs with F(X_i) <= s. Stored as a lower triangle (s <= b).
 class BlockCosts {
  public:
-  explicit BlockCosts(const MaximalLeakageProblem& problem) : m_(problem.states), prefix_(static_cast<size_t>(m_ * (m_ + 1) / 2), 0.0) {
+  explicit BlockCosts(const MaximalLeakageProblem& problem)
+      : m_(problem.states), prefix_(static_cast<size_t>(m_ * (m_ + 1) / 2), 0.0) {
     // Bucket q_i c_ib by start state for every column b (O(n m)), then accumulate over the start state (O(m^2)).
     for (int64_t i = 0; i < problem.inputs(); ++i) {
       const auto s = problem.start_states[static_cast<size_t>(i)];
@@ -32,7 +33,9 @@ class BlockCosts {
       for (int64_t s = 1; s <= b; ++s) prefix_[index(b, s)] += prefix_[index(b, s - 1)];
   }
   // sum of q_i c_ib over inputs with a <= F(X_i) <= b.
-  double operator()(int64_t a, int64_t b) const { return prefix_[index(b, b)] - (a > 0 ? prefix_[index(b, a - 1)] : 0.0); }
+  double operator()(int64_t a, int64_t b) const {
+    return prefix_[index(b, b)] - (a > 0 ? prefix_[index(b, a - 1)] : 0.0);
+  }
 
  private:
   size_t index(int64_t b, int64_t s) const { return static_cast<size_t>(b * (b + 1) / 2 + s); }
@@ -48,7 +51,8 @@ void MaximalLeakageProblem::validate() const {
   if (states < 1 || states > kMaxLeakageStates)
     throw InputError(fmt::format("the number of output states m = {} must lie in 1 .. {}", states, kMaxLeakageStates));
   const int64_t n = inputs();
-  if (n < 1 || n > kMaxLeakageInputs) throw InputError(fmt::format("the number of inputs {} must lie in 1 .. {}", n, kMaxLeakageInputs));
+  if (n < 1 || n > kMaxLeakageInputs)
+    throw InputError(fmt::format("the number of inputs {} must lie in 1 .. {}", n, kMaxLeakageInputs));
   if (static_cast<int64_t>(prior.size()) != n)
     throw InputError(fmt::format("the prior has {} entries but there are {} inputs (start states)", prior.size(), n));
   if (static_cast<int64_t>(cost.size()) != n)
@@ -57,10 +61,11 @@ void MaximalLeakageProblem::validate() const {
   for (int64_t i = 0; i < n; ++i) {
     const auto s = start_states[static_cast<size_t>(i)];
     if (s < 0 || s >= states)
-      throw InputError(fmt::format("start state F(X_{}) = {} is not an output state ({} .. {})", i + first_state, s + first_state,
-                                   first_state, states - 1 + first_state));
+      throw InputError(fmt::format("start state F(X_{}) = {} is not an output state ({} .. {})", i + first_state,
+                                   s + first_state, first_state, states - 1 + first_state));
     const double q = prior[static_cast<size_t>(i)];
-    if (!(q >= 0.0) || !std::isfinite(q)) throw InputError(fmt::format("prior q_{} = {} must be finite and >= 0", i + first_state, q));
+    if (!(q >= 0.0) || !std::isfinite(q))
+      throw InputError(fmt::format("prior q_{} = {} must be finite and >= 0", i + first_state, q));
     total += q;
     const auto& row = cost[static_cast<size_t>(i)];
     if (static_cast<int64_t>(row.size()) != states)
@@ -68,17 +73,19 @@ void MaximalLeakageProblem::validate() const {
     for (int64_t j = s; j < states; ++j) {
       const double c = row[static_cast<size_t>(j)];
       if (!std::isfinite(c))
-        throw InputError(fmt::format("cost c[{}][{}] = {} must be finite at and above the start state {}", i + first_state,
-                                     j + first_state, c, s + first_state));
+        throw InputError(fmt::format("cost c[{}][{}] = {} must be finite at and above the start state {}",
+                                     i + first_state, j + first_state, c, s + first_state));
       // Alg. 2 sends each input to the lowest chosen state at or above its own: optimal only if moving higher never
       // costs less (the assumption of section 5.1).
       if (j > s && c < row[static_cast<size_t>(j - 1)])
-        throw InputError(fmt::format("cost row {} is not non-decreasing from its start state {}: c[{}][{}] = {} < c[{}][{}] = {}",
-                                     i + first_state, s + first_state, i + first_state, j + first_state, c, i + first_state,
-                                     j - 1 + first_state, row[static_cast<size_t>(j - 1)]));
+        throw InputError(
+            fmt::format("cost row {} is not non-decreasing from its start state {}: c[{}][{}] = {} < c[{}][{}] = {}",
+                        i + first_state, s + first_state, i + first_state, j + first_state, c, i + first_state,
+                        j - 1 + first_state, row[static_cast<size_t>(j - 1)]));
     }
   }
-  if (!(std::abs(total - 1.0) <= 1e-9)) throw InputError(fmt::format("the prior sums to {:.12g}, not 1 (tolerance 1e-9)", total));
+  if (!(std::abs(total - 1.0) <= 1e-9))
+    throw InputError(fmt::format("the prior sums to {:.12g}, not 1 (tolerance 1e-9)", total));
 }
 
 std::vector<DeterministicScheme> optimal_deterministic_schemes(const MaximalLeakageProblem& problem, int64_t k_max,
@@ -133,10 +140,12 @@ std::vector<DeterministicScheme> optimal_deterministic_schemes(const MaximalLeak
   return schemes;
 }
 
-std::vector<std::vector<double>> water_fill(const MaximalLeakageProblem& problem, const std::vector<double>& column_caps) {
+std::vector<std::vector<double>> water_fill(const MaximalLeakageProblem& problem,
+                                            const std::vector<double>& column_caps) {
   const int64_t m = problem.states;
   if (static_cast<int64_t>(column_caps.size()) != m) throw std::logic_error("water_fill: one cap per state expected");
-  std::vector<std::vector<double>> mechanism(static_cast<size_t>(problem.inputs()), std::vector<double>(static_cast<size_t>(m), 0.0));
+  std::vector<std::vector<double>> mechanism(static_cast<size_t>(problem.inputs()),
+                                             std::vector<double>(static_cast<size_t>(m), 0.0));
   for (int64_t i = 0; i < problem.inputs(); ++i) {
     auto& row = mechanism[static_cast<size_t>(i)];
     double needed = 1.0;
@@ -150,8 +159,9 @@ std::vector<std::vector<double>> water_fill(const MaximalLeakageProblem& problem
       needed -= take;
     }
     if (needed > 0.0)
-      throw std::logic_error(fmt::format("water_fill: the caps at and above state {} add up to less than 1 (row {} lacks {})",
-                                         problem.start_states[static_cast<size_t>(i)], i, needed));
+      throw std::logic_error(
+          fmt::format("water_fill: the caps at and above state {} add up to less than 1 (row {} lacks {})",
+                      problem.start_states[static_cast<size_t>(i)], i, needed));
   }
   return mechanism;
 }
@@ -174,7 +184,8 @@ double expected_cost(const MaximalLeakageProblem& problem, const std::vector<std
     const auto& row = mechanism[static_cast<size_t>(i)];
     double row_cost = 0.0;
     for (int64_t j = problem.start_states[static_cast<size_t>(i)]; j < problem.states; ++j)
-      if (row[static_cast<size_t>(j)] != 0.0) row_cost += problem.cost[static_cast<size_t>(i)][static_cast<size_t>(j)] * row[static_cast<size_t>(j)];
+      if (row[static_cast<size_t>(j)] != 0.0)
+        row_cost += problem.cost[static_cast<size_t>(i)][static_cast<size_t>(j)] * row[static_cast<size_t>(j)];
     total += q * row_cost;
   }
   return total;
@@ -189,7 +200,8 @@ void require_budget(double budget) {
 
 }  // namespace
 
-MaximalLeakageSummary solve_maximal_leakage(const MaximalLeakageProblem& problem, double budget, const MaximalLeakageOptions& options) {
+MaximalLeakageSummary solve_maximal_leakage(const MaximalLeakageProblem& problem, double budget,
+                                            const MaximalLeakageOptions& options) {
   require_budget(budget);
   problem.validate();
   const double m = static_cast<double>(problem.states);
@@ -224,7 +236,8 @@ std::vector<double> optimal_cost_curve(const MaximalLeakageProblem& problem, con
     // Thm 4: C(v) = lambda C(floor v) + (1 - lambda) C(ceil v); constant from v = m on.
     const double lower = std::min(std::floor(v), m), upper = std::min(std::ceil(v), m);
     const double lambda = v >= m ? 0.0 : std::ceil(v) - v;
-    costs.push_back(lambda * schemes[static_cast<size_t>(lower) - 1].cost + (1.0 - lambda) * schemes[static_cast<size_t>(upper) - 1].cost);
+    costs.push_back(lambda * schemes[static_cast<size_t>(lower) - 1].cost +
+                    (1.0 - lambda) * schemes[static_cast<size_t>(upper) - 1].cost);
   }
   return costs;
 }
@@ -235,17 +248,19 @@ std::string MaximalLeakageSummary::report() const {
     for (int64_t j : scheme.selected) out.push_back(state_label(j, first_state));
     return fmt::format("{{{}}}", fmt::join(out, ", "));
   };
-  std::string out = fmt::format("Maximal Leakage optimum (Xiao et al. Thm 4, Alg. 2) for budget v = {} (leakage <= ln v = {:.6f} nats)\n",
-                                budget, std::log(budget));
+  std::string out = fmt::format(
+      "Maximal Leakage optimum (Xiao et al. Thm 4, Alg. 2) for budget v = {} (leakage <= ln v = {:.6f} nats)\n", budget,
+      std::log(budget));
   if (lambda == 0.0) {
-    out += fmt::format("  deterministic: states {} ({} selected), cost {:.10g}\n", labels(ceil_scheme), ceil_scheme.selected.size(),
-                       ceil_scheme.cost);
+    out += fmt::format("  deterministic: states {} ({} selected), cost {:.10g}\n", labels(ceil_scheme),
+                       ceil_scheme.selected.size(), ceil_scheme.cost);
   } else {
     out += fmt::format("  mixture: {:.6g} x states {} (cost {:.10g}) + {:.6g} x states {} (cost {:.10g})\n", lambda,
                        labels(floor_scheme), floor_scheme.cost, 1.0 - lambda, labels(ceil_scheme), ceil_scheme.cost);
   }
-  out += fmt::format("  cost {:.10g} (from the matrix; Thm 4 mixture {:.10g}), leakage recomputed {:.10g} nats = ln {:.10g}\n", cost,
-                     mixture_cost, leakage, std::exp(leakage));
+  out += fmt::format(
+      "  cost {:.10g} (from the matrix; Thm 4 mixture {:.10g}), leakage recomputed {:.10g} nats = ln {:.10g}\n", cost,
+      mixture_cost, leakage, std::exp(leakage));
   return out;
 }
 

@@ -26,11 +26,11 @@ inline constexpr int64_t kMaxLeakageStates = 4096;
 inline constexpr int64_t kMaxLeakageInputs = 1000000;
 
 struct MaximalLeakageProblem {
-  int64_t states = 0;                      // m
-  std::vector<int64_t> start_states;       // F(X_i) in 0 .. m-1, one per input
-  std::vector<double> prior;               // q_i >= 0, summing to 1 (within 1e-9)
-  std::vector<std::vector<double>> cost;   // n rows of m entries; c_ij for j < F(X_i) is never used
-  int64_t first_state = 0;                 // the label of state 0 in messages and reports (0 or 1)
+  int64_t states = 0;                     // m
+  std::vector<int64_t> start_states;      // F(X_i) in 0 .. m-1, one per input
+  std::vector<double> prior;              // q_i >= 0, summing to 1 (within 1e-9)
+  std::vector<std::vector<double>> cost;  // n rows of m entries; c_ij for j < F(X_i) is never used
+  int64_t first_state = 0;                // the label of state 0 in messages and reports (0 or 1)
 
   int64_t inputs() const { return static_cast<int64_t>(start_states.size()); }
   // InputError naming the culprit: sizes, a start state out of range, a negative or non-finite prior, a prior that
@@ -60,7 +60,8 @@ std::vector<DeterministicScheme> optimal_deterministic_schemes(const MaximalLeak
 // Prop. 4: each row filled from F(X_i) upwards, p_ij = min(cap_j, what the row still needs). A column may exceed its
 // cap by at most 1e-12 when the caps of a row add up to 1 only up to rounding (a mixture lambda + (1 - lambda)).
 // logic_error if some row cannot be filled.
-std::vector<std::vector<double>> water_fill(const MaximalLeakageProblem& problem, const std::vector<double>& column_caps);
+std::vector<std::vector<double>> water_fill(const MaximalLeakageProblem& problem,
+                                            const std::vector<double>& column_caps);
 
 // ln sum_j max_i p_ij, recomputed from the matrix (every row counts, whatever its prior).
 double maximal_leakage(const std::vector<std::vector<double>>& mechanism);
@@ -68,17 +69,17 @@ double maximal_leakage(const std::vector<std::vector<double>>& mechanism);
 double expected_cost(const MaximalLeakageProblem& problem, const std::vector<std::vector<double>>& mechanism);
 
 struct MaximalLeakageSummary {
-  double budget = 1.0;                  // v
-  double lambda = 0.0;                  // ceil(v) - v: the weight of the floor(v) scheme
-  DeterministicScheme floor_scheme;     // DS_floor(v) (budget min(floor v, m))
-  DeterministicScheme ceil_scheme;      // DS_ceil(v) (equal to floor_scheme for an integer v)
-  std::vector<double> column_caps;      // lambda 1[floor] + (1 - lambda) 1[ceil]
+  double budget = 1.0;                         // v
+  double lambda = 0.0;                         // ceil(v) - v: the weight of the floor(v) scheme
+  DeterministicScheme floor_scheme;            // DS_floor(v) (budget min(floor v, m))
+  DeterministicScheme ceil_scheme;             // DS_ceil(v) (equal to floor_scheme for an integer v)
+  std::vector<double> column_caps;             // lambda 1[floor] + (1 - lambda) 1[ceil]
   std::vector<std::vector<double>> mechanism;  // n x m, water-filled from the caps
-  double mixture_cost = 0.0;            // lambda C(floor v) + (1 - lambda) C(ceil v) (Thm 4)
-  double cost = 0.0;                    // recomputed from the mechanism
-  double leakage = 0.0;                 // ln sum_j max_i p_ij, recomputed from the mechanism (nats)
+  double mixture_cost = 0.0;                   // lambda C(floor v) + (1 - lambda) C(ceil v) (Thm 4)
+  double cost = 0.0;                           // recomputed from the mechanism
+  double leakage = 0.0;                        // ln sum_j max_i p_ij, recomputed from the mechanism (nats)
   int64_t first_state = 0;
-  std::string report() const;           // several lines
+  std::string report() const;  // several lines
 };
 
 // Thm 4 / Alg. 2 for a real budget v >= 1 (InputError otherwise). A budget above the number of states m gains

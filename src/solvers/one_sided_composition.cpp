@@ -8,8 +8,8 @@
 
 #include "accounting/composition_theorems.hpp"
 #include "accounting/hybrid_renyi.hpp"
-#include "core/errors.hpp"
 #include "accounting/vectorised_math.hpp"
+#include "core/errors.hpp"
 
 namespace noiselearn {
 
@@ -29,7 +29,8 @@ double log_partial_moment(const std::vector<DiscreteTblAtom>& atoms, double alph
 
 DiscreteTblPair discrete_tbl_pair(int64_t range, double mu, double sigma) {
   if (range < 1) throw InputError(fmt::format("discrete TBL range {} must be at least 1", range));
-  if (!(sigma > 0.0) || !std::isfinite(sigma)) throw InputError(fmt::format("discrete TBL scale sigma {} must be positive", sigma));
+  if (!(sigma > 0.0) || !std::isfinite(sigma))
+    throw InputError(fmt::format("discrete TBL scale sigma {} must be positive", sigma));
   const double r = static_cast<double>(range);
   if (!(mu >= 0.0 && mu <= r)) throw InputError(fmt::format("discrete TBL shift mu {} must lie in [0, {}]", mu, r));
   // p_j = exp(l_j - log z) with l_j = -|j - mu| / sigma, normalised from the largest l_j (at the point nearest mu).
@@ -84,7 +85,8 @@ HybridRenyiEpsilon discrete_tbl_hybrid_renyi_epsilon(const DiscreteTblPair& pair
   const double slack = delta - t * std::max(pair.first_mass, pair.last_mass);  // delta'
   HybridRenyiEpsilon best{kInfinity, alphas.front()};
   for (double alpha : alphas) {
-    if (!(alpha > 1.0) || !std::isfinite(alpha)) throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
+    if (!(alpha > 1.0) || !std::isfinite(alpha))
+      throw InputError(fmt::format("HRDP order alpha {} must be finite and > 1", alpha));
     if (!(slack > 0.0)) continue;
     const double moment = std::max(log_partial_moment(pair.forward, alpha), log_partial_moment(pair.reverse, alpha));
     const double e = (t * moment - std::log(slack)) / (alpha - 1.0);
@@ -97,8 +99,10 @@ DiscreteTblChoice least_second_moment_discrete_tbl(int64_t compositions, double 
                                                    OneSidedComposition accounting, const DiscreteTblGrid& grid) {
   if (compositions < 1) throw InputError(fmt::format("compositions {} must be at least 1", compositions));
   if (!(delta > 0.0 && delta < 1.0)) throw InputError(fmt::format("delta {} must lie in (0, 1)", delta));
-  if (!(epsilon > 0.0) || !std::isfinite(epsilon)) throw InputError(fmt::format("epsilon {} must be positive", epsilon));
-  if (grid.range_step < 1 || grid.max_range < grid.range_step || !(grid.sigma_step > 0.0) || !(grid.max_sigma >= grid.sigma_step))
+  if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+    throw InputError(fmt::format("epsilon {} must be positive", epsilon));
+  if (grid.range_step < 1 || grid.max_range < grid.range_step || !(grid.sigma_step > 0.0) ||
+      !(grid.max_sigma >= grid.sigma_step))
     throw InputError("discrete TBL grid: steps must be positive and the maxima at least one step");
   const std::vector<double> alphas = grid.alphas.empty() ? paper_integer_alphas() : grid.alphas;
   DiscreteTblChoice best;
@@ -116,8 +120,7 @@ DiscreteTblChoice least_second_moment_discrete_tbl(int64_t compositions, double 
         if (static_cast<double>(compositions) * p0 < delta) {
           try {
             achieved = advanced_composition_epsilon(1.0 / sigma, p0, compositions, delta);
-          } catch (const InputError&) {
-          }
+          } catch (const InputError&) {}
         }
       } else {
         const HybridRenyiEpsilon e = discrete_tbl_hybrid_renyi_epsilon(pair, compositions, delta, alphas);

@@ -45,15 +45,15 @@ struct DiscreteTblChoice {
 // (x - 1 < mu < x), exp((2 mu - 2x + 1) / sigma). So the forward order (A = p, B = p shifted up, B(x) = p_(x-1)) has at
 // most three loss atoms with masses sums of p_x, and its partial Renyi moment (Xiao et al., eq. 23) is
 //   D_alpha = sum over atoms of mass e^((alpha - 1) loss),
-// since A^alpha B^(1 - alpha) = A (A / B)^(alpha - 1); its degenerate mass (B = 0 < A) is p_0. The reverse order has the
-// masses p_(x-1), the losses negated and the degenerate mass p_R.
+// since A^alpha B^(1 - alpha) = A (A / B)^(alpha - 1); its degenerate mass (B = 0 < A) is p_0. The reverse order has
+// the masses p_(x-1), the losses negated and the degenerate mass p_R.
 struct DiscreteTblAtom {
   double mass = 0.0;
   double loss = 0.0;
 };
 struct DiscreteTblPair {
-  double second_moment = 0.0;               // E[e^2] = sum j^2 p_j
-  double first_mass = 0.0, last_mass = 0.0;  // p_0, p_R: the degenerate masses of the forward and reverse orders
+  double second_moment = 0.0;                     // E[e^2] = sum j^2 p_j
+  double first_mass = 0.0, last_mass = 0.0;       // p_0, p_R: the degenerate masses of the forward and reverse orders
   std::vector<DiscreteTblAtom> forward, reverse;  // at most three atoms each, zero masses left out
 };
 DiscreteTblPair discrete_tbl_pair(int64_t range, double mu, double sigma);

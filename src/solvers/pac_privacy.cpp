@@ -20,7 +20,8 @@ constexpr double kHalfLogTwoPi = 0.9189385332046727;   // 1/2 ln(2 pi)
 void require_inputs(double output_variance, double range, double budget) {
   if (!(output_variance >= 0.0) || !std::isfinite(output_variance))
     throw InputError(fmt::format("output variance sigma_Y^2 = {} must be finite and >= 0", output_variance));
-  if (!(range > 0.0) || !std::isfinite(range)) throw InputError(fmt::format("range R = {} must be finite and positive", range));
+  if (!(range > 0.0) || !std::isfinite(range))
+    throw InputError(fmt::format("range R = {} must be finite and positive", range));
   if (!(budget > 0.0) || !std::isfinite(budget))
     throw InputError(fmt::format("second-moment budget B = {} must be finite and positive", budget));
 }
@@ -59,7 +60,8 @@ double pac_best_mu(double sigma, double range, double budget, const PacPrivacyOp
   for (double step = sigma; second_moment(low) > budget; step *= 2.0) {
     high = low;
     low = -step;
-    if (!std::isfinite(low)) throw InputError(fmt::format("no mean meets the budget B = {} at sigma = {}", budget, sigma));
+    if (!std::isfinite(low))
+      throw InputError(fmt::format("no mean meets the budget B = {} at sigma = {}", budget, sigma));
   }
   while (high - low > options.mu_tolerance * range) {
     const double middle = 0.5 * (low + high);
@@ -76,7 +78,9 @@ namespace {
 // The optimality condition there is one equation, sigma^2 = sigma_Y^2 + Var e (the multiplier is 0): solve it by
 // bisection for the digits the conditions report. Kept only if the budget still holds at the polished sigma.
 double polish_unconstrained_sigma(double sigma, double output_variance, double range, double budget) {
-  const auto excess = [&](double x) { return x * x - output_variance - truncated_gaussian_moments(0.5 * range, x, range).variance; };
+  const auto excess = [&](double x) {
+    return x * x - output_variance - truncated_gaussian_moments(0.5 * range, x, range).variance;
+  };
   double low = sigma, high = sigma;
   for (int k = 0; k < 60 && excess(low) > 0.0; ++k) low *= 0.9;
   for (int k = 0; k < 60 && excess(high) < 0.0; ++k) high *= 1.1;
@@ -88,12 +92,14 @@ double polish_unconstrained_sigma(double sigma, double output_variance, double r
   const double polished = 0.5 * (low + high);
   if (truncated_gaussian_moments(0.5 * range, polished, range).second_moment > budget) return sigma;
   const double before = pac_mutual_information_bound(0.5 * range, sigma, range, output_variance);
-  return pac_mutual_information_bound(0.5 * range, polished, range, output_variance) <= before + 1e-14 ? polished : sigma;
+  return pac_mutual_information_bound(0.5 * range, polished, range, output_variance) <= before + 1e-14 ? polished
+                                                                                                       : sigma;
 }
 
 }  // namespace
 
-PacPrivacySummary solve_pac_privacy(double output_variance, double range, double budget, const PacPrivacyOptions& options) {
+PacPrivacySummary solve_pac_privacy(double output_variance, double range, double budget,
+                                    const PacPrivacyOptions& options) {
   require_inputs(output_variance, range, budget);
   PacPrivacySummary s;
   s.output_variance = output_variance;
@@ -115,7 +121,8 @@ PacPrivacySummary solve_pac_privacy(double output_variance, double range, double
   const int64_t points = std::max<int64_t>(options.sigma_scan_points, 3);
   std::vector<double> grid(static_cast<size_t>(points)), values(static_cast<size_t>(points));
   for (int64_t k = 0; k < points; ++k) {
-    grid[static_cast<size_t>(k)] = log_low + (log_high - log_low) * static_cast<double>(k) / static_cast<double>(points - 1);
+    grid[static_cast<size_t>(k)] =
+        log_low + (log_high - log_low) * static_cast<double>(k) / static_cast<double>(points - 1);
     values[static_cast<size_t>(k)] = objective(grid[static_cast<size_t>(k)]);
   }
   const auto best = static_cast<int64_t>(std::min_element(values.begin(), values.end()) - values.begin());
@@ -159,19 +166,23 @@ PacPrivacySummary solve_pac_privacy(double output_variance, double range, double
 std::string PacPrivacySummary::report() const {
   const double bits = 1.0 / std::log(2.0);
   std::string out = fmt::format(
-      "PAC-privacy optimal one-sided noise (Xiao et al. Thm 5, Alg. 3, eq. 31 corrected): sigma_Y^2 = {}, range [0, {}], "
+      "PAC-privacy optimal one-sided noise (Xiao et al. Thm 5, Alg. 3, eq. 31 corrected): sigma_Y^2 = {}, range [0, "
+      "{}], "
       "E[e^2] <= {}\n",
       output_variance, range, budget);
   out += fmt::format("  truncated Gaussian mu = {:.8g}, sigma = {:.8g} ({})\n", mu, sigma,
                      budget_binding ? "the budget binds: E[e^2] = B" : "mu = R/2: the budget does not bind");
-  out += fmt::format("  E[e] = {:.8g}, Var e = {:.8g}, E[e^2] = {:.8g}, h(e) = {:.8g} nats\n", moments.mean, moments.variance,
-                     moments.second_moment, moments.entropy);
-  out += fmt::format("  mutual information bound {:.8g} nats = {:.8g} bits (zero-mean unbounded Gaussian with E[e^2] = B: {:.8g} nats)\n",
-                     mutual_information, mutual_information * bits, gaussian_reference);
-  out += fmt::format("  optimality: multiplier lambda = {:.3g} (>= 0), stationarity residual {:.3g}, feasibility slack B - E[e^2] = "
-                     "{:.3g}, lambda (B - E[e^2]) = {:.3g}; sigma searched in [{:.4g}, {:.4g}], {} evaluations\n",
-                     multiplier, stationarity_residual, feasibility_slack, complementary_slackness, sigma_bracket_low,
-                     sigma_bracket_high, objective_evaluations);
+  out += fmt::format("  E[e] = {:.8g}, Var e = {:.8g}, E[e^2] = {:.8g}, h(e) = {:.8g} nats\n", moments.mean,
+                     moments.variance, moments.second_moment, moments.entropy);
+  out += fmt::format(
+      "  mutual information bound {:.8g} nats = {:.8g} bits (zero-mean unbounded Gaussian with E[e^2] = B: {:.8g} "
+      "nats)\n",
+      mutual_information, mutual_information * bits, gaussian_reference);
+  out += fmt::format(
+      "  optimality: multiplier lambda = {:.3g} (>= 0), stationarity residual {:.3g}, feasibility slack B - E[e^2] = "
+      "{:.3g}, lambda (B - E[e^2]) = {:.3g}; sigma searched in [{:.4g}, {:.4g}], {} evaluations\n",
+      multiplier, stationarity_residual, feasibility_slack, complementary_slackness, sigma_bracket_low,
+      sigma_bracket_high, objective_evaluations);
   return out;
 }
 

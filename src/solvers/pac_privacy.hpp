@@ -33,9 +33,9 @@ TruncatedGaussianMoments truncated_gaussian_moments(double mu, double sigma, dou
 double pac_mutual_information_bound(double mu, double sigma, double range, double output_variance);
 
 struct PacPrivacyOptions {
-  double mu_tolerance = 1e-13;       // bisection of E[e^2] = B: relative width of the final bracket (in units of R)
-  int64_t sigma_scan_points = 97;    // coarse log-spaced scan of sigma before the golden-section refinement
-  double sigma_tolerance = 1e-11;    // golden section on ln sigma stops at this width
+  double mu_tolerance = 1e-13;     // bisection of E[e^2] = B: relative width of the final bracket (in units of R)
+  int64_t sigma_scan_points = 97;  // coarse log-spaced scan of sigma before the golden-section refinement
+  double sigma_tolerance = 1e-11;  // golden section on ln sigma stops at this width
 };
 
 struct PacPrivacySummary {
@@ -51,11 +51,11 @@ struct PacPrivacySummary {
   // The optimality conditions of eq. 30 over all densities on [0, R] with E[e^2] <= B (first variation): the density
   // is exp(-(z - m)^2 / (2 V) - lambda z^2 + const) with V = sigma_Y^2 + Var e and m = E[e], i.e. a truncated
   // Gaussian with 1 / (2 sigma^2) = 1 / (2 V) + lambda and mu / sigma^2 = m / V, lambda >= 0, lambda (B - E[e^2]) = 0.
-  double multiplier = 0.0;            // lambda = 1/(2 sigma^2) - 1/(2 V); must be >= 0
-  double stationarity_residual = 0.0;  // sigma (mu / sigma^2 - m / V): 0 at a stationary point (dimensionless)
-  double feasibility_slack = 0.0;     // B - E[e^2] >= 0
+  double multiplier = 0.0;               // lambda = 1/(2 sigma^2) - 1/(2 V); must be >= 0
+  double stationarity_residual = 0.0;    // sigma (mu / sigma^2 - m / V): 0 at a stationary point (dimensionless)
+  double feasibility_slack = 0.0;        // B - E[e^2] >= 0
   double complementary_slackness = 0.0;  // lambda (B - E[e^2]) (1 / x units^2 times x units^2)
-  double gaussian_reference = 0.0;    // 1/2 ln(1 + sigma_Y^2 / B): the zero-mean unbounded Gaussian of second moment B
+  double gaussian_reference = 0.0;  // 1/2 ln(1 + sigma_Y^2 / B): the zero-mean unbounded Gaussian of second moment B
   double sigma_bracket_low = 0.0, sigma_bracket_high = 0.0;  // the searched sigma range
   int64_t objective_evaluations = 0;
   std::string report() const;  // several lines, nats and bits
@@ -66,6 +66,7 @@ struct PacPrivacySummary {
 double pac_best_mu(double sigma, double range, double budget, const PacPrivacyOptions& options = {});
 
 // Alg. 3 (corrected). InputError unless sigma_Y^2 >= 0, R > 0 and B > 0 are finite.
-PacPrivacySummary solve_pac_privacy(double output_variance, double range, double budget, const PacPrivacyOptions& options = {});
+PacPrivacySummary solve_pac_privacy(double output_variance, double range, double budget,
+                                    const PacPrivacyOptions& options = {});
 
 }  // namespace noiselearn

@@ -40,7 +40,8 @@ double kernel_only_scale(BoostingKernelKind kind, const PreferredRegion& region,
 
 BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho,
                                              const AnswerSensitivity& answer_bound,
-                                             const BoostingCalibrationOptions& calibration, const AccountantOptions& options) {
+                                             const BoostingCalibrationOptions& calibration,
+                                             const AccountantOptions& options) {
   if (calibration.scan_points < 3) throw InputError("calibration scan_points: at least 3");
   if (!(calibration.max_scale_factor > 1.0)) throw InputError("calibration max_scale_factor: must exceed 1");
   BoostingCalibration result;
@@ -79,12 +80,26 @@ BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const Pref
   double best_scale = scales[best], best_value = values[best];
   while (b - a > calibration.relative_tolerance) {
     if (fc <= fd) {
-      b = d; d = c; fd = fc; c = b - g * (b - a); fc = evaluate(std::exp(c)).first;
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - g * (b - a);
+      fc = evaluate(std::exp(c)).first;
     } else {
-      a = c; c = d; fc = fd; d = a + g * (b - a); fd = evaluate(std::exp(d)).first;
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + g * (b - a);
+      fd = evaluate(std::exp(d)).first;
     }
-    if (fc < best_value) { best_value = fc; best_scale = std::exp(c); }
-    if (fd < best_value) { best_value = fd; best_scale = std::exp(d); }
+    if (fc < best_value) {
+      best_value = fc;
+      best_scale = std::exp(c);
+    }
+    if (fd < best_value) {
+      best_value = fd;
+      best_scale = std::exp(d);
+    }
   }
   result.scale = best_scale;
   const auto final_bounds = evaluate(best_scale);
@@ -148,8 +163,8 @@ double largest_rho_for_epsilon(const BoostingKernel& kernel, const PreferredRegi
 }
 
 double smallest_region_for_epsilon(const BoostingKernel& kernel, const PreferredRegion& region, double rho,
-                                   double target_epsilon, const AnswerSensitivity& answer_bound,
-                                   int64_t compositions, double delta, const AccountantOptions& options) {
+                                   double target_epsilon, const AnswerSensitivity& answer_bound, int64_t compositions,
+                                   double delta, const AccountantOptions& options) {
   auto with_width = [&](double tau) {
     PreferredRegion r = region;
     if (r.kind == PreferredRegionKind::kFixed) {

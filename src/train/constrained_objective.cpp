@@ -23,7 +23,8 @@ AlphaOuterUpdate parse_alpha_outer_update(const std::string& text) {
   throw InputError(fmt::format("optimiser.alpha_update '{}' is not one of: newton, minimise", text));
 }
 
-ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective, AlphaOuterUpdate alpha_update) {
+ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective> objective,
+                                            AlphaOuterUpdate alpha_update) {
   ConstrainedObjective out;
   out.name = "renyi gamma";
   out.value = [objective](const torch::Tensor& theta) { return objective->value(theta); };
@@ -33,8 +34,8 @@ ConstrainedObjective renyi_family_objective(std::shared_ptr<RenyiFamilyObjective
   };
   out.outer_update = [objective, alpha_update](const torch::Tensor& theta) {
     const double before = objective->alpha();
-    const double after =
-        alpha_update == AlphaOuterUpdate::kMinimise ? objective->minimise_alpha(theta) : objective->newton_update(theta);
+    const double after = alpha_update == AlphaOuterUpdate::kMinimise ? objective->minimise_alpha(theta)
+                                                                     : objective->newton_update(theta);
     return after != before;
   };
   out.newton_model = [objective](const torch::Tensor& theta, const std::vector<double>& weights) {

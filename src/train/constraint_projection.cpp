@@ -27,7 +27,8 @@ std::vector<std::vector<double>> small_inverse(std::vector<std::vector<double>> 
     size_t pivot = c;
     for (size_t r = c + 1; r < k; ++r)
       if (std::abs(m[r][c]) > std::abs(m[pivot][c])) pivot = r;
-    if (!(std::abs(m[pivot][c]) > 0.0)) throw std::runtime_error("preconditioned gradient: the constraints are linearly dependent");
+    if (!(std::abs(m[pivot][c]) > 0.0))
+      throw std::runtime_error("preconditioned gradient: the constraints are linearly dependent");
     std::swap(m[c], m[pivot]);
     std::swap(inv[c], inv[pivot]);
     const double d = m[c][c];
@@ -89,7 +90,6 @@ std::vector<double> residuals(const std::vector<double>& theta, const std::vecto
   if (relative) *relative = worst;
   return out;
 }
-
 
 double impose_linear_constraints(std::vector<double>& theta, const std::vector<LinearConstraint>& constraints) {
   double relative = 0.0;

@@ -21,14 +21,17 @@ namespace {
 // The table a logit model starts from, or nullopt for the model's own default.
 std::optional<NoiseTable> starting_table(const Grid& grid, const ModelSpecification& s) {
   if (s.init == "truncated-gaussian") {
-    if (!(s.init_sigma > 0.0)) throw InputError("model.init_sigma must be positive when model.init = truncated-gaussian");
+    if (!(s.init_sigma > 0.0))
+      throw InputError("model.init_sigma must be positive when model.init = truncated-gaussian");
     return truncated_gaussian_table(grid, s.init_sigma, std::max(std::abs(grid.origin), std::abs(grid.last())));
   }
   if (s.init == "table") {
     if (!s.init_table) throw InputError("model.init = table needs model.init_table");
     const Grid& g = s.init_table->grid();
-    if (g.size != grid.size || std::abs(g.origin - grid.origin) > 1e-9 * grid.step || std::abs(g.step - grid.step) > 1e-9 * grid.step)
-      throw InputError(fmt::format("model.init_table is on a different grid ({}) than the model ({})", describe(g), describe(grid)));
+    if (g.size != grid.size || std::abs(g.origin - grid.origin) > 1e-9 * grid.step ||
+        std::abs(g.step - grid.step) > 1e-9 * grid.step)
+      throw InputError(
+          fmt::format("model.init_table is on a different grid ({}) than the model ({})", describe(g), describe(grid)));
     return NoiseTable(grid, s.init_table->probabilities(), std::nullopt, s.init_table->provenance());
   }
   return std::nullopt;
@@ -40,8 +43,10 @@ namespace {
 
 std::shared_ptr<NoiseModel> make_sigmoid_stack(const Grid& grid, const ModelSpecification& s) {
   if (s.init != "paper")
-    throw InputError(fmt::format("model.init = {} is for the logit models; the sigmoid stack starts as the paper "
-                                 "(model.init = paper)", s.init));
+    throw InputError(
+        fmt::format("model.init = {} is for the logit models; the sigmoid stack starts as the paper "
+                    "(model.init = paper)",
+                    s.init));
   SigmoidStackOptions options;
   options.sigmoids = s.sigmoids;
   options.slope = s.slope;
@@ -159,7 +164,8 @@ std::shared_ptr<PrivacyLoss> make_privacy_loss(const LossSpecification& s) {
     }
     names.push_back(kind);
   }
-  throw InputError(fmt::format("unknown loss.kind '{}'{} (valid: {})", s.kind, did_you_mean(s.kind, names), fmt::join(names, ", ")));
+  throw InputError(
+      fmt::format("unknown loss.kind '{}'{} (valid: {})", s.kind, did_you_mean(s.kind, names), fmt::join(names, ", ")));
 }
 
 }  // namespace noiselearn

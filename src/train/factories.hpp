@@ -16,9 +16,9 @@ struct ModelSpecification {
   std::string kind = "sigmoid-stack";  // sigmoid-stack, free-logits, monotone-logits
   int64_t sigmoids = 10000;
   double slope = 500.0;
-  bool symmetric = true;               // free-logits
-  std::string init = "paper";          // paper, uniform, truncated-gaussian, table
-  double init_sigma = 0.0;             // truncated-gaussian start
+  bool symmetric = true;                 // free-logits
+  std::string init = "paper";            // paper, uniform, truncated-gaussian, table
+  double init_sigma = 0.0;               // truncated-gaussian start
   std::optional<NoiseTable> init_table;  // table start (must be on the model's grid)
 };
 

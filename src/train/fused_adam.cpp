@@ -13,8 +13,8 @@ namespace {
 // ((1 - beta2) g) g, denominator = sqrt(v) / sqrt(bias_correction2) + eps, p = p + (-step_size) (m / denominator).
 // g == nullptr: a zero gradient. An AVX2 clone (this file is compiled without errno for sqrt, so that it vectorises;
 // sqrt is correctly rounded either way).
-NOISELEARN_AVX2_CLONES void adam_update(double* p, const double* g, double* m, double* v, int64_t n, double beta1, double beta2,
-                                        double root_bias_correction2, double eps, double step_size) {
+NOISELEARN_AVX2_CLONES void adam_update(double* p, const double* g, double* m, double* v, int64_t n, double beta1,
+                                        double beta2, double root_bias_correction2, double eps, double step_size) {
   const double one_minus_beta1 = 1.0 - beta1, one_minus_beta2 = 1.0 - beta2;
   if (g != nullptr) {
     for (int64_t i = 0; i < n; ++i) {
@@ -31,7 +31,9 @@ NOISELEARN_AVX2_CLONES void adam_update(double* p, const double* g, double* m, d
   }
 }
 
-bool fusable(const torch::Tensor& t) { return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous(); }
+bool fusable(const torch::Tensor& t) {
+  return t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous();
+}
 
 }  // namespace
 
@@ -74,7 +76,7 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
     torch::Tensor& p = params[i];
     const bool has_gradient = p.grad().defined();
     if (!has_gradient && !(i < had_gradient_.size() && had_gradient_[i])) continue;  // torch skips it too
-    const std::string key = c10::guts::to_string(p.unsafeGetTensorImpl());  // torch's key for the state
+    const std::string key = c10::guts::to_string(p.unsafeGetTensorImpl());           // torch's key for the state
     auto found = state_.find(key);
     if (found == state_.end()) {
       auto state = std::make_unique<torch::optim::AdamParamState>();
@@ -92,8 +94,9 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
     const double bias_correction1 = 1.0 - std::pow(beta1, static_cast<double>(state.step()));
     const double bias_correction2 = 1.0 - std::pow(beta2, static_cast<double>(state.step()));
     const double step_size = options.lr() / bias_correction1;
-    adam_update(p.data_ptr<double>(), has_gradient ? p.grad().data_ptr<double>() : nullptr, state.exp_avg().data_ptr<double>(),
-                state.exp_avg_sq().data_ptr<double>(), p.numel(), beta1, beta2, std::sqrt(bias_correction2), options.eps(), step_size);
+    adam_update(p.data_ptr<double>(), has_gradient ? p.grad().data_ptr<double>() : nullptr,
+                state.exp_avg().data_ptr<double>(), state.exp_avg_sq().data_ptr<double>(), p.numel(), beta1, beta2,
+                std::sqrt(bias_correction2), options.eps(), step_size);
   }
   return {};
 }

@@ -4,10 +4,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <functional>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 
 #include "core/errors.hpp"
@@ -24,9 +24,12 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 std::string to_string(PreconditionedDirection direction) {
   switch (direction) {
-    case PreconditionedDirection::kSteepest: return "steepest";
-    case PreconditionedDirection::kLbfgs: return "lbfgs";
-    case PreconditionedDirection::kNewton: return "newton";
+    case PreconditionedDirection::kSteepest:
+      return "steepest";
+    case PreconditionedDirection::kLbfgs:
+      return "lbfgs";
+    case PreconditionedDirection::kNewton:
+      return "newton";
   }
   return "steepest";
 }
@@ -52,9 +55,10 @@ void PreconditionedGradientOptions::validate() const {
   if (log_every < 0) throw InputError("optimiser.log_every must be >= 0");
   if (checkpoint_every < 0) throw InputError("output.checkpoint_every must be >= 0");
   if (first_iteration < 0 || first_iteration > max_iterations)
-    throw InputError(fmt::format("the checkpoint's iteration {} is beyond optimiser.iterations = {}; raise optimiser.iterations "
-                                 "to train longer",
-                                 first_iteration, max_iterations));
+    throw InputError(
+        fmt::format("the checkpoint's iteration {} is beyond optimiser.iterations = {}; raise optimiser.iterations "
+                    "to train longer",
+                    first_iteration, max_iterations));
 }
 
 std::string PreconditionedGradientSummary::report() const {
@@ -64,13 +68,16 @@ std::string PreconditionedGradientSummary::report() const {
   out << fmt::format("  objective             {:.10g} -> {:.10g}\n", initial_objective, final_objective);
   out << fmt::format("  evaluations           {} values, {} gradients, {} outer updates\n", value_evaluations,
                      gradient_evaluations, outer_updates);
-  if (newton_fallbacks > 0) out << fmt::format("  newton fallbacks      {} (steepest steps where the Newton direction failed)\n", newton_fallbacks);
-  out << fmt::format("  constraint residual   {:.3g} (largest relative, over every iterate)\n", max_constraint_residual);
+  if (newton_fallbacks > 0)
+    out << fmt::format("  newton fallbacks      {} (steepest steps where the Newton direction failed)\n",
+                       newton_fallbacks);
+  out << fmt::format("  constraint residual   {:.3g} (largest relative, over every iterate)\n",
+                     max_constraint_residual);
   out << fmt::format("  time                  {:.3f} s\n", seconds);
   if (!history.empty()) {
     const auto& last = history.back();
-    out << fmt::format("  last record           iteration {}, alpha {:.6g}, worst shift {}, gamma {:.10g}\n", last.iteration,
-                       last.alpha, last.worst_shift, last.gamma);
+    out << fmt::format("  last record           iteration {}, alpha {:.6g}, worst shift {}, gamma {:.10g}\n",
+                       last.iteration, last.alpha, last.worst_shift, last.gamma);
   }
   out << fmt::format("  termination           {}{}\n", termination, stopped_by_guard ? " (guard)" : "");
   return out.str();
@@ -80,8 +87,8 @@ namespace {
 
 class Run {
  public:
-  Run(std::vector<double>& theta, const std::vector<LinearConstraint>& constraints, const ConstrainedObjective& objective,
-      const PreconditionedGradientOptions& options)
+  Run(std::vector<double>& theta, const std::vector<LinearConstraint>& constraints,
+      const ConstrainedObjective& objective, const PreconditionedGradientOptions& options)
       : theta_(theta), constraints_(constraints), objective_(objective), options_(options) {}
 
   PreconditionedGradientSummary run();
@@ -116,7 +123,8 @@ class Run {
     PreconditionedCheckpoint c;
     c.iteration = iteration;
     c.theta = &theta_;
-    c.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    c.seconds =
+        options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     c.history = &summary_.history;
     options_.write_checkpoint(c);
   }
@@ -157,7 +165,10 @@ double Run::line_search(const std::vector<double>& direction, double mu_start, d
       const double v1 = value_at(c1), v2 = value_at(c2);
       if (std::isfinite(v1) && v1 < best_f) best_f = v1, best_mu = m1, best_theta = c1;
       if (std::isfinite(v2) && v2 < best_f) best_f = v2, best_mu = m2, best_theta = c2;
-      if (!(v1 <= v2)) lo = m1; else hi = m2;
+      if (!(v1 <= v2))
+        lo = m1;
+      else
+        hi = m2;
     }
   }
   if (best_mu > 0.0) {
@@ -173,7 +184,8 @@ void Run::record(int64_t iteration, double f, double step, bool force) {
   r.iteration = iteration;
   r.objective = f;
   r.step = step;
-  r.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  r.seconds =
+      options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   residuals(theta_, constraints_, &r.constraint_residual);
   if (objective_.diagnostics) {
     const ObjectiveDiagnostics d = objective_.diagnostics(theta_tensor(theta_));
@@ -184,8 +196,8 @@ void Run::record(int64_t iteration, double f, double step, bool force) {
   if (!summary_.history.empty() && summary_.history.back().iteration == iteration) summary_.history.pop_back();
   summary_.history.push_back(r);
   if (options_.log_every > 0 && iteration % options_.log_every == 0)
-    spdlog::info("pgd iteration {}: objective {:.10g}, alpha {:.6g}, worst shift {}, step {:.3g}, {:.2f} s", iteration, f,
-                 r.alpha, r.worst_shift, step, r.seconds);
+    spdlog::info("pgd iteration {}: objective {:.10g}, alpha {:.6g}, worst shift {}, step {:.3g}, {:.2f} s", iteration,
+                 f, r.alpha, r.worst_shift, step, r.seconds);
 }
 
 PreconditionedGradientSummary Run::run() {
@@ -193,17 +205,19 @@ PreconditionedGradientSummary Run::run() {
   if (constraints_.empty()) throw InputError("preconditioned gradient: at least one linear constraint is needed");
   for (const auto& c : constraints_)
     if (c.coefficients.size() != theta_.size())
-      throw InputError(fmt::format("preconditioned gradient: constraint '{}' has {} coefficients for {} unknowns", c.name,
-                                   c.coefficients.size(), theta_.size()));
+      throw InputError(fmt::format("preconditioned gradient: constraint '{}' has {} coefficients for {} unknowns",
+                                   c.name, c.coefficients.size(), theta_.size()));
   if (!all_finite(theta_)) throw InputError("preconditioned gradient: the starting log-probabilities must be finite");
   if (options_.direction == PreconditionedDirection::kNewton && !objective_.newton_model)
-    throw InputError(fmt::format("optimiser.direction newton needs the objective's curvature, which '{}' does not provide "
-                                 "(use steepest or lbfgs)", objective_.name));
+    throw InputError(
+        fmt::format("optimiser.direction newton needs the objective's curvature, which '{}' does not provide "
+                    "(use steepest or lbfgs)",
+                    objective_.name));
   double relative = 0.0;
   residuals(theta_, constraints_, &relative);
   if (relative > 1e-9)
-    throw InputError(fmt::format("preconditioned gradient: the starting point violates the constraints (relative residual {:.3g})",
-                                 relative));
+    throw InputError(fmt::format(
+        "preconditioned gradient: the starting point violates the constraints (relative residual {:.3g})", relative));
   impose_linear_constraints(theta_, constraints_);
 
   ObjectiveEvaluation current = objective_.value_and_gradient(theta_tensor(theta_));
@@ -223,7 +237,8 @@ PreconditionedGradientSummary Run::run() {
     const std::vector<double> g = values_of(current.gradient);
     if (!all_finite(g)) {
       summary_.stopped_by_guard = true;
-      summary_.termination = fmt::format("NaN or infinity in the gradient at iteration {} (the last good point is kept)", iteration);
+      summary_.termination =
+          fmt::format("NaN or infinity in the gradient at iteration {} (the last good point is kept)", iteration);
       break;
     }
     const ConstraintRows rows = constraint_rows(theta_, constraints_);
@@ -254,9 +269,10 @@ PreconditionedGradientSummary Run::run() {
       break;
     }
     // L-BFGS and Newton propose a full step of 1 (Newton's steps are exponential in p: no positivity bound).
-    const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !lbfgs_.empty() ? std::min(1.0, mu_ub)
+    const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !lbfgs_.empty()
+                                ? std::min(1.0, mu_ub)
                             : options_.direction == PreconditionedDirection::kNewton && newton_.ok() ? 1.0
-                                                                                                   : mu_ub;
+                                                                                                     : mu_ub;
     const double f_before = f;
     previous_theta = theta_;
     previous_g_proj = g_proj;
@@ -277,14 +293,15 @@ PreconditionedGradientSummary Run::run() {
       residuals(theta_, constraints_, &r);
       return r;
     }());
-    const bool outer_due = objective_.outer_update && options_.outer_update_every > 0 &&
-                           iteration % options_.outer_update_every == 0;
+    const bool outer_due =
+        objective_.outer_update && options_.outer_update_every > 0 && iteration % options_.outer_update_every == 0;
     // A failed line search ends the run, unless the outer update (alpha) may still change the objective: it is
     // tried once first. With outer_update_every = 0 alpha is fixed, so never.
     const bool outer_enabled = objective_.outer_update && options_.outer_update_every > 0;
     if (step == 0.0 && !(outer_enabled && !outer_just_ran)) {
       record(iteration, f, 0.0, true);
-      summary_.termination = fmt::format("no decrease along the search direction at iteration {} (converged to rounding)", iteration);
+      summary_.termination =
+          fmt::format("no decrease along the search direction at iteration {} (converged to rounding)", iteration);
       break;
     }
     bool changed = false;
@@ -300,14 +317,16 @@ PreconditionedGradientSummary Run::run() {
     ++summary_.gradient_evaluations;
     if (!std::isfinite(current.value)) {
       summary_.stopped_by_guard = true;
-      summary_.termination = fmt::format("objective {} at iteration {} (the last good point is kept)", current.value, iteration);
+      summary_.termination =
+          fmt::format("objective {} at iteration {} (the last good point is kept)", current.value, iteration);
       theta_ = previous_theta.empty() ? theta_ : previous_theta;
       break;
     }
     f = current.value;
     record(iteration, f, step, false);
     if (f <= options_.objective_target) {
-      summary_.termination = fmt::format("objective target {} reached at iteration {}", options_.objective_target, iteration);
+      summary_.termination =
+          fmt::format("objective target {} reached at iteration {}", options_.objective_target, iteration);
       break;
     }
     const double progress = changed ? kInfinity : (f_before - f) / std::max(std::abs(f_before), 1e-300);
@@ -317,7 +336,8 @@ PreconditionedGradientSummary Run::run() {
                                          options_.relative_progress_tolerance, options_.patience, iteration);
       break;
     }
-    if (options_.checkpoint_every > 0 && iteration % options_.checkpoint_every == 0 && iteration < options_.max_iterations)
+    if (options_.checkpoint_every > 0 && iteration % options_.checkpoint_every == 0 &&
+        iteration < options_.max_iterations)
       checkpoint(iteration);
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > options_.max_seconds) {
       summary_.termination = fmt::format("time limit {} s reached at iteration {}", options_.max_seconds, iteration);
@@ -326,7 +346,8 @@ PreconditionedGradientSummary Run::run() {
   }
   summary_.final_objective = f;
   record(summary_.iterations, f, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
-  summary_.seconds = options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  summary_.seconds =
+      options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   checkpoint(summary_.iterations);
   return summary_;
 }

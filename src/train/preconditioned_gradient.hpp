@@ -102,7 +102,7 @@ struct PreconditionedGradientOptions {
   int64_t first_iteration = 0;
   double seconds_before = 0.0;
   std::vector<PreconditionedIteration> history_before;
-  void validate() const;      // InputError naming the field
+  void validate() const;  // InputError naming the field
 };
 
 struct PreconditionedIteration {
@@ -125,8 +125,8 @@ struct PreconditionedGradientSummary {
   double initial_objective = 0.0;
   double final_objective = 0.0;
   double seconds = 0.0;
-  bool stopped_by_guard = false;  // a NaN or infinity stopped the run (the last good theta was kept)
-  std::string termination;        // why the run ended
+  bool stopped_by_guard = false;         // a NaN or infinity stopped the run (the last good theta was kept)
+  std::string termination;               // why the run ended
   double max_constraint_residual = 0.0;  // over every iterate
   std::vector<PreconditionedIteration> history;
   std::string report() const;  // several lines, Ceres-style
@@ -139,6 +139,5 @@ PreconditionedGradientSummary preconditioned_gradient_descent(std::vector<double
                                                               const std::vector<LinearConstraint>& constraints,
                                                               const ConstrainedObjective& objective,
                                                               const PreconditionedGradientOptions& options = {});
-
 
 }  // namespace noiselearn

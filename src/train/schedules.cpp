@@ -15,17 +15,21 @@ double UtilityWeightSchedule::at(int64_t epoch) const {
 }
 
 void UtilityWeightSchedule::validate() const {
-  if (!(start >= 0.0) || !std::isfinite(start)) throw InputError(fmt::format("schedule.utility_weight_start {} must be finite and >= 0", start));
+  if (!(start >= 0.0) || !std::isfinite(start))
+    throw InputError(fmt::format("schedule.utility_weight_start {} must be finite and >= 0", start));
   if (!(halving_epochs > 0.0) || !std::isfinite(halving_epochs))
     throw InputError(fmt::format("schedule.utility_weight_halving_epochs {} must be positive", halving_epochs));
-  if (!(minimum >= 0.0) || !std::isfinite(minimum)) throw InputError(fmt::format("schedule.utility_weight_min {} must be finite and >= 0", minimum));
+  if (!(minimum >= 0.0) || !std::isfinite(minimum))
+    throw InputError(fmt::format("schedule.utility_weight_min {} must be finite and >= 0", minimum));
 }
 
 double LearningRateSchedule::at(int64_t epoch) const { return initial * std::pow(decay, static_cast<double>(epoch)); }
 
 void LearningRateSchedule::validate() const {
-  if (!(initial > 0.0) || !std::isfinite(initial)) throw InputError(fmt::format("optimiser.learning_rate {} must be positive", initial));
-  if (!(decay > 0.0 && decay <= 1.0)) throw InputError(fmt::format("optimiser.learning_rate_decay {} must be in (0, 1]", decay));
+  if (!(initial > 0.0) || !std::isfinite(initial))
+    throw InputError(fmt::format("optimiser.learning_rate {} must be positive", initial));
+  if (!(decay > 0.0 && decay <= 1.0))
+    throw InputError(fmt::format("optimiser.learning_rate_decay {} must be in (0, 1]", decay));
 }
 
 }  // namespace noiselearn

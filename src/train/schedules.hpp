@@ -7,9 +7,9 @@
 namespace noiselearn {
 
 struct UtilityWeightSchedule {
-  double start = 0.5;               // w_start
-  double halving_epochs = 2500.0;   // gamma: epochs per halving
-  double minimum = 1e-7;            // w_min
+  double start = 0.5;              // w_start
+  double halving_epochs = 2500.0;  // gamma: epochs per halving
+  double minimum = 1e-7;           // w_min
   bool decay = true;
   double at(int64_t epoch) const;
   void validate() const;  // InputError naming the field

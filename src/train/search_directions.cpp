@@ -153,7 +153,8 @@ std::vector<double> NewtonDirection::operator()(const ConstrainedObjective& obje
     // The dual of the max-of-pieces model: w on the simplex maximising w^T f - w^T Q w / 2, d = sum_a w_a d_a.
     std::vector<std::vector<double>> q(pieces, std::vector<double>(pieces));
     for (size_t a = 0; a < pieces; ++a)
-      for (size_t b = 0; b <= a; ++b) q[a][b] = q[b][a] = -0.5 * (dot(model.gradients[a], directions[b]) + dot(model.gradients[b], directions[a]));
+      for (size_t b = 0; b <= a; ++b)
+        q[a][b] = q[b][a] = -0.5 * (dot(model.gradients[a], directions[b]) + dot(model.gradients[b], directions[a]));
     piece_weights_ = pieces > 1 ? simplex_dual(model.values, q) : std::vector<double>{};
     d.assign(g.size(), 0.0);
     for (size_t a = 0; a < pieces; ++a) {

@@ -38,14 +38,15 @@ class NewtonDirection {
   // The direction at theta (gradient g, projected g_proj); the steepest one where the model gives no descent
   // direction (ok() is then false).
   std::vector<double> operator()(const ConstrainedObjective& objective, const std::vector<double>& theta,
-                                 const std::vector<double>& g, const std::vector<double>& g_proj, const ConstraintRows& rows);
+                                 const std::vector<double>& g, const std::vector<double>& g_proj,
+                                 const ConstraintRows& rows);
   // The last direction was the model's descent direction (not the steepest fallback).
   bool ok() const { return ok_; }
   // The run gave up the model's direction (its line search found no decrease).
   void fall_back() { ok_ = false; }
 
  private:
-  bool ok_ = false;  // the last Newton direction was a descent direction (not the steepest fallback)
+  bool ok_ = false;                    // the last Newton direction was a descent direction (not the steepest fallback)
   std::vector<double> piece_weights_;  // the Newton model's multipliers of the pieces at the last step
 };
 

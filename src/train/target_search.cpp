@@ -44,10 +44,11 @@ TargetSearchResult search_utility_weight(const std::function<NoiseTable(double, 
   auto judge = [&](TargetTrial trial) {
     std::tie(trial.certified_delta, trial.utility) = evaluate(*trial.table);
     trial.feasible = delta_target ? trial.certified_delta <= options.target : trial.utility <= options.target;
-    const std::string name = trial.trained ? fmt::format("trial {} with utility weight {:.4g}", result.trials.size(), trial.weight)
-                                           : "the starting table";
-    spdlog::info("target search: {}: certified delta {}, utility {:.6g} ({})", name, upper(trial.certified_delta), trial.utility,
-                 trial.feasible ? "meets the target" : "misses it");
+    const std::string name =
+        trial.trained ? fmt::format("trial {} with utility weight {:.4g}", result.trials.size(), trial.weight)
+                      : "the starting table";
+    spdlog::info("target search: {}: certified delta {}, utility {:.6g} ({})", name, upper(trial.certified_delta),
+                 trial.utility, trial.feasible ? "meets the target" : "misses it");
     result.trials.push_back(std::move(trial));
     const size_t index = result.trials.size() - 1;
     if (index == 0 || better(result.trials[index], result.trials[result.kept], options.kind)) result.kept = index;
@@ -83,14 +84,16 @@ TargetSearchResult search_utility_weight(const std::function<NoiseTable(double, 
   const TargetTrial& kept = result.trials[result.kept];
   if (result.best) {
     result.message = kept.trained
-                         ? fmt::format("target {} <= {} met at utility weight {:.4g} (certified delta {}, utility {:.6g}) "
-                                       "after {}",
-                                       quantity, format_exact(options.target), kept.weight, upper(kept.certified_delta), kept.utility,
-                                       trials_text)
-                         : fmt::format("target {} <= {} met by the starting table (certified delta {}, utility {:.6g}), "
-                                       "which is kept: none of {} met it with a lower {}",
-                                       quantity, format_exact(options.target), upper(kept.certified_delta), kept.utility, trials_text,
-                                       delta_target ? "utility loss" : "certified delta");
+                         ? fmt::format(
+                               "target {} <= {} met at utility weight {:.4g} (certified delta {}, utility {:.6g}) "
+                               "after {}",
+                               quantity, format_exact(options.target), kept.weight, upper(kept.certified_delta),
+                               kept.utility, trials_text)
+                         : fmt::format(
+                               "target {} <= {} met by the starting table (certified delta {}, utility {:.6g}), "
+                               "which is kept: none of {} met it with a lower {}",
+                               quantity, format_exact(options.target), upper(kept.certified_delta), kept.utility,
+                               trials_text, delta_target ? "utility loss" : "certified delta");
     return result;
   }
   // Missed: say what the trials showed. The trained weights run toward_feasible-ward from initial_weight; the
@@ -101,32 +104,36 @@ TargetSearchResult search_utility_weight(const std::function<NoiseTable(double, 
     const double w = result.trials[i].weight;
     lowest = std::min(lowest, w);
     highest = std::max(highest, w);
-    if (!extreme || (delta_target ? w < result.trials[*extreme].weight : w > result.trials[*extreme].weight)) extreme = i;
+    if (!extreme || (delta_target ? w < result.trials[*extreme].weight : w > result.trials[*extreme].weight))
+      extreme = i;
   }
-  std::string what = fmt::format("target {} <= {} not met: the closest of the starting table and {}{} is {} ({}), which is kept",
-                                 quantity, format_exact(options.target), trials_text,
-                                 extreme ? fmt::format(" (utility weights {:.4g} to {:.4g}{})", lowest, highest,
-                                                       options.epochs_per_trial > 0
-                                                           ? ", " + counted_noun(options.epochs_per_trial, "epoch") + " each"
-                                                           : "")
-                                         : "",
-                                 describe_candidate(kept, result.kept),
-                                 delta_target ? "certified delta " + upper(kept.certified_delta) : fmt::format("utility {:.6g}", kept.utility));
+  std::string what = fmt::format(
+      "target {} <= {} not met: the closest of the starting table and {}{} is {} ({}), which is kept", quantity,
+      format_exact(options.target), trials_text,
+      extreme
+          ? fmt::format(
+                " (utility weights {:.4g} to {:.4g}{})", lowest, highest,
+                options.epochs_per_trial > 0 ? ", " + counted_noun(options.epochs_per_trial, "epoch") + " each" : "")
+          : "",
+      describe_candidate(kept, result.kept),
+      delta_target ? "certified delta " + upper(kept.certified_delta) : fmt::format("utility {:.6g}", kept.utility));
   std::string why;
   const std::string direction = delta_target ? "smaller" : "larger";
   if (!extreme) {
     why = "no trial was trained (target.trials)";
   } else if (result.kept == *extreme && result.trials.size() > 2) {
-    why = fmt::format("the {} was still falling at the {} weight tried, so more trials (target.trials) would go further", quantity,
-                      delta_target ? "smallest" : "largest");
+    why =
+        fmt::format("the {} was still falling at the {} weight tried, so more trials (target.trials) would go further",
+                    quantity, delta_target ? "smallest" : "largest");
   } else if (result.kept == *extreme) {
     why = fmt::format("one trial shows no trend: more trials (target.trials) try {} weights", direction);
   } else if (result.kept == 0) {
     why = "no trial got closer than the starting table (longer trials, target.trial_epochs, may)";
   } else {
-    why = fmt::format("trials at {} weights got no closer, so within these epochs per trial the learner finds no table nearer "
-                      "the target from here (longer trials, target.trial_epochs, or easier settings may)",
-                      direction);
+    why = fmt::format(
+        "trials at {} weights got no closer, so within these epochs per trial the learner finds no table nearer "
+        "the target from here (longer trials, target.trial_epochs, or easier settings may)",
+        direction);
   }
   result.message = what + "; " + why;
   return result;

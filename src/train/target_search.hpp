@@ -29,15 +29,15 @@ enum class TargetKind { kDelta, kUtility };
 struct TargetSearchOptions {
   TargetKind kind = TargetKind::kDelta;
   double target = 1e-6;
-  int64_t trials = 8;           // training runs (the starting table is evaluated in addition)
+  int64_t trials = 8;  // training runs (the starting table is evaluated in addition)
   double initial_weight = 0.5;
   int64_t epochs_per_trial = 0;  // for the message only
 };
 
 struct TargetTrial {
-  bool trained = true;        // false: the starting table
-  double weight = 0.0;        // utility weight of a trained trial
-  size_t started_from = 0;    // the candidate whose parameters it was trained from
+  bool trained = true;      // false: the starting table
+  double weight = 0.0;      // utility weight of a trained trial
+  size_t started_from = 0;  // the candidate whose parameters it was trained from
   double certified_delta = 0.0;
   double utility = 0.0;
   bool feasible = false;

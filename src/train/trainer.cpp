@@ -14,7 +14,8 @@
 namespace noiselearn {
 
 DifferentiablePair TrainingPair::build(const torch::Tensor& log_p, const torch::Tensor& p) const {
-  return kind == PairKind::kAdditive ? additive_pair(log_p, shift_cells, p) : subsampled_pair(log_p, shift_cells, sampling_rate);
+  return kind == PairKind::kAdditive ? additive_pair(log_p, shift_cells, p)
+                                     : subsampled_pair(log_p, shift_cells, sampling_rate);
 }
 
 void TrainingOptions::validate() const {
@@ -56,7 +57,8 @@ NOISELEARN_AVX2_CLONES int64_t count_non_finite(const double* v, int64_t n, bool
 }
 
 // True when no element is NaN or +inf, and, unless minus_infinity_allowed (log p of a zero probability), none is
-// -inf. One pass over the values of a contiguous float64 CPU tensor (the checks run every epoch), else tensor operations.
+// -inf. One pass over the values of a contiguous float64 CPU tensor (the checks run every epoch), else tensor
+// operations.
 bool all_finite(const torch::Tensor& t, bool minus_infinity_allowed) {
   if (t.device().is_cpu() && t.scalar_type() == torch::kDouble && t.is_contiguous())
     return count_non_finite(t.data_ptr<double>(), t.numel(), minus_infinity_allowed) == 0;
@@ -79,7 +81,8 @@ std::string non_finite_gradient(NoiseModel& model, PrivacyLoss& loss) {
 Trainer::Trainer(std::shared_ptr<NoiseModel> model, std::shared_ptr<PrivacyLoss> loss, TrainingOptions options)
     : model_(std::move(model)), loss_(std::move(loss)), options_(std::move(options)) {
   options_.validate();
-  optimizer_ = std::make_unique<FusedAdam>(trainable(*model_, *loss_), torch::optim::AdamOptions(options_.learning_rate.initial));
+  optimizer_ = std::make_unique<FusedAdam>(trainable(*model_, *loss_),
+                                           torch::optim::AdamOptions(options_.learning_rate.initial));
 }
 
 TrainingSummary Trainer::run() {
@@ -92,7 +95,8 @@ TrainingSummary Trainer::run() {
   std::vector<torch::Tensor> last_good;
   const double final_weight = options_.utility_weight.at(std::max<int64_t>(options_.epochs - 1, 0));
   // A best epoch of an earlier session is re-scored with this session's final weight.
-  double best_objective = best_.empty() ? std::numeric_limits<double>::infinity() : best_privacy_ + final_weight * best_utility_;
+  double best_objective =
+      best_.empty() ? std::numeric_limits<double>::infinity() : best_privacy_ + final_weight * best_utility_;
   const Grid& grid = model_->grid();
   auto store_checkpoint = [&] {
     seconds_trained_ = seconds_before_ + elapsed();
@@ -116,9 +120,12 @@ TrainingSummary Trainer::run() {
     const double privacy_value = privacy.item<double>(), utility_value = utility.item<double>();
     // The table first: the surrogates mask non-finite log p out and could stay finite on a NaN table.
     std::string bad;
-    if (!all_finite(log_p, true)) bad = "the table (log p)";
-    else if (!std::isfinite(privacy_value)) bad = "the privacy surrogate";
-    else if (!std::isfinite(utility_value)) bad = "the utility";
+    if (!all_finite(log_p, true))
+      bad = "the table (log p)";
+    else if (!std::isfinite(privacy_value))
+      bad = "the privacy surrogate";
+    else if (!std::isfinite(utility_value))
+      bad = "the utility";
     if (bad.empty()) {
       total.backward();
       const std::string gradient = non_finite_gradient(*model_, *loss_);
@@ -166,13 +173,14 @@ TrainingSummary Trainer::run() {
     const bool last = epoch + 1 == options_.epochs;
     const bool log_now = options_.log_every > 0 && (epoch % options_.log_every == 0 || last);
     if (log_now || last || epoch % options_.history_every == 0) {
-      EpochRecord record{epoch, total.item<double>(), privacy_value, utility_value, weight, learning_rate, seconds_before_ + elapsed()};
+      EpochRecord record{epoch,         total.item<double>(),       privacy_value, utility_value, weight,
+                         learning_rate, seconds_before_ + elapsed()};
       history_.push_back(record);
       summary.history.push_back(record);
       if (log_now) {
         const double per_epoch = elapsed() / static_cast<double>(summary.epochs_this_session);
-        spdlog::info("epoch {:>6}/{}  loss {:.6e}  privacy {:.6e}  utility {:.6g}  weight {:.3g}  lr {:.3g}  ETA {}", epoch,
-                     options_.epochs, record.loss, privacy_value, utility_value, weight, learning_rate,
+        spdlog::info("epoch {:>6}/{}  loss {:.6e}  privacy {:.6e}  utility {:.6g}  weight {:.3g}  lr {:.3g}  ETA {}",
+                     epoch, options_.epochs, record.loss, privacy_value, utility_value, weight, learning_rate,
                      duration(per_epoch * static_cast<double>(options_.epochs - epoch - 1)));
       }
     }
@@ -235,7 +243,8 @@ std::string Trainer::checkpoint() const {
   torch::Tensor history = torch::zeros({static_cast<int64_t>(history_.size()), 7}, torch::kDouble);
   for (size_t i = 0; i < history_.size(); ++i) {
     const auto& r = history_[i];
-    const double row[7] = {static_cast<double>(r.epoch), r.loss, r.privacy, r.utility, r.utility_weight, r.learning_rate, r.seconds};
+    const double row[7] = {
+        static_cast<double>(r.epoch), r.loss, r.privacy, r.utility, r.utility_weight, r.learning_rate, r.seconds};
     for (int c = 0; c < 7; ++c) history[static_cast<int64_t>(i)][c] = row[c];
   }
   archive.write("history", history);
@@ -274,8 +283,8 @@ void Trainer::resume(const std::string& bytes, const std::string& source) {
     const int64_t best_count = read_integer(archive, "best_count");
     const std::vector<torch::Tensor> parameters = trainable(*model_, *loss_);
     if (best_count != 0 && static_cast<size_t>(best_count) != parameters.size())
-      throw InputError(fmt::format("cannot resume from {}: it keeps {} best parameters, this model and loss have {}", source,
-                                   best_count, parameters.size()));
+      throw InputError(fmt::format("cannot resume from {}: it keeps {} best parameters, this model and loss have {}",
+                                   source, best_count, parameters.size()));
     best_.clear();
     for (int64_t i = 0; i < best_count; ++i) {
       torch::Tensor value;

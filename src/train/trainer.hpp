@@ -39,9 +39,9 @@ struct TrainingOptions {
   DirectionCombination directions = DirectionCombination::kSum;
   UtilitySpecification utility;
   TrainingPair pair;
-  int64_t log_every = 500;         // progress line every N epochs (0: never)
-  int64_t history_every = 10;      // history record every N epochs (and the last epoch)
-  int64_t checkpoint_every = 0;    // checkpoint every N epochs (0: only at the end, if write_checkpoint is set)
+  int64_t log_every = 500;       // progress line every N epochs (0: never)
+  int64_t history_every = 10;    // history record every N epochs (and the last epoch)
+  int64_t checkpoint_every = 0;  // checkpoint every N epochs (0: only at the end, if write_checkpoint is set)
   // Stores a checkpoint (the archive of Trainer::checkpoint()); empty: no checkpoints. An exception it throws
   // (a failed write) ends run() with that exception.
   std::function<void(const std::string& archive)> write_checkpoint;

@@ -3,8 +3,8 @@
 // every outcome of the n-fold product (no privacy-loss distribution, no discretisation, no FFT).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -33,8 +33,8 @@ inline double brute_force_delta(const std::vector<double>& a, const std::vector<
 }
 
 // The same for a product of different pairs (one per release): sum over tuples of max(0, prod A_i - e^eps prod B_i).
-inline double brute_force_delta_mixed(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b,
-                                      double eps) {
+inline double brute_force_delta_mixed(const std::vector<std::vector<double>>& a,
+                                      const std::vector<std::vector<double>>& b, double eps) {
   const size_t n = a.size();
   std::vector<size_t> index(n, 0);
   long double delta = 0.0L;
@@ -103,10 +103,11 @@ inline double brute_force_worst_sequence(const std::vector<double>& p, int k, in
 //   f(h) = max_d sum_y f(h, (d, y)),   f(leaf) = (P_A(h) - e^eps P_B(h))_+,
 // with P_A, P_B the products of the per-release probabilities along the history (no privacy loss, no
 // discretisation). The tree has (|candidates| outcomes)^n leaves; long double throughout.
-inline double brute_force_adaptive_pairs(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& candidates,
-                                         int n, double eps) {
+inline double brute_force_adaptive_pairs(
+    const std::vector<std::pair<std::vector<double>, std::vector<double>>>& candidates, int n, double eps) {
   const long double scale = std::exp(static_cast<long double>(eps));
-  std::function<long double(int, long double, long double)> value = [&](int depth, long double pa, long double pb) -> long double {
+  std::function<long double(int, long double, long double)> value = [&](int depth, long double pa,
+                                                                        long double pb) -> long double {
     if (depth == n) return std::max(0.0L, pa - scale * pb);
     long double best = 0.0L;
     for (const auto& [a, b] : candidates) {
@@ -127,7 +128,8 @@ inline double brute_force_adaptive_sequence(
     const std::vector<std::vector<std::pair<std::vector<double>, std::vector<double>>>>& per_release, double eps) {
   const long double scale = std::exp(static_cast<long double>(eps));
   const int n = static_cast<int>(per_release.size());
-  std::function<long double(int, long double, long double)> value = [&](int depth, long double pa, long double pb) -> long double {
+  std::function<long double(int, long double, long double)> value = [&](int depth, long double pa,
+                                                                        long double pb) -> long double {
     if (depth == n) return std::max(0.0L, pa - scale * pb);
     long double best = 0.0L;
     for (const auto& [a, b] : per_release[static_cast<size_t>(depth)]) {
@@ -142,7 +144,8 @@ inline double brute_force_adaptive_sequence(
 }
 
 // Additive noise p: the candidates are (p, p shifted by d) for d in `differences` (cells).
-inline double brute_force_adaptive(const std::vector<double>& p, const std::vector<int>& differences, int n, double eps) {
+inline double brute_force_adaptive(const std::vector<double>& p, const std::vector<int>& differences, int n,
+                                   double eps) {
   int k = 0;
   for (int d : differences) k = std::max(k, std::abs(d));
   std::vector<std::pair<std::vector<double>, std::vector<double>>> candidates;

@@ -62,7 +62,8 @@ TEST_CASE("blocks: the hull PLD of a convex profile reproduces it and is a valid
     // The programme's curve is convex in e^eps, so its hull passes through every grid value: the hull PLD's delta
     // is at least each value, and equal to it up to rounding.
     for (size_t j = 0; j < curve.upper.size(); j += 97) {
-      const double eps = static_cast<double>(curve.first_index + static_cast<int64_t>(j)) * curve.loss_step + curve.loss_shift_upper;
+      const double eps =
+          static_cast<double>(curve.first_index + static_cast<int64_t>(j)) * curve.loss_step + curve.loss_shift_upper;
       const double value = curve.upper[j];
       const double from_hull = hull.delta_for_epsilon(eps);
       INFO("trial " << trial << " eps " << eps << " value " << value << " hull " << from_hull);
@@ -98,8 +99,8 @@ TEST_CASE("blocks: the block bound holds the exact adaptive worst case (brute fo
         for (double eps : {0.0, 0.3, 1.0}) {
           const double exact = testing::brute_force_adaptive(p, differences, n, eps);
           const double bound = blocks.delta_upper(eps);
-          INFO("trial " << trial << " n " << n << " m " << m << " eps " << eps << " exact " << exact << " block " << bound
-                        << " programme " << exact_programme.delta_upper(eps) << " envelope "
+          INFO("trial " << trial << " n " << n << " m " << m << " eps " << eps << " exact " << exact << " block "
+                        << bound << " programme " << exact_programme.delta_upper(eps) << " envelope "
                         << envelope.upper.first_to_second.delta_for_epsilon(eps));
           CHECK(bound >= exact);
           CHECK(bound >= exact_programme.delta_lower(eps));
@@ -273,8 +274,8 @@ TEST_CASE("blocks: a heterogeneous composition bounds the exact adaptive worst c
       }
       const double upper = bounds.delta_upper(eps), lower = bounds.delta_lower(eps);
       const double envelope_upper = envelope.delta_upper(eps);
-      INFO("trial " << trial << " eps " << eps << " exact in [" << least << ", " << worst << "] bounds [" << lower << ", "
-                    << upper << "] envelope " << envelope_upper);
+      INFO("trial " << trial << " eps " << eps << " exact in [" << least << ", " << worst << "] bounds [" << lower
+                    << ", " << upper << "] envelope " << envelope_upper);
       CHECK(upper >= worst);
       CHECK(lower <= least);
       CHECK(upper <= envelope_upper);
@@ -284,8 +285,9 @@ TEST_CASE("blocks: a heterogeneous composition bounds the exact adaptive worst c
   CHECK(tighter >= 4);  // the per-part programme is used, and it narrows the envelope
 }
 
-TEST_CASE("blocks: the composition of the blocks tilted for a small delta keeps the bound and sheds the FFT's allowance",
-          "[adaptive][blocks][small-delta]") {
+TEST_CASE(
+    "blocks: the composition of the blocks tilted for a small delta keeps the bound and sheds the FFT's allowance",
+    "[adaptive][blocks][small-delta]") {
   // A skewed two-piece table (asymmetric, so the any-sequence relation has two candidates per release), n = 43 in
   // blocks of 8 (5 blocks and a remainder of 3). Far in the tail the untilted composition's bound is its absolute
   // FFT allowance; the tilted one (add_tilted_blocks) must stay above the exact adaptive value (bounded below by the
@@ -293,7 +295,8 @@ TEST_CASE("blocks: the composition of the blocks tilted for a small delta keeps 
   std::vector<double> p;
   double total = 0.0;
   // Mode 100, scales 2 below and 9 above, on 0 .. 700: the edge masses (the distinguishing events) are below 1e-28.
-  for (int j = 0; j <= 700; ++j) total += p.emplace_back(j <= 100 ? std::exp(-(100.0 - j) / 2.0) : std::exp(-(j - 100.0) / 9.0));
+  for (int j = 0; j <= 700; ++j)
+    total += p.emplace_back(j <= 100 ? std::exp(-(100.0 - j) / 2.0) : std::exp(-(j - 100.0) / 9.0));
   for (double& v : p) v /= total;
   AccountantOptions options;
   options.loss_step = 1e-3;

@@ -7,7 +7,6 @@
 // nothing from adaptivity (the programme equals the single pair's composition).
 #include <catch2/catch.hpp>
 
-
 #include <random>
 
 #include "accounting/accountant_threads.hpp"
@@ -50,7 +49,8 @@ std::vector<double> skewed_table(std::mt19937_64& rng, size_t size) {
 
 }  // namespace
 
-TEST_CASE("adaptive: the 5-point table of the neighbour-relation reproducer, n = 2, eps = 1", "[adaptive][brute-force]") {
+TEST_CASE("adaptive: the 5-point table of the neighbour-relation reproducer, n = 2, eps = 1",
+          "[adaptive][brute-force]") {
   // x = -2..2, s = 1 cell. Exact adaptive worst case 0.4020482 (the adversary picks the second difference from the
   // first output); the best fixed sequence is 0.383848; the envelope said 0.407289.
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
@@ -107,7 +107,8 @@ TEST_CASE("adaptive: brackets hold the exact adaptive worst case on random skewe
   CHECK(checked > 50);
 }
 
-TEST_CASE("adaptive: delta between grid epsilons stays bracketed (chord above, convexity below)", "[adaptive][brute-force]") {
+TEST_CASE("adaptive: delta between grid epsilons stays bracketed (chord above, convexity below)",
+          "[adaptive][brute-force]") {
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
   AccountantOptions coarse;
   coarse.loss_step = 0.05;  // few grid points, so most epsilons fall between them
@@ -153,7 +154,8 @@ TEST_CASE("adaptive: dominated candidates are left out, undominated ones kept", 
   CHECK(symmetric.adaptive.empty());
 }
 
-TEST_CASE("adaptive: the programme's curve is convex and non-increasing in e^eps, and translation-consistent", "[adaptive]") {
+TEST_CASE("adaptive: the programme's curve is convex and non-increasing in e^eps, and translation-consistent",
+          "[adaptive]") {
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
   const PairBounds bounds = account_any(p, 1, 3);
   const AdaptiveCurves& c = bounds.adaptive.front();
@@ -173,7 +175,8 @@ TEST_CASE("adaptive: bad candidate sets are refused", "[adaptive]") {
   CHECK_THROWS_AS(adaptive_composition({}, AccountantOptions{}), InputError);
 }
 
-TEST_CASE("adaptive: the result does not depend on the number of threads (each value summed by one thread)", "[adaptive]") {
+TEST_CASE("adaptive: the result does not depend on the number of threads (each value summed by one thread)",
+          "[adaptive]") {
   // A window wide enough to be split (a skewed 41-point table, loss step 1e-4, n = 40: tens of thousands of points).
   std::mt19937_64 rng(11);
   const std::vector<double> p = skewed_table(rng, 41);

@@ -20,8 +20,8 @@ namespace {
 
 // Balle & Wang 2018, Thm 8: the exact single-release delta(eps) of the Gaussian mechanism, mu = sensitivity/sigma.
 double exact_gaussian_delta(double mu, double epsilon) {
-  return std::exp(log_diff_exp(log_normal_cdf(0.5 * mu - epsilon / mu),
-                               epsilon + log_normal_cdf(-0.5 * mu - epsilon / mu)));
+  return std::exp(
+      log_diff_exp(log_normal_cdf(0.5 * mu - epsilon / mu), epsilon + log_normal_cdf(-0.5 * mu - epsilon / mu)));
 }
 
 // The Kairouz-Oh-Viswanath dominating pair of (eps0, delta0)-DP on four outcomes.
@@ -200,8 +200,9 @@ TEST_CASE("no feasible single-release operating point gives an infinite epsilon"
   CHECK(std::isnan(point.single_epsilon));
 }
 
-TEST_CASE("optimal homogeneous composition: the sum around its peak equals the naive sum over every l, up to k = 250,000",
-          "[composition-theorems]") {
+TEST_CASE(
+    "optimal homogeneous composition: the sum around its peak equals the naive sum over every l, up to k = 250,000",
+    "[composition-theorems]") {
   for (const int64_t k : {int64_t{7}, int64_t{1000}, int64_t{250000}}) {
     for (const double eps0 : {1e-3, 0.05, 0.7}) {
       const double centre = static_cast<double>(k) * eps0 * std::tanh(eps0 / 2.0);  // the composed loss's mean

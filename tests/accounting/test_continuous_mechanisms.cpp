@@ -35,9 +35,10 @@ TEST_CASE("Gaussian mechanism: lower <= analytic delta (Balle and Wang) <= upper
   CHECK(gaussian_mechanism_delta(5.0, 1.0, 10, fig1.epsilon_lower(1e-6)) >= 1e-6 * (1.0 - 1e-9));
 }
 
-TEST_CASE("Laplace mechanism: one release holds the closed form 1 - e^((eps - s/b)/2), and n releases stay above "
-          "the binned Laplace's lower bound",
-          "[accountant][continuous][closed-form]") {
+TEST_CASE(
+    "Laplace mechanism: one release holds the closed form 1 - e^((eps - s/b)/2), and n releases stay above "
+    "the binned Laplace's lower bound",
+    "[accountant][continuous][closed-form]") {
   const AccountantOptions options;
   const double b = std::sqrt(12.5);  // variance 25 (Gilani et al., Fig. 1)
   const PairBounds one = compose_bounds(laplace_mechanism_bounds(b, 1.0, options), 1, options);

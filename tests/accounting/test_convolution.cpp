@@ -65,9 +65,16 @@ TEST_CASE("direct convolution, dense (blocked kernel) and sparse paths, against 
   // through the loop over its non-zeros; lengths around the block size and x longer or shorter than y.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  for (const auto& [nx, ny, density] : std::vector<std::tuple<size_t, size_t, double>>{
-           {1, 1, 1.0}, {1, 40, 1.0}, {40, 1, 1.0}, {31, 33, 1.0}, {300, 70, 0.9}, {70, 300, 0.6}, {257, 1000, 1.0},
-           {1000, 257, 0.7}, {200, 200, 0.2}, {64, 65, 0.5}}) {
+  for (const auto& [nx, ny, density] : std::vector<std::tuple<size_t, size_t, double>>{{1, 1, 1.0},
+                                                                                       {1, 40, 1.0},
+                                                                                       {40, 1, 1.0},
+                                                                                       {31, 33, 1.0},
+                                                                                       {300, 70, 0.9},
+                                                                                       {70, 300, 0.6},
+                                                                                       {257, 1000, 1.0},
+                                                                                       {1000, 257, 0.7},
+                                                                                       {200, 200, 0.2},
+                                                                                       {64, 65, 0.5}}) {
     CAPTURE(nx, ny, density);
     std::vector<double> x(nx), y(ny);
     for (double& v : x) v = unit(rng) < 0.8 ? std::exp(-30.0 * unit(rng)) : 0.0;

@@ -21,9 +21,9 @@
 #include "accounting/release_events.hpp"
 #include "brute_force.hpp"
 #include "computed_product_only.hpp"
-#include "event_helpers.hpp"
 #include "core/errors.hpp"
 #include "core/noise_table.hpp"
+#include "event_helpers.hpp"
 
 using namespace noiselearn;
 using noiselearn::testing::brute_force_delta;
@@ -52,8 +52,10 @@ PairBounds computed_product(double m, const Sampling& sampling, int64_t d) {
 
 }  // namespace
 
-TEST_CASE("coordinate product: d = 2 and 3 coordinates, unsampled, Poisson and without replacement, n <= 2, bracket "
-          "the direct d-dimensional enumeration", "[accountant][events][product][brute-force]") {
+TEST_CASE(
+    "coordinate product: d = 2 and 3 coordinates, unsampled, Poisson and without replacement, n <= 2, bracket "
+    "the direct d-dimensional enumeration",
+    "[accountant][events][product][brute-force]") {
   struct Case {
     std::string mechanism;
     EventFields fields;
@@ -61,7 +63,10 @@ TEST_CASE("coordinate product: d = 2 and 3 coordinates, unsampled, Poisson and w
   };
   const std::vector<Case> cases{
       {"discrete_gaussian", {{"sigma", "0.6"}}, discrete_gaussian(0.6, 0, -8, 9), discrete_gaussian(0.6, 1, -8, 9)},
-      {"discrete_laplace", {{"scale", "1"}, {"sensitivity", "2"}}, discrete_laplace(1.0, 0, -40, 42), discrete_laplace(1.0, 2, -40, 42)},
+      {"discrete_laplace",
+       {{"scale", "1"}, {"sensitivity", "2"}},
+       discrete_laplace(1.0, 0, -40, 42),
+       discrete_laplace(1.0, 2, -40, 42)},
   };
   for (const auto& c : cases)
     for (int d : {2, 3}) {
@@ -95,14 +100,16 @@ TEST_CASE("coordinate product: d = 2 and 3 coordinates, unsampled, Poisson and w
     }
 }
 
-TEST_CASE("coordinate product: d Gaussian coordinates of multiplier m are the Gaussian of multiplier m / sqrt(d), in "
-          "closed form and through the computed product", "[accountant][events][product][closed-form]") {
+TEST_CASE(
+    "coordinate product: d Gaussian coordinates of multiplier m are the Gaussian of multiplier m / sqrt(d), in "
+    "closed form and through the computed product",
+    "[accountant][events][product][closed-form]") {
   // The closed form the gaussian kind uses for its product, against Balle and Wang at sensitivity sqrt(d).
   for (const auto& [m, d, n] : std::vector<std::tuple<double, int64_t, int64_t>>{{3.0, 4, 1}, {30.0, 1000, 100}}) {
     INFO("closed form: m " << m << ", d " << d << ", n " << n);
-    const PairBounds b = account_one(event("gaussian", {{"noise_multiplier", std::to_string(m)},
-                                                        {"coordinates", std::to_string(d)},
-                                                        {"count", std::to_string(n)}}));
+    const PairBounds b = account_one(event(
+        "gaussian",
+        {{"noise_multiplier", std::to_string(m)}, {"coordinates", std::to_string(d)}, {"count", std::to_string(n)}}));
     for (double eps : {0.2, 1.0, 3.0}) {
       const double exact = gaussian_mechanism_delta(m, std::sqrt(static_cast<double>(d)), n, eps);
       if (exact < 1e-12) continue;
@@ -112,7 +119,8 @@ TEST_CASE("coordinate product: d Gaussian coordinates of multiplier m are the Ga
   }
   // The computed product (coordinate_product.hpp) of the Gaussian's law, as for a mechanism without a closed form.
   AccountantOptions options;
-  for (const auto& [m, d, n] : std::vector<std::tuple<double, int64_t, int64_t>>{{3.0, 4, 1}, {20.0, 400, 10}, {30.0, 1000, 100}}) {
+  for (const auto& [m, d, n] :
+       std::vector<std::tuple<double, int64_t, int64_t>>{{3.0, 4, 1}, {20.0, 400, 10}, {30.0, 1000, 100}}) {
     INFO("computed: m " << m << ", d " << d << ", n " << n);
     const PairBounds b = compose_bounds(computed_product(m, {}, d), n, options);
     for (double eps : {0.2, 1.0, 3.0}) {
@@ -130,12 +138,13 @@ TEST_CASE("coordinate product: d Gaussian coordinates of multiplier m are the Ga
   poisson.kind = SamplingKind::kPoisson;
   poisson.rate = q;
   const PairBounds prod = compose_bounds(computed_product(m, poisson, d), n, options);
-  const PairBounds one = account_one(event("gaussian", {{"noise_multiplier", fmt::format("{:.17g}", m / std::sqrt(1000.0))},
-                                                        {"sampling_rate", std::to_string(q)},
-                                                        {"count", std::to_string(n)}}));
+  const PairBounds one =
+      account_one(event("gaussian", {{"noise_multiplier", fmt::format("{:.17g}", m / std::sqrt(1000.0))},
+                                     {"sampling_rate", std::to_string(q)},
+                                     {"count", std::to_string(n)}}));
   for (double eps : {0.05, 0.2, 0.5, 1.0}) {
-    INFO("eps " << eps << ": product [" << prod.delta_lower(eps) << ", " << prod.delta_upper(eps) << "], one coordinate ["
-                << one.delta_lower(eps) << ", " << one.delta_upper(eps) << "]");
+    INFO("eps " << eps << ": product [" << prod.delta_lower(eps) << ", " << prod.delta_upper(eps)
+                << "], one coordinate [" << one.delta_lower(eps) << ", " << one.delta_upper(eps) << "]");
     CHECK(prod.delta_lower(eps) <= one.delta_upper(eps));
     CHECK(one.delta_lower(eps) <= prod.delta_upper(eps));
     CHECK(prod.delta_upper(eps) - prod.delta_lower(eps) <= 1e-2 * one.delta_upper(eps));
@@ -163,8 +172,8 @@ TEST_CASE("coordinate product: the table mechanism is the mechanism it tabulates
       l.push_back({"sensitivity", "2"});
       const PairBounds tab = account_one(event("table", t, read)), lap = account_one(event("discrete_laplace", l));
       for (double eps : {0.5, 1.0, 2.0}) {
-        INFO("eps " << eps << ": table [" << tab.delta_lower(eps) << ", " << tab.delta_upper(eps) << "], discrete Laplace ["
-                    << lap.delta_lower(eps) << ", " << lap.delta_upper(eps) << "]");
+        INFO("eps " << eps << ": table [" << tab.delta_lower(eps) << ", " << tab.delta_upper(eps)
+                    << "], discrete Laplace [" << lap.delta_lower(eps) << ", " << lap.delta_upper(eps) << "]");
         CHECK(tab.delta_lower(eps) <= lap.delta_upper(eps) * (1 + 1e-9) + 1e-15);
         CHECK(lap.delta_lower(eps) <= tab.delta_upper(eps) * (1 + 1e-9) + 1e-15);
       }
@@ -176,7 +185,8 @@ TEST_CASE("a table event reports its distinguishing events: the outputs one inpu
   // Uniform on {-1, 0, 1}, sensitivity 1: P = uniform on {0, 1, 2}. Unsampled, P puts 1/3 where Q is 0 (and Q puts
   // 1/3 where P is 0): omega = 1/3 a release, 1 - (2/3)^2 = 5/9 after two. Poisson at rate 1/2: remove, A = (Q + P)/2
   // puts 1/6 on x = 2 where Q is 0; add, Q puts nothing where A is 0. The certificate prints these (it printed 0).
-  const auto table = std::make_shared<const NoiseTable>(Grid{-1.0, 1.0, 3}, std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3});
+  const auto table =
+      std::make_shared<const NoiseTable>(Grid{-1.0, 1.0, 3}, std::vector<double>{1.0 / 3, 1.0 / 3, 1.0 / 3});
   const TableReader read = [&](const std::string&) { return table; };
   const PairBounds alone =
       account_one(event("table", {{"table", "u.csv"}, {"sensitivity", "1"}, {"count", "2"}}, read));
@@ -191,7 +201,8 @@ TEST_CASE("a table event reports its distinguishing events: the outputs one inpu
   CHECK(sampled.composed_infinity_mass_first == Approx(1.0 - 25.0 / 36).epsilon(1e-12));
 }
 
-TEST_CASE("coordinate product: bad input is one InputError naming the culprit", "[accountant][events][product][input]") {
+TEST_CASE("coordinate product: bad input is one InputError naming the culprit",
+          "[accountant][events][product][input]") {
   auto message = [](const EventFields& f, const TableReader& read = {}) {
     try {
       event("gaussian", f, read);
@@ -208,7 +219,8 @@ TEST_CASE("coordinate product: bad input is one InputError naming the culprit", 
   const TableReader read = [&](const std::string&) { return skewed; };
   try {
     ReleaseDescription d;
-    d.events.push_back(parse_release_event({{"mechanism", "table"}, {"table", "skewed.csv"}, {"sensitivity", "1"}}, "e", read));
+    d.events.push_back(
+        parse_release_event({{"mechanism", "table"}, {"table", "skewed.csv"}, {"sensitivity", "1"}}, "e", read));
     account_events(d, {});
     FAIL("accepted a skewed table");
   } catch (const InputError& e) {
@@ -229,8 +241,10 @@ TEST_CASE("coordinate product: bad input is one InputError naming the culprit", 
   }
 }
 
-TEST_CASE("coordinate product: masses that underflow at losses of a thousand nats are left out of the lower bound, "
-          "never called infinite", "[accountant][events][product][extreme]") {
+TEST_CASE(
+    "coordinate product: masses that underflow at losses of a thousand nats are left out of the lower bound, "
+    "never called infinite",
+    "[accountant][events][product][extreme]") {
   // The Laplace of noise multiplier 0.001: per coordinate the loss is +-1000 nats, where e^{-1000} underflows to 0.
   // Before the fix the lower bound took those outcomes as infinite losses and exceeded the upper bound.
   AccountantOptions coarse;

@@ -1,8 +1,8 @@
 // The default accountant (several_pairs auto) decides per query: the exact adaptive programme runs where the
-// envelope's bracket at a query is wider than adaptive_skip_width and not where it is narrow already; and a table that is
-// symmetric only up to rounding is accounted through its exactly symmetric copy where the difference, paid for in every
-// bound, costs the queries nothing measurable. Reference values: brute force over every adaptive strategy on the real
-// table (brute_force.hpp: the history tree enumerated in long double, no privacy loss, no discretisation).
+// envelope's bracket at a query is wider than adaptive_skip_width and not where it is narrow already; and a table that
+// is symmetric only up to rounding is accounted through its exactly symmetric copy where the difference, paid for in
+// every bound, costs the queries nothing measurable. Reference values: brute force over every adaptive strategy on the
+// real table (brute_force.hpp: the history tree enumerated in long double, no privacy loss, no discretisation).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -21,8 +21,8 @@ namespace {
 
 // A skewed 7-point table whose envelope bracket at epsilon 1 (sensitivity 2, n = 3) is 6 % wide while the exact
 // adaptive programme brackets it to 3e-6 (found by a random search; the issue's own example behaved the same).
-const std::vector<double> kSkewed{0.14163192877177827, 0.026741812862291218, 0.2778018584097398, 0.1202540024123008,
-                                  0.040171722941238476, 0.35673664672449895, 0.03666202787815256};
+const std::vector<double> kSkewed{0.14163192877177827,  0.026741812862291218, 0.2778018584097398, 0.1202540024123008,
+                                  0.040171722941238476, 0.35673664672449895,  0.03666202787815256};
 
 PairFamily skewed_family() {
   PairSpecification specification;
@@ -34,12 +34,12 @@ PairFamily skewed_family() {
   return make_pair_family(NoiseTable(Grid{0.0, 1.0, 7}, p), specification);
 }
 
-
 }  // namespace
 
-TEST_CASE("default per query: the skewed table's bracket at its query is 1e-3 wide at most and holds the exact "
-          "adaptive worst case",
-          "[accounting][default]") {
+TEST_CASE(
+    "default per query: the skewed table's bracket at its query is 1e-3 wide at most and holds the exact "
+    "adaptive worst case",
+    "[accounting][default]") {
   const PairFamily family = skewed_family();
   CertificateRequest request;
   request.compositions = 3;
@@ -75,7 +75,8 @@ TEST_CASE("default per query: the programme is not run where the envelope's brac
   // epsilon 3 the envelope's bracket is narrow.
   std::vector<double> p(41);
   double total = 0.0;
-  for (int i = 0; i < 41; ++i) total += p[static_cast<size_t>(i)] = std::exp(-std::abs(i - 20) / 4.0) * (i == 25 ? 1.3 : 1.0);
+  for (int i = 0; i < 41; ++i)
+    total += p[static_cast<size_t>(i)] = std::exp(-std::abs(i - 20) / 4.0) * (i == 25 ? 1.3 : 1.0);
   for (double& v : p) v /= total;
   PairSpecification specification;
   specification.sensitivity = 2.0;
@@ -90,9 +91,10 @@ TEST_CASE("default per query: the programme is not run where the envelope's brac
   CHECK(exact <= bounds.delta_upper(3.0) * (1 + 1e-12));
 }
 
-TEST_CASE("a table symmetric only up to rounding is certified through its symmetric copy, the difference paid for, and "
-          "the bracket holds the real table's exact adaptive worst case",
-          "[accounting][default]") {
+TEST_CASE(
+    "a table symmetric only up to rounding is certified through its symmetric copy, the difference paid for, and "
+    "the bracket holds the real table's exact adaptive worst case",
+    "[accounting][default]") {
   // A symmetric unimodal table, then a few entries moved by ulps of 1 (absolute: as a difference of CDF values near 1
   // is written by other tools): no longer symmetric nor monotone bit for bit.
   const int size = 21, centre = 10;
@@ -145,9 +147,10 @@ TEST_CASE("a table symmetric only up to rounding is certified through its symmet
   CHECK_THAT(own.shift_justification, !Catch::Contains("copy accounted"));
 }
 
-TEST_CASE("the 60,001-point Gaussian written as CDF differences (symmetric only up to rounding) goes through its "
-          "symmetric copy at the paper's scale, its bracket within the tolerance and overlapping the table's own pairs'",
-          "[accounting][default]") {
+TEST_CASE(
+    "the 60,001-point Gaussian written as CDF differences (symmetric only up to rounding) goes through its "
+    "symmetric copy at the paper's scale, its bracket within the tolerance and overlapping the table's own pairs'",
+    "[accounting][default]") {
   // sigma 60 on [-500, 500], step 1/60, as another tool writes it: Phi differences, right-tail entries differences of
   // numbers near 1 (an absolute error of an ulp of 1), normalised.
   const int64_t half = 30000;
@@ -156,7 +159,8 @@ TEST_CASE("the 60,001-point Gaussian written as CDF differences (symmetric only 
   double total = 0.0;
   for (int64_t i = -half; i <= half; ++i) {
     const double x = static_cast<double>(i) * step;
-    const double v = 0.5 * std::erfc(-(x + 0.5 * step) / (60.0 * std::sqrt(2.0))) - 0.5 * std::erfc(-(x - 0.5 * step) / (60.0 * std::sqrt(2.0)));
+    const double v = 0.5 * std::erfc(-(x + 0.5 * step) / (60.0 * std::sqrt(2.0))) -
+                     0.5 * std::erfc(-(x - 0.5 * step) / (60.0 * std::sqrt(2.0)));
     p.push_back(std::max(0.0, v));
     total += p.back();
   }
@@ -182,14 +186,16 @@ TEST_CASE("the 60,001-point Gaussian written as CDF differences (symmetric only 
   const Certificate own = certify_family(family, request, envelope);
   CHECK(own.substitution_tv == 0.0);
   const auto& o = own.epsilons.front();
-  INFO("copy [" << e.epsilon_lower << ", " << e.epsilon_upper << "], own [" << o.epsilon_lower << ", " << o.epsilon_upper << "]");
+  INFO("copy [" << e.epsilon_lower << ", " << e.epsilon_upper << "], own [" << o.epsilon_lower << ", "
+                << o.epsilon_upper << "]");
   CHECK(e.epsilon_lower <= o.epsilon_upper);
   CHECK(o.epsilon_lower <= e.epsilon_upper);
 }
 
-TEST_CASE("DP-SGD on a table (14,063 releases): the default chooses the loss step for the query and composes by one FFT "
-          "power, its bracket within the tolerance and overlapping square-and-multiply's",
-          "[accounting][default]") {
+TEST_CASE(
+    "DP-SGD on a table (14,063 releases): the default chooses the loss step for the query and composes by one FFT "
+    "power, its bracket within the tolerance and overlapping square-and-multiply's",
+    "[accounting][default]") {
   // The Gaussian sigma 1.1 on step 0.01 as `noiselearn baseline gaussian` writes it (bin masses, exactly symmetric),
   // the subsampled mixture at q = 256/60000, delta 1e-5: square-and-multiply at loss step 1e-4 gives a bracket of
   // 2.8e-4 relative (the loss step's), more than the default's tolerance.
@@ -226,8 +232,8 @@ TEST_CASE("DP-SGD on a table (14,063 releases): the default chooses the loss ste
   const Certificate squared = certify_family(family, request, envelope);
   CHECK_FALSE(squared.accountant.fft_power);
   const auto& o = squared.epsilons.front();
-  INFO("default [" << e.epsilon_lower << ", " << e.epsilon_upper << "], square-and-multiply [" << o.epsilon_lower << ", "
-                   << o.epsilon_upper << "]");
+  INFO("default [" << e.epsilon_lower << ", " << e.epsilon_upper << "], square-and-multiply [" << o.epsilon_lower
+                   << ", " << o.epsilon_upper << "]");
   CHECK(e.epsilon_lower <= o.epsilon_upper);
   CHECK(o.epsilon_lower <= e.epsilon_upper);
   CHECK(o.epsilon_upper - o.epsilon_lower > e.epsilon_upper - e.epsilon_lower);

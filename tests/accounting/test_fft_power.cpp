@@ -24,9 +24,10 @@ PairBounds single_of(const std::string& mechanism, EventFields fields, const Acc
 
 }  // namespace
 
-TEST_CASE("FFT power: the Gaussian's bracket holds Balle and Wang's delta, untilted and tilted, n up to 20,000, and a "
-          "window too wide is declined",
-          "[accountant][fft-power][closed-form]") {
+TEST_CASE(
+    "FFT power: the Gaussian's bracket holds Balle and Wang's delta, untilted and tilted, n up to 20,000, and a "
+    "window too wide is declined",
+    "[accountant][fft-power][closed-form]") {
   AccountantOptions options;
   options.fft_power = true;
   // (m 2 at n 20,000 spans about 11 million loss steps, more than the 8 max_points the power transforms: excluded.)
@@ -65,13 +66,16 @@ TEST_CASE("FFT power: the Gaussian's bracket holds Balle and Wang's delta, until
     }
   const PairBounds wide = single_of("gaussian", {{"noise_multiplier", "2"}}, options);
   CHECK_FALSE(self_compose_by_fft_power(wide.upper.first_to_second, 20000, options));
-  CHECK(self_compose(wide.upper.first_to_second, 20000, options).masses.size() > 0);  // falls back to square-and-multiply
+  CHECK(self_compose(wide.upper.first_to_second, 20000, options).masses.size() >
+        0);  // falls back to square-and-multiply
 }
 
-TEST_CASE("FFT power: small n brackets the enumeration of the Poisson-sampled discrete Laplace", "[accountant][fft-power][brute-force]") {
+TEST_CASE("FFT power: small n brackets the enumeration of the Poisson-sampled discrete Laplace",
+          "[accountant][fft-power][brute-force]") {
   AccountantOptions options;
   options.fft_power = true;
-  const PairBounds single = single_of("discrete_laplace", {{"scale", "1.5"}, {"sensitivity", "2"}, {"sampling_rate", "0.3"}}, options);
+  const PairBounds single =
+      single_of("discrete_laplace", {{"scale", "1.5"}, {"sensitivity", "2"}, {"sampling_rate", "0.3"}}, options);
   std::vector<double> q_pmf, p_pmf;
   const double r = std::exp(-1.0 / 1.5), c = (1.0 - r) / (1.0 + r);
   for (int x = -60; x <= 62; ++x) {
@@ -94,8 +98,10 @@ TEST_CASE("FFT power: small n brackets the enumeration of the Poisson-sampled di
   }
 }
 
-TEST_CASE("FFT power and square-and-multiply: two rigorous brackets of DP-SGD's composition overlap, and the power's "
-          "is at least as narrow", "[accountant][fft-power]") {
+TEST_CASE(
+    "FFT power and square-and-multiply: two rigorous brackets of DP-SGD's composition overlap, and the power's "
+    "is at least as narrow",
+    "[accountant][fft-power]") {
   AccountantOptions plain;
   plain.loss_step = 5e-5;
   AccountantOptions powered = plain;

@@ -35,9 +35,10 @@ double binomial_delta(double r, int n, double eps) {
 
 }  // namespace
 
-TEST_CASE("the discrete Laplace with geometric tails: lower <= exact binomial delta <= upper, for a window far "
-          "narrower than the noise",
-          "[accountant][tails][closed-form]") {
+TEST_CASE(
+    "the discrete Laplace with geometric tails: lower <= exact binomial delta <= upper, for a window far "
+    "narrower than the noise",
+    "[accountant][tails][closed-form]") {
   for (double r : {0.5, 0.8}) {
     // A window of 2 cells each side: most of the mass (and all of the +-a losses' structure) is in the tails.
     const NoiseTable table = discrete_laplace(r, 2);
@@ -61,9 +62,10 @@ TEST_CASE("the discrete Laplace with geometric tails: lower <= exact binomial de
   }
 }
 
-TEST_CASE("a tailed table's distinguishing events are none: a sensitivity wider than the window is accepted and "
-          "certified against the exact value",
-          "[accountant][tails][closed-form]") {
+TEST_CASE(
+    "a tailed table's distinguishing events are none: a sensitivity wider than the window is accepted and "
+    "certified against the exact value",
+    "[accountant][tails][closed-form]") {
   const double r = 0.7;
   const NoiseTable table = discrete_laplace(r, 1);  // 3 explicit points
   PairSpecification specification;

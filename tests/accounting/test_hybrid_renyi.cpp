@@ -40,8 +40,10 @@ TEST_CASE("HRDP partial moments and degenerate masses equal a direct enumeration
       const double same = std::max((t * std::log(up) - std::log(delta - t * low)) / (alpha - 1.0),
                                    (t * std::log(down) - std::log(delta - t * high)) / (alpha - 1.0));
       const double any = (t * std::log(std::max(up, down)) - std::log(delta - t * std::max(low, high))) / (alpha - 1.0);
-      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, NeighbourRelation::kSameDirection) == Approx(same).epsilon(1e-12));
-      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, NeighbourRelation::kAnySequence) == Approx(any).epsilon(1e-12));
+      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, NeighbourRelation::kSameDirection) ==
+            Approx(same).epsilon(1e-12));
+      CHECK(hybrid_renyi_epsilon_at(table, shift, t, delta, alpha, NeighbourRelation::kAnySequence) ==
+            Approx(any).epsilon(1e-12));
       CHECK(any >= same - 1e-12);
       CHECK(hybrid_renyi_epsilon(table, shift, t, delta, {alpha}).epsilon == Approx(any).epsilon(1e-12));
     }
@@ -51,7 +53,8 @@ TEST_CASE("HRDP partial moments and degenerate masses equal a direct enumeration
   CHECK_THROWS_AS(hybrid_renyi_epsilon_at(table, 1, 3, 0.5, 1.0), InputError);
 }
 
-TEST_CASE("HRDP is sound: never below the certified lower bound of the exact epsilon (discrete TBL, Thm 1 optimum)", "[hrdp]") {
+TEST_CASE("HRDP is sound: never below the certified lower bound of the exact epsilon (discrete TBL, Thm 1 optimum)",
+          "[hrdp]") {
   AccountantOptions options;
   PairSpecification pair;
   pair.sensitivity = 1.0;
@@ -62,8 +65,9 @@ TEST_CASE("HRDP is sound: never below the certified lower bound of the exact eps
       const double delta = 1e-3;
       const PairBounds bounds = account(make_pair_family(*table, pair), t, options);
       const HybridRenyiEpsilon hrdp = hybrid_renyi_epsilon(*table, 1, t, delta, paper_integer_alphas());
-      INFO("table of " << table->size() << " points, T = " << t << ": HRDP " << hrdp.epsilon << " at alpha " << hrdp.alpha
-                       << ", certified [" << bounds.epsilon_lower(delta) << ", " << bounds.epsilon_upper(delta) << "]");
+      INFO("table of " << table->size() << " points, T = " << t << ": HRDP " << hrdp.epsilon << " at alpha "
+                       << hrdp.alpha << ", certified [" << bounds.epsilon_lower(delta) << ", "
+                       << bounds.epsilon_upper(delta) << "]");
       CHECK(hrdp.epsilon >= bounds.epsilon_lower(delta));
     }
   }

@@ -44,7 +44,8 @@ double b_mass(const PrivacyLossDistribution& pld) {
 
 }  // namespace
 
-TEST_CASE("privacy-loss atoms: finite losses, infinite-loss mass, outcomes impossible under A dropped", "[discretisation]") {
+TEST_CASE("privacy-loss atoms: finite losses, infinite-loss mass, outcomes impossible under A dropped",
+          "[discretisation]") {
   const PrivacyLossAtoms atoms = privacy_loss_atoms({0.5, 0.3, 0.2, 0.0}, {0.25, 0.0, 0.5, 0.25});
   REQUIRE(atoms.losses.size() == 2);
   CHECK(atoms.losses[0] == Approx(std::log(2.0)));
@@ -93,7 +94,8 @@ TEST_CASE("connect-the-dots keeps A- and B-mass and is exact at grid epsilons", 
   CHECK(upper.infinity_mass >= atoms.infinity_mass);  // rounded up, by a few u
   CHECK(upper.infinity_mass <= atoms.infinity_mass * (1.0 + 16 * std::numeric_limits<double>::epsilon()));
   for (size_t i = 0; i < upper.masses.size(); i += 7)
-    CHECK(upper.delta_for_epsilon(upper.loss(i)) == Approx(exact_delta(atoms, upper.loss(i))).epsilon(1e-11).margin(1e-15));
+    CHECK(upper.delta_for_epsilon(upper.loss(i)) ==
+          Approx(exact_delta(atoms, upper.loss(i))).epsilon(1e-11).margin(1e-15));
 }
 
 TEST_CASE("merge-to-grid keeps the A-mass, loses B-mass only in the lowest group, and beats rounding down",

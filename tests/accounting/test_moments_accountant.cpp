@@ -11,8 +11,8 @@ using namespace noiselearn;
 
 TEST_CASE("moments accountant matches the Gaussian closed form", "[moments-accountant]") {
   // For N(0, sigma^2) against N(s, sigma^2) the loss is N(mu^2/2, mu^2) under A (mu = s/sigma), so
-  // Gamma_lambda = lambda (lambda + 1) mu^2 / 2 and min_lambda exp(n Gamma - lambda eps) = exp(-(eps - n mu^2/2)^2 / (2 n mu^2))
-  // for eps > n mu^2 / 2. The binned table is a post-processing: its moments are slightly smaller.
+  // Gamma_lambda = lambda (lambda + 1) mu^2 / 2 and min_lambda exp(n Gamma - lambda eps) = exp(-(eps - n mu^2/2)^2 / (2
+  // n mu^2)) for eps > n mu^2 / 2. The binned table is a post-processing: its moments are slightly smaller.
   const double sigma = 5.0;
   const NoiseTable table = gaussian_table(Grid::symmetric(200.0, 0.01), sigma);
   const auto pairs = make_pair_family(table, PairSpecification{}).pairs;
@@ -34,7 +34,8 @@ TEST_CASE("moments accountant matches the Gaussian closed form", "[moments-accou
   CHECK(eps.value == Approx(10 * mu2 / 2 + std::sqrt(2 * 10 * mu2 * std::log(1e6))).epsilon(1e-4));
 }
 
-TEST_CASE("moments accountant is a valid but looser bound, and pays for distinguishing events", "[moments-accountant]") {
+TEST_CASE("moments accountant is a valid but looser bound, and pays for distinguishing events",
+          "[moments-accountant]") {
   const NoiseTable table = truncated_gaussian_table(Grid::symmetric(6.0, 0.01), 2.0, 5.0);
   PairSpecification specification;
   const PairFamily family = make_pair_family(table, specification);

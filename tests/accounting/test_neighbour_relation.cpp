@@ -38,7 +38,8 @@ std::vector<double> random_table(std::mt19937_64& rng, size_t size) {
 
 }  // namespace
 
-TEST_CASE("an asymmetric table, k = 1, one release up and one down, k = 1, one release up and one down", "[accountant][neighbours][brute-force]") {
+TEST_CASE("an asymmetric table, k = 1, one release up and one down, k = 1, one release up and one down",
+          "[accountant][neighbours][brute-force]") {
   // The exact delta(1) of the sequence (+s, -s) is 0.383848 (6 x 6 product space); the old certificate said
   // [0.311100, 0.311100], the worst same-direction value.
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
@@ -103,8 +104,8 @@ TEST_CASE("any-sequence certificates hold for every adaptive sign and shift sequ
         // Same direction: all releases up (or all down), each magnitude chosen adaptively.
         std::vector<int> up, down;
         for (int d : differences) (d > 0 ? up : down).push_back(d);
-        const double adaptive_same = std::max(testing::brute_force_adaptive(p, up, c.n, eps),
-                                              testing::brute_force_adaptive(p, down, c.n, eps));
+        const double adaptive_same =
+            std::max(testing::brute_force_adaptive(p, up, c.n, eps), testing::brute_force_adaptive(p, down, c.n, eps));
         CHECK(adaptive_same >= exact_same - 1e-13);
         CHECK(same.delta_lower(eps) <= adaptive_same + 1e-13);
         CHECK(same.delta_upper(eps) >= adaptive_same - 1e-13);
@@ -137,7 +138,8 @@ TEST_CASE("heterogeneous parts with k = 1 and opposite signs (brute force)", "[a
   }
 }
 
-TEST_CASE("subsampled mixture of an asymmetric table: both signs of the clipped contribution", "[accountant][neighbours][mixture]") {
+TEST_CASE("subsampled mixture of an asymmetric table: both signs of the clipped contribution",
+          "[accountant][neighbours][mixture]") {
   // Remove/add the same record in every release, its contribution +C or -C per release, the sign chosen adaptively:
   // the exact adaptive worst case of n = 2 (for each fixed direction) must lie inside the bracket, and it is at
   // least the worst of the four fixed sequences.
@@ -164,8 +166,9 @@ TEST_CASE("subsampled mixture of an asymmetric table: both signs of the clipped 
       }
     auto [a_up, b_up] = release(1);
     auto [a_down, b_down] = release(-1);
-    const double adaptive = std::max(testing::brute_force_adaptive_pairs({std::pair{a_up, b_up}, std::pair{a_down, b_down}}, 2, eps),
-                                     testing::brute_force_adaptive_pairs({std::pair{b_up, a_up}, std::pair{b_down, a_down}}, 2, eps));
+    const double adaptive =
+        std::max(testing::brute_force_adaptive_pairs({std::pair{a_up, b_up}, std::pair{a_down, b_down}}, 2, eps),
+                 testing::brute_force_adaptive_pairs({std::pair{b_up, a_up}, std::pair{b_down, a_down}}, 2, eps));
     INFO("eps " << eps << " fixed " << worst << " adaptive " << adaptive);
     CHECK(adaptive >= worst - 1e-13);
     CHECK(bounds.delta_upper(eps) >= adaptive - 1e-13);

@@ -110,7 +110,8 @@ TEST_CASE("randomized response matches the binomial closed form", "[accountant][
         long double exact = 0.0L;
         for (int64_t k = 0; k <= n; ++k) {
           const long double log_binomial = std::lgamma(n + 1.0L) - std::lgamma(k + 1.0L) - std::lgamma(n - k + 1.0L);
-          const long double probability = std::exp(log_binomial + k * std::log((long double)p) + (n - k) * std::log1p(-(long double)p));
+          const long double probability =
+              std::exp(log_binomial + k * std::log((long double)p) + (n - k) * std::log1p(-(long double)p));
           const long double loss = (2.0L * k - n) * eps0;
           if (loss > eps) exact += probability * (1.0L - std::exp(eps - loss));
         }
@@ -138,7 +139,8 @@ TEST_CASE("the discrete Gaussian matches brute-force summation on the integers",
     for (int r = 0; r < n; ++r) {
       std::vector<long double> next(sum_distribution.size() + 2 * R - 1, 0.0L);
       for (size_t s = 0; s < sum_distribution.size(); ++s)
-        for (int x = -R + 1; x <= R; ++x) next[s + static_cast<size_t>(x + R - 1)] += sum_distribution[s] * p[static_cast<size_t>(x + R)];
+        for (int x = -R + 1; x <= R; ++x)
+          next[s + static_cast<size_t>(x + R - 1)] += sum_distribution[s] * p[static_cast<size_t>(x + R)];
       sum_distribution.swap(next);
     }
     const long double omega = p[0];  // x = -R has no counterpart under B
@@ -158,7 +160,8 @@ TEST_CASE("the discrete Gaussian matches brute-force summation on the integers",
   }
 }
 
-TEST_CASE("lower <= exact <= upper on random small pairs, both directions, by brute force", "[accountant][brute-force]") {
+TEST_CASE("lower <= exact <= upper on random small pairs, both directions, by brute force",
+          "[accountant][brute-force]") {
   std::mt19937_64 rng(31);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (int trial = 0; trial < 10; ++trial) {
@@ -176,7 +179,7 @@ TEST_CASE("lower <= exact <= upper on random small pairs, both directions, by br
     const DominatingPair pair = additive_shift_pair(table, 1);
     for (double eps : {0.0, 0.2, 0.7, 1.5, 3.0}) {
       const double exact = std::max(testing::brute_force_delta(pair.a, pair.b, n, eps),
-                                     testing::brute_force_delta(pair.b, pair.a, n, eps));
+                                    testing::brute_force_delta(pair.b, pair.a, n, eps));
       CHECK(bounds.delta_lower(eps) <= exact + 1e-13);
       CHECK(bounds.delta_upper(eps) >= exact - 1e-13);
     }
@@ -200,7 +203,8 @@ TEST_CASE("a mirrored table swaps the directions", "[accountant]") {
 
 TEST_CASE("infinity mass of a truncated Gaussian against its closed form", "[accountant][closed-form]") {
   // Truncated to [-r, r] on a grid of step h with sensitivity s: the outputs in [-r, -r + s) cannot occur
-  // under B; their A-mass is (Phi((-r+s-h/2)/sigma) - Phi((-r-h/2)/sigma)) / (Phi((r+h/2)/sigma) - Phi((-r-h/2)/sigma)).
+  // under B; their A-mass is (Phi((-r+s-h/2)/sigma) - Phi((-r-h/2)/sigma)) / (Phi((r+h/2)/sigma) -
+  // Phi((-r-h/2)/sigma)).
   const double sigma = 1.0, r = 3.0, h = 0.01, s = 1.0;
   const NoiseTable table = truncated_gaussian_table(Grid::symmetric(4.0, h), sigma, r);
   const double omega = (normal_cdf((-r + s - h / 2) / sigma) - normal_cdf((-r - h / 2) / sigma)) /
@@ -219,14 +223,17 @@ TEST_CASE("infinity mass of a truncated Gaussian against its closed form", "[acc
 TEST_CASE("Thm 15: for a symmetric monotone table the maximal shift dominates smaller ones", "[accountant][theorem]") {
   const NoiseTable table = laplace_table(Grid::symmetric(30.0, 0.1), 2.0);
   REQUIRE(table.is_symmetric_monotone());
-  const PairBounds full = account(PairFamily{PairKind::kAdditive, {additive_shift_pair(table, 10)}, 10, true, ""}, 4, {});
+  const PairBounds full =
+      account(PairFamily{PairKind::kAdditive, {additive_shift_pair(table, 10)}, 10, true, ""}, 4, {});
   for (int64_t j : {1, 3, 5}) {
-    const PairBounds smaller = account(PairFamily{PairKind::kAdditive, {additive_shift_pair(table, j)}, j, true, ""}, 4, {});
+    const PairBounds smaller =
+        account(PairFamily{PairKind::kAdditive, {additive_shift_pair(table, j)}, j, true, ""}, 4, {});
     for (double eps : {0.0, 0.5, 1.0, 2.0}) CHECK(smaller.delta_upper(eps) <= full.delta_lower(eps));
   }
 }
 
-TEST_CASE("every-shift envelope bounds releases with different query differences (brute force)", "[accountant][brute-force]") {
+TEST_CASE("every-shift envelope bounds releases with different query differences (brute force)",
+          "[accountant][brute-force]") {
   // A non-monotone table: auto policy must check every shift and build the envelope. With n = 2 releases whose
   // differences (j1, j2) range over {-2, -1, 1, 2}^2, the exact worst case is found by enumeration.
   const std::vector<double> p{0.1, 0.3, 0.05, 0.1, 0.05, 0.3, 0.1};
@@ -263,7 +270,8 @@ TEST_CASE("every-shift envelope bounds releases with different query differences
   }
 }
 
-TEST_CASE("DP-SGD subsampled mixture pair: brute force, q = 1 equals additive, amplification", "[accountant][mixture]") {
+TEST_CASE("DP-SGD subsampled mixture pair: brute force, q = 1 equals additive, amplification",
+          "[accountant][mixture]") {
   const NoiseTable table = gaussian_table(Grid::symmetric(3.0, 0.5), 1.0);
   PairSpecification mixture;
   mixture.kind = PairKind::kSubsampledMixture;
@@ -295,12 +303,14 @@ TEST_CASE("DP-SGD subsampled mixture pair: brute force, q = 1 equals additive, a
   }
 }
 
-TEST_CASE("heterogeneous composition of two Gaussians equals one Gaussian with the combined mu", "[accountant][gaussian]") {
+TEST_CASE("heterogeneous composition of two Gaussians equals one Gaussian with the combined mu",
+          "[accountant][gaussian]") {
   // mu^2 adds under composition: n1 (s/sigma1)^2 + n2 (s/sigma2)^2.
   const NoiseTable g1 = gaussian_table(Grid::symmetric(160.0, 0.01), 4.0);
   const NoiseTable g2 = gaussian_table(Grid::symmetric(320.0, 0.01), 8.0);
   PairSpecification specification;
-  const PairBounds bounds = account_heterogeneous({{make_pair_family(g1, specification), 5}, {make_pair_family(g2, specification), 20}}, {});
+  const PairBounds bounds =
+      account_heterogeneous({{make_pair_family(g1, specification), 5}, {make_pair_family(g2, specification), 20}}, {});
   const double mu = std::sqrt(5.0 / 16.0 + 20.0 / 64.0);
   for (double delta : {1e-3, 1e-6}) {
     const double analytic = analytic_gaussian_epsilon(delta, mu);

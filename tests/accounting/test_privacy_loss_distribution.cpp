@@ -111,7 +111,8 @@ TEST_CASE("eps(delta) of a tilted PLD is the bisection's smallest verified eps, 
       pld.tilt_reference = 1.5;
       pld.tilted_error = 1e-13;
       pld.infinity_error = 1e-15;
-      pld.numerical_error = bound == BoundKind::kUpper ? 1e-9 : 1e-3;  // the lower bound's bisection needs error >= delta
+      pld.numerical_error =
+          bound == BoundKind::kUpper ? 1e-9 : 1e-3;  // the lower bound's bisection needs error >= delta
       for (double delta : {1e-2, 1e-4, 1e-6, 1e-8}) {
         const double eps = pld.epsilon_for_delta(delta);
         INFO("bound " << to_string(bound) << ", step " << step << ", delta " << delta << ", eps " << eps);

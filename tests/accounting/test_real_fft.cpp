@@ -58,7 +58,8 @@ TEST_CASE("planned real FFT: the DFT's definition within 10 u per level, normwis
         error += std::norm(std::complex<long double>(X[k].real(), X[k].imag()) - exact[k]);
         norm += std::norm(exact[k]);
       }
-      CHECK(std::sqrt(static_cast<double>(error)) <= 10.0 * kUnitRoundoff * levels(n) * std::sqrt(static_cast<double>(norm)));
+      CHECK(std::sqrt(static_cast<double>(error)) <=
+            10.0 * kUnitRoundoff * levels(n) * std::sqrt(static_cast<double>(norm)));
       CHECK(X[0].imag() == 0.0);
       CHECK(X[static_cast<size_t>(n / 2)].imag() == 0.0);
       // The inverse gives x back (zero-padded), within the same allowance twice.
@@ -75,7 +76,9 @@ TEST_CASE("planned real FFT: the DFT's definition within 10 u per level, normwis
   }
 }
 
-TEST_CASE("planned real FFT: the inverse is the DFT's inverse of the Hermitian extension, X[0] and X[N/2] taken as real", "[real-fft]") {
+TEST_CASE(
+    "planned real FFT: the inverse is the DFT's inverse of the Hermitian extension, X[0] and X[N/2] taken as real",
+    "[real-fft]") {
   std::mt19937_64 rng(12);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   for (int64_t n = 4; n <= 1024; n *= 2) {
@@ -107,7 +110,8 @@ TEST_CASE("planned real FFT: the inverse is the DFT's inverse of the Hermitian e
   }
 }
 
-TEST_CASE("planned real FFT, octant twiddles: the DFT's definition within 10 u per level, and the direct plan's values", "[real-fft]") {
+TEST_CASE("planned real FFT, octant twiddles: the DFT's definition within 10 u per level, and the direct plan's values",
+          "[real-fft]") {
   std::mt19937_64 rng(13);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   for (int64_t n = 4; n <= 4096; n *= 2) {
@@ -123,7 +127,8 @@ TEST_CASE("planned real FFT, octant twiddles: the DFT's definition within 10 u p
       error += std::norm(std::complex<long double>(X[k].real(), X[k].imag()) - exact[k]);
       norm += std::norm(exact[k]);
     }
-    CHECK(std::sqrt(static_cast<double>(error)) <= 10.0 * kUnitRoundoff * levels(n) * std::sqrt(static_cast<double>(norm)));
+    CHECK(std::sqrt(static_cast<double>(error)) <=
+          10.0 * kUnitRoundoff * levels(n) * std::sqrt(static_cast<double>(norm)));
     std::vector<double> back(static_cast<size_t>(n));
     octant.inverse(X.data(), back.data(), n);
     double back_error = 0, x_norm = 0;

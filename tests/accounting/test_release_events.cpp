@@ -17,8 +17,8 @@
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/release_events.hpp"
 #include "brute_force.hpp"
-#include "event_helpers.hpp"
 #include "core/errors.hpp"
+#include "event_helpers.hpp"
 
 using namespace noiselearn;
 using noiselearn::testing::brute_force_delta;
@@ -28,7 +28,8 @@ TEST_CASE("events: the unsampled Gaussian brackets Balle and Wang's closed form 
           "[accountant][events][closed-form]") {
   for (double m : {0.5, 1.0, 3.0})
     for (int64_t n : {1, 10, 1000}) {
-      const PairBounds b = account_one(event("gaussian", {{"noise_multiplier", std::to_string(m)}, {"count", std::to_string(n)}}));
+      const PairBounds b =
+          account_one(event("gaussian", {{"noise_multiplier", std::to_string(m)}, {"count", std::to_string(n)}}));
       for (double eps : {0.1, 1.0, 4.0}) {
         const double exact = gaussian_mechanism_delta(m, 1.0, n, eps);
         if (exact < 1e-12) continue;
@@ -52,8 +53,10 @@ TEST_CASE("events: the unsampled Laplace brackets its closed form 1 - e^((eps - 
   }
 }
 
-TEST_CASE("events: one release of the Poisson-sampled Gaussian brackets the integral of max(0, A - e^eps Q), both "
-          "directions", "[accountant][events][sampled]") {
+TEST_CASE(
+    "events: one release of the Poisson-sampled Gaussian brackets the integral of max(0, A - e^eps Q), both "
+    "directions",
+    "[accountant][events][sampled]") {
   const double m = 0.8, q = 0.1;
   const PairBounds b =
       account_one(event("gaussian", {{"noise_multiplier", std::to_string(m)}, {"sampling_rate", std::to_string(q)}}));
@@ -80,8 +83,10 @@ TEST_CASE("events: one release of the Poisson-sampled Gaussian brackets the inte
   }
 }
 
-TEST_CASE("events: discrete Laplace and discrete Gaussian, unsampled and sampled, n <= 3, bracket the enumeration of "
-          "the product pairs", "[accountant][events][brute-force]") {
+TEST_CASE(
+    "events: discrete Laplace and discrete Gaussian, unsampled and sampled, n <= 3, bracket the enumeration of "
+    "the product pairs",
+    "[accountant][events][brute-force]") {
   // Supports wide enough that the tails left out are below 1e-17 (the discrete Laplace of scale 1.5 beyond 60).
   const int lo = -30, hi = 32, wide_lo = -60, wide_hi = 62;
   struct Case {
@@ -90,9 +95,15 @@ TEST_CASE("events: discrete Laplace and discrete Gaussian, unsampled and sampled
     std::vector<double> q_pmf, p_pmf;
   };
   std::vector<Case> cases{
-      {"discrete_laplace", {{"scale", "1.5"}, {"sensitivity", "2"}}, discrete_laplace(1.5, 0, wide_lo, wide_hi), discrete_laplace(1.5, 2, wide_lo, wide_hi)},
+      {"discrete_laplace",
+       {{"scale", "1.5"}, {"sensitivity", "2"}},
+       discrete_laplace(1.5, 0, wide_lo, wide_hi),
+       discrete_laplace(1.5, 2, wide_lo, wide_hi)},
       {"discrete_gaussian", {{"sigma", "1.3"}}, discrete_gaussian(1.3, 0, lo, hi), discrete_gaussian(1.3, 1, lo, hi)},
-      {"discrete_gaussian", {{"sigma", "0.6"}, {"sensitivity", "1"}}, discrete_gaussian(0.6, 0, lo, hi), discrete_gaussian(0.6, 1, lo, hi)},
+      {"discrete_gaussian",
+       {{"sigma", "0.6"}, {"sensitivity", "1"}},
+       discrete_gaussian(0.6, 0, lo, hi),
+       discrete_gaussian(0.6, 1, lo, hi)},
   };
   for (const auto& c : cases)
     for (int n : {1, 2, 3}) {
@@ -127,8 +138,9 @@ namespace {
 
 // The output distribution of "sum of the sampled records' values + discrete Laplace noise" on [lo, hi], for records
 // with integer values, sampled by `subsets`: (probability, subset as a bit mask) pairs.
-std::vector<double> output_distribution(const std::vector<int>& values, const std::vector<std::pair<double, unsigned>>& subsets,
-                                        double scale, int lo, int hi) {
+std::vector<double> output_distribution(const std::vector<int>& values,
+                                        const std::vector<std::pair<double, unsigned>>& subsets, double scale, int lo,
+                                        int hi) {
   std::vector<double> out(static_cast<size_t>(hi - lo + 1), 0.0);
   for (const auto& [probability, mask] : subsets) {
     int sum = 0;
@@ -148,8 +160,10 @@ double exact_delta(const std::vector<double>& a, const std::vector<double>& b, d
 
 }  // namespace
 
-TEST_CASE("events: Poisson sampling and sampling without replacement against their definitions (every subset of a "
-          "small data set)", "[accountant][events][sampling]") {
+TEST_CASE(
+    "events: Poisson sampling and sampling without replacement against their definitions (every subset of a "
+    "small data set)",
+    "[accountant][events][sampling]") {
   const double scale = 1.0;
   const int lo = -40, hi = 46;
   // Poisson at q = 0.25 over 4 records: D has records with values {1, 0, 1}; D' adds a record of value 1 (the
@@ -186,8 +200,9 @@ TEST_CASE("events: Poisson sampling and sampling without replacement against the
       if (__builtin_popcount(mask) == 2) batches.emplace_back(1.0 / 10.0, mask);
     const auto d = output_distribution({0, 0, 0, 0, 1}, batches, scale, lo, hi);
     const auto d_prime = output_distribution({0, 0, 0, 0, 0}, batches, scale, lo, hi);
-    const PairBounds b = account_one(event("discrete_laplace", {{"scale", "1"}, {"batch_size", "2"}, {"dataset_size", "5"}}),
-                                     RecordRelation::kReplaceOne);
+    const PairBounds b =
+        account_one(event("discrete_laplace", {{"scale", "1"}, {"batch_size", "2"}, {"dataset_size", "5"}}),
+                    RecordRelation::kReplaceOne);
     for (double eps : {0.0, 0.1, 0.3}) {
       const double truth = std::max(exact_delta(d, d_prime, eps), exact_delta(d_prime, d, eps));
       check_bracket(b, truth, eps);
@@ -208,7 +223,8 @@ TEST_CASE("events: phases compose as one heterogeneous composition, and Poisson 
     check_bracket(b, exact, eps);
     CHECK(b.delta_upper(eps) - b.delta_lower(eps) <= 1e-6 * exact);
   }
-  const PairBounds rate_one = account_one(event("gaussian", {{"noise_multiplier", "1.5"}, {"sampling_rate", "1"}, {"count", "4"}}));
+  const PairBounds rate_one =
+      account_one(event("gaussian", {{"noise_multiplier", "1.5"}, {"sampling_rate", "1"}, {"count", "4"}}));
   const PairBounds none = account_one(event("gaussian", {{"noise_multiplier", "1.5"}, {"count", "4"}}));
   CHECK(rate_one.delta_upper(0.7) == none.delta_upper(0.7));
 }
@@ -225,34 +241,51 @@ TEST_CASE("events: bad input is one InputError naming the culprit", "[accountant
   using Catch::Matchers::Contains;
   CHECK_THAT(message({{"mechanism", "gausian"}, {"noise_multiplier", "1"}}), Contains("did you mean 'gaussian'"));
   CHECK_THAT(message({{"mechanism", "gaussian"}}), Contains("needs noise_multiplier"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "0"}}), Contains("noise_multiplier must be positive"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "-1"}}), Contains("noise_multiplier must be positive"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "0"}}),
+             Contains("noise_multiplier must be positive"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "-1"}}),
+             Contains("noise_multiplier must be positive"));
   CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "nan"}}), Contains("noise_multiplier"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling_rate", "1.5"}}), Contains("sampling_rate 1.5 must be in (0, 1]"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling_rate", "0"}}), Contains("sampling_rate"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"batch_size", "70"}, {"dataset_size", "60"}}),
-             Contains("batch_size 70 must be between 1 and dataset_size 60"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"count", "2.5"}}), Contains("count must be a whole number"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"count", "-3"}}), Contains("count must be a whole number"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sigma", "2"}}), Contains("unknown key 'sigma'"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"samplng_rate", "0.1"}}), Contains("did you mean 'sampling_rate'"));
-  CHECK_THAT(message({{"mechanism", "discrete_laplace"}, {"scale", "1"}, {"sensitivity", "1.5"}}), Contains("sensitivity must be a whole number"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling", "poison"}}), Contains("did you mean 'poisson'"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling", "none"}, {"sampling_rate", "0.1"}}),
-             Contains("sampling_rate does not apply to sampling none"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling_rate", "1.5"}}),
+             Contains("sampling_rate 1.5 must be in (0, 1]"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling_rate", "0"}}),
+             Contains("sampling_rate"));
+  CHECK_THAT(
+      message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"batch_size", "70"}, {"dataset_size", "60"}}),
+      Contains("batch_size 70 must be between 1 and dataset_size 60"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"count", "2.5"}}),
+             Contains("count must be a whole number"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"count", "-3"}}),
+             Contains("count must be a whole number"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sigma", "2"}}),
+             Contains("unknown key 'sigma'"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"samplng_rate", "0.1"}}),
+             Contains("did you mean 'sampling_rate'"));
+  CHECK_THAT(message({{"mechanism", "discrete_laplace"}, {"scale", "1"}, {"sensitivity", "1.5"}}),
+             Contains("sensitivity must be a whole number"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling", "poison"}}),
+             Contains("did you mean 'poisson'"));
+  CHECK_THAT(
+      message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling", "none"}, {"sampling_rate", "0.1"}}),
+      Contains("sampling_rate does not apply to sampling none"));
   CHECK_THAT(message({{"noise_multiplier", "1"}}), Contains("no mechanism"));
-  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}}, "events.yaml, event 3"), Contains("accepted"));
+  CHECK_THAT(message({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}}, "events.yaml, event 3"),
+             Contains("accepted"));
   // Sampling and relation that do not go together.
   ReleaseDescription d;
   d.relation = RecordRelation::kReplaceOne;
-  d.events.push_back(parse_release_event({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling_rate", "0.1"}}, "e"));
-  CHECK_THROWS_WITH(account_events(d, AccountantOptions{}), Contains("event 1: Poisson sampling is accounted under relation add_remove"));
+  d.events.push_back(
+      parse_release_event({{"mechanism", "gaussian"}, {"noise_multiplier", "1"}, {"sampling_rate", "0.1"}}, "e"));
+  CHECK_THROWS_WITH(account_events(d, AccountantOptions{}),
+                    Contains("event 1: Poisson sampling is accounted under relation add_remove"));
   CHECK_THROWS_WITH(account_events(ReleaseDescription{}, AccountantOptions{}), Contains("no events"));
   CHECK_THROWS_WITH(parse_record_relation("replace_on"), Contains("did you mean 'replace_one'"));
 }
 
-TEST_CASE("events: losses of hundreds or thousands of nats (where e^loss overflows and the second mass underflows) "
-          "are bracketed, not lost", "[accountant][events][extreme]") {
+TEST_CASE(
+    "events: losses of hundreds or thousands of nats (where e^loss overflows and the second mass underflows) "
+    "are bracketed, not lost",
+    "[accountant][events][extreme]") {
   // Laplace with a = 1000: the closed form 1 - e^((eps - a)/2) near a; 5 releases are pure 5000-DP.
   const PairBounds one = account_one(event("laplace", {{"noise_multiplier", "0.001"}}));
   for (double eps : {999.0, 999.9}) check_bracket(one, -std::expm1((eps - 1000.0) / 2.0), eps);
@@ -268,9 +301,10 @@ TEST_CASE("events: losses of hundreds or thousands of nats (where e^loss overflo
   }
 }
 
-TEST_CASE("events: the Poisson-sampled discrete Laplace of sensitivity 1, composed thousands of times, brackets its "
-          "binomial closed form",
-          "[accountant][events]") {
+TEST_CASE(
+    "events: the Poisson-sampled discrete Laplace of sensitivity 1, composed thousands of times, brackets its "
+    "binomial closed form",
+    "[accountant][events]") {
   // With sensitivity 1, P(x) / Q(x) is e^{-1/t} for x <= 0 and e^{1/t} for x >= 1 (P = Q shifted by 1), so one release
   // of A = (1 - q) Q + q P against Q has two outcomes that matter: x <= 0, with Q-mass 1 / (1 + r) and A-mass
   // (1 - q + q r) / (1 + r), and x >= 1, with r / (1 + r) and ((1 - q) r + q) / (1 + r), r = e^{-1/t}. After n releases
@@ -286,7 +320,8 @@ TEST_CASE("events: the Poisson-sampled discrete Laplace of sensitivity 1, compos
     auto direction = [&](double first_low, double first_high, double second_low, double second_high) {
       long double sum = 0.0L;
       for (int64_t k = 0; k <= n; ++k) {
-        const double log_choose = std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(static_cast<double>(n - k) + 1.0);
+        const double log_choose =
+            std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(static_cast<double>(n - k) + 1.0);
         const double log_first = log_choose + k * std::log(first_high) + (n - k) * std::log(first_low);
         const double log_second = log_choose + k * std::log(second_high) + (n - k) * std::log(second_low);
         if (log_first > eps + log_second) sum += std::exp(log_first) * -std::expm1(eps + log_second - log_first);
@@ -296,8 +331,8 @@ TEST_CASE("events: the Poisson-sampled discrete Laplace of sensitivity 1, compos
     return std::max(direction(a_low, a_high, q_low, q_high), direction(q_low, q_high, a_low, a_high));
   };
   for (const int64_t n : {int64_t{2000}, int64_t{14063}}) {
-    const PairBounds b = account_one(event("discrete_laplace", {{"scale", "3.983"}, {"sampling_rate", "0.002"},
-                                                                 {"count", std::to_string(n)}}));
+    const PairBounds b = account_one(
+        event("discrete_laplace", {{"scale", "3.983"}, {"sampling_rate", "0.002"}, {"count", std::to_string(n)}}));
     for (double eps : {0.01, 0.03, 0.1}) {
       const double exact = exact_delta_of(n, eps);
       INFO("n " << n);
@@ -305,7 +340,8 @@ TEST_CASE("events: the Poisson-sampled discrete Laplace of sensitivity 1, compos
     }
   }
   // epsilon at delta = 1e-3, n = 2,000: the exact value by bisection on the closed form.
-  const PairBounds b = account_one(event("discrete_laplace", {{"scale", "3.983"}, {"sampling_rate", "0.002"}, {"count", "2000"}}));
+  const PairBounds b =
+      account_one(event("discrete_laplace", {{"scale", "3.983"}, {"sampling_rate", "0.002"}, {"count", "2000"}}));
   double low = 0.0, high = 1.0;
   for (int i = 0; i < 60; ++i) {
     const double middle = 0.5 * (low + high);

@@ -63,8 +63,8 @@ double laplace_renyi(double alpha, double b) {
 // Balle & Wang 2018, Thm 8: exact delta(eps) of the Gaussian mechanism with mu = sensitivity / sigma,
 // Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), in log space.
 double exact_gaussian_delta(double mu, double epsilon) {
-  return std::exp(log_diff_exp(log_normal_cdf(0.5 * mu - epsilon / mu),
-                               epsilon + log_normal_cdf(-0.5 * mu - epsilon / mu)));
+  return std::exp(
+      log_diff_exp(log_normal_cdf(0.5 * mu - epsilon / mu), epsilon + log_normal_cdf(-0.5 * mu - epsilon / mu)));
 }
 
 }  // namespace
@@ -213,7 +213,7 @@ TEST_CASE("Gaussian sigma = 5, n = 10, delta = 1e-6: both conversions against cl
     if (value < balle_epsilon) balle_epsilon = value, balle_alpha = alpha;
   }
   const RdpEpsilon balle = optimal_rdp_epsilon(rho, n, delta, RdpConversion::kBalle);
-  CHECK(balle.epsilon <= balle_epsilon + 1e-12);               // the scan is a grid: the library may only be better
+  CHECK(balle.epsilon <= balle_epsilon + 1e-12);                // the scan is a grid: the library may only be better
   CHECK(balle.epsilon == Approx(balle_epsilon).epsilon(1e-9));  // ... by the scan's O(step^2)
   CHECK(balle.alpha == Approx(balle_alpha).margin(2e-4));
   CHECK(balle_epsilon == Approx(3.131056).epsilon(1e-6));

@@ -35,7 +35,8 @@ long double binomial_delta(double a, int64_t n, double eps) {
   for (int64_t k = n; k >= 0; --k) {
     const long double loss = static_cast<long double>(a) * static_cast<long double>(2 * k - n);
     if (loss <= eps) break;
-    const long double log_term = std::lgamma(static_cast<long double>(n) + 1) - std::lgamma(static_cast<long double>(k) + 1) -
+    const long double log_term = std::lgamma(static_cast<long double>(n) + 1) -
+                                 std::lgamma(static_cast<long double>(k) + 1) -
                                  std::lgamma(static_cast<long double>(n - k) + 1) + k * log_p + (n - k) * log_q +
                                  std::log(-std::expm1(static_cast<long double>(eps) - loss));
     logs.push_back(log_term);
@@ -67,7 +68,8 @@ double relative_width(const EpsilonAtDelta& e) { return (e.epsilon_upper - e.eps
 
 }  // namespace
 
-TEST_CASE("issue 7 reproducer: Gaussian sigma 60, n = 1024, delta = 1e-9 is tight to 1e-4", "[accountant][small-delta]") {
+TEST_CASE("issue 7 reproducer: Gaussian sigma 60, n = 1024, delta = 1e-9 is tight to 1e-4",
+          "[accountant][small-delta]") {
   // Before: eps in [3.115353, 3.120871] (1.8e-3 relative), the FFT allowance (2.5e-11) swamping delta.
   const NoiseTable table = gaussian_table(Grid::symmetric(1000.0, 1.0 / 60.0), 60.0);
   const PairFamily family = make_pair_family(table, PairSpecification{});
@@ -85,8 +87,10 @@ TEST_CASE("issue 7 reproducer: Gaussian sigma 60, n = 1024, delta = 1e-9 is tigh
   CHECK(tilted.epsilon_lower >= untilted.epsilon_lower);
 }
 
-TEST_CASE("issue 19 reproducer: Gaussian sigma 60 on [-500, 500], n = 4096, delta = 1e-10: the truncations' mass no "
-          "longer makes the bracket", "[accountant][small-delta]") {
+TEST_CASE(
+    "issue 19 reproducer: Gaussian sigma 60 on [-500, 500], n = 4096, delta = 1e-10: the truncations' mass no "
+    "longer makes the bracket",
+    "[accountant][small-delta]") {
   // Before: eps in [7.029364, 7.036460] (1.0e-3 relative). Tilting alone left it there: each release's tails of
   // 1e-15 (and every composition's) are moved to infinity and compose to about 2 n 1e-15 = 8e-12, 8 % of delta. The
   // refinement now discretises the release again with a tail mass of 1e-4 delta / 2n.
@@ -98,12 +102,14 @@ TEST_CASE("issue 19 reproducer: Gaussian sigma 60 on [-500, 500], n = 4096, delt
   INFO("analytic " << analytic << " eps in [" << e.epsilon_lower << ", " << e.epsilon_upper << "]");
   CHECK(relative_width(e) < 1e-4);
   CHECK(e.epsilon_lower <= analytic);
-  CHECK(e.epsilon_upper >= analytic);  // 3,600 cells per sigma, cut at 8.3 sigma: the analytic value to far below these digits
+  CHECK(e.epsilon_upper >=
+        analytic);  // 3,600 cells per sigma, cut at 8.3 sigma: the analytic value to far below these digits
   CHECK(certificate.discretisation.tilted_tail_mass > 0.0);
   CHECK(certificate.discretisation.tilted_tail_mass < 1e-15);
 }
 
-TEST_CASE("issue 7 reproducer: a Gaussian table that is not exactly symmetric, n = 128, delta = 1e-6", "[accountant][small-delta]") {
+TEST_CASE("issue 7 reproducer: a Gaussian table that is not exactly symmetric, n = 128, delta = 1e-6",
+          "[accountant][small-delta]") {
   // Before: allowance 1.1e-7 from the every-shift envelope's rounding, eps in [0.782951, 0.784052]. The envelope
   // is now built in double-double and carries no allowance of its own.
   NoiseTable symmetric = gaussian_table(Grid::symmetric(1000.0, 1.0 / 60.0), 60.0);
@@ -145,9 +151,10 @@ TEST_CASE("randomized response at n = 1e5 and delta = 1e-9: finite, and the brac
   CHECK(d.delta_upper >= exact_delta);
 }
 
-TEST_CASE("an asymmetric one-sided table at n = 1000, delta = 1e-8: the tilted mixed-sign scenarios compose (one tilt for "
-          "both directions) and the refined bracket is consistent with the untilted one",
-          "[accountant][small-delta]") {
+TEST_CASE(
+    "an asymmetric one-sided table at n = 1000, delta = 1e-8: the tilted mixed-sign scenarios compose (one tilt for "
+    "both directions) and the refined bracket is consistent with the untilted one",
+    "[accountant][small-delta]") {
   // Before the fix: "cannot compose PLDs with different tilts" (a failure, exit 1, from `train` on one-sided tables
   // at small delta): the mixed-sign lower scenarios compose releases up with releases down, each tilted on its own.
   const NoiseTable table = discrete_tbl_table(1600, 700.0, 25.0);  // off-centre: up and down differ
@@ -155,8 +162,8 @@ TEST_CASE("an asymmetric one-sided table at n = 1000, delta = 1e-8: the tilted m
   REQUIRE_FALSE(family.mirror_symmetric);
   const EpsilonAtDelta refined = certify(family, 1000, 1e-8, true).epsilons.front();
   const EpsilonAtDelta plain = certify(family, 1000, 1e-8, false).epsilons.front();
-  INFO("refined [" << refined.epsilon_lower << ", " << refined.epsilon_upper << "], untilted [" << plain.epsilon_lower << ", "
-                   << plain.epsilon_upper << "]");
+  INFO("refined [" << refined.epsilon_lower << ", " << refined.epsilon_upper << "], untilted [" << plain.epsilon_lower
+                   << ", " << plain.epsilon_upper << "]");
   REQUIRE(std::isfinite(refined.epsilon_upper));
   CHECK(refined.epsilon_lower <= refined.epsilon_upper);
   CHECK(refined.epsilon_upper <= plain.epsilon_upper * (1.0 + 1e-12));  // refinement only ever tightens

@@ -18,20 +18,20 @@
 #include <string>
 #include <vector>
 
+#include "../accounting/computed_product_only.hpp"
 #include "accounting/accountant_threads.hpp"
 #include "accounting/certificate.hpp"
 #include "accounting/convolution.hpp"
-#include "accounting/sampled_release.hpp"
-#include "accounting/mechanism_pair.hpp"
 #include "accounting/dp_sgd.hpp"
-#include "accounting/release_events.hpp"
 #include "accounting/hybrid_renyi.hpp"
-#include "core/one_sided_baselines.hpp"
-#include "bench_timing.hpp"
-#include "../accounting/computed_product_only.hpp"
+#include "accounting/mechanism_pair.hpp"
 #include "accounting/pair_accountant.hpp"
+#include "accounting/release_events.hpp"
+#include "accounting/sampled_release.hpp"
+#include "bench_timing.hpp"
 #include "core/baselines.hpp"
 #include "core/log_math.hpp"
+#include "core/one_sided_baselines.hpp"
 
 using namespace noiselearn;
 
@@ -105,13 +105,15 @@ void benchmark_sixty_thousand() {
   std::vector<double> probe(20000, 1.0 / 20000);
   const double t_probe = best_of(1, [&] { convolve_direct(probe, probe); });
   const double naive_estimate = t_probe * std::pow(static_cast<double>(points) / 20000.0, 2) * 7.0 * 2.0;
-  std::printf("   composed PLD: %zu points; the same 7 squarings per bound with naive convolution: ~%.0f s (estimated)\n",
-              points, naive_estimate);
+  std::printf(
+      "   composed PLD: %zu points; the same 7 squarings per bound with naive convolution: ~%.0f s (estimated)\n",
+      points, naive_estimate);
 }
 
 void benchmark_one_sided() {
-  std::printf("\n3. n = 250,000 releases of a 30,001-point one-sided table ([0, 300], step 0.01, Gaussian shape, sigma 5),\n"
-              "   sensitivity 0.01 (1 cell), epsilon at delta = 1e-6\n");
+  std::printf(
+      "\n3. n = 250,000 releases of a 30,001-point one-sided table ([0, 300], step 0.01, Gaussian shape, sigma 5),\n"
+      "   sensitivity 0.01 (1 cell), epsilon at delta = 1e-6\n");
   const double sigma = 5.0, sensitivity = 0.01;
   const int64_t n = 250000;
   const NoiseTable table = one_sided_gaussian(300.0, 0.01, sigma);
@@ -129,8 +131,8 @@ void benchmark_one_sided() {
   std::printf("   time %.3f s (target < 10 s); epsilon in [%.6f, %.6f], width %.2e (%.2e relative)\n", t, lower, upper,
               upper - lower, (upper - lower) / upper);
   std::printf("   reference: analytic Gaussian mechanism %.6f (the table is its rounding to the grid)\n", analytic);
-  std::printf("   final loss step %.3g (coarsened from 1e-4), %zu points, floating-point allowance %.2e\n", pld.loss_step,
-              pld.masses.size(), pld.numerical_error);
+  std::printf("   final loss step %.3g (coarsened from 1e-4), %zu points, floating-point allowance %.2e\n",
+              pld.loss_step, pld.masses.size(), pld.numerical_error);
 }
 
 // Randomized response with log-odds a: the n-fold loss is a (2K - n), K ~ Binomial(n, e^a / (1 + e^a)).
@@ -152,7 +154,8 @@ long double binomial_delta(double a, int64_t n, double eps) {
 
 void small_delta_case(const char* name, const PairFamily& family, int64_t n, double delta, double reference,
                       const char* reference_name) {
-  std::printf("   %s, n = %lld, delta = %g; %s %.7f\n", name, static_cast<long long>(n), delta, reference_name, reference);
+  std::printf("   %s, n = %lld, delta = %g; %s %.7f\n", name, static_cast<long long>(n), delta, reference_name,
+              reference);
   for (bool refine : {false, true}) {
     AccountantOptions options;
     options.tilted_refinement = refine;
@@ -178,20 +181,27 @@ void benchmark_small_delta() {
   double total = 0.0;
   for (double v : p) total += v;
   for (double& v : p) v /= total;
-  small_delta_case("the same, perturbed by 1e-12 (not symmetric)", make_pair_family(NoiseTable(g60.grid(), p), PairSpecification{}),
-                   128, 1e-6, analytic_gaussian_epsilon(1e-6, std::sqrt(128.0) / 60.0), "analytic");
+  small_delta_case("the same, perturbed by 1e-12 (not symmetric)",
+                   make_pair_family(NoiseTable(g60.grid(), p), PairSpecification{}), 128, 1e-6,
+                   analytic_gaussian_epsilon(1e-6, std::sqrt(128.0) / 60.0), "analytic");
   const NoiseTable laplace = laplace_table(Grid::symmetric(60.0, 0.01), 1.0);
-  small_delta_case("Laplace b = 1, step 0.01", make_pair_family(laplace, PairSpecification{}), 10000, 1e-9, NAN, "(no closed form)");
+  small_delta_case("Laplace b = 1, step 0.01", make_pair_family(laplace, PairSpecification{}), 10000, 1e-9, NAN,
+                   "(no closed form)");
   const double a = 0.1, q = std::exp(a) / (1.0 + std::exp(a));
-  const PairFamily rr{PairKind::kAdditive, {DominatingPair{Grid{0.0, 1.0, 2}, {q, 1.0 - q}, {1.0 - q, q}, "rr", {}, {}}}, 1, true, "rr"};
+  const PairFamily rr{PairKind::kAdditive,
+                      {DominatingPair{Grid{0.0, 1.0, 2}, {q, 1.0 - q}, {1.0 - q, q}, "rr", {}, {}}},
+                      1,
+                      true,
+                      "rr"};
   double lo = 0.0, hi = 1e4;
   for (int i = 0; i < 80; ++i) (binomial_delta(a, 100000, 0.5 * (lo + hi)) > 1e-9 ? lo : hi) = 0.5 * (lo + hi);
   small_delta_case("randomized response, log-odds 0.1 (lattice)", rr, 100000, 1e-9, hi, "exact binomial");
 }
 
 void benchmark_every_shift() {
-  std::printf("\n5. every-shift policy (60 shifts, both signs for an asymmetric table) on the 60,001-point Gaussian table,\n"
-              "   n = 128, epsilon at delta = 1e-6 (target <= 1 s; the previous version: 1.0 s)\n");
+  std::printf(
+      "\n5. every-shift policy (60 shifts, both signs for an asymmetric table) on the 60,001-point Gaussian table,\n"
+      "   n = 128, epsilon at delta = 1e-6 (target <= 1 s; the previous version: 1.0 s)\n");
   const NoiseTable table = gaussian_table(Grid::symmetric(500.0, 1.0 / 60.0), 10.0);
   PairSpecification specification;
   specification.shifts = ShiftPolicy::kAll;
@@ -208,21 +218,25 @@ void benchmark_every_shift() {
 
 // Xiao et al.'s HRDP at Vuvuzela's scale, next to the certificate of the same table: which is faster, which tighter.
 void benchmark_hybrid_renyi() {
-  std::printf("\n6. HRDP (Xiao et al. Def. 7, Thm 2) of a 30,001-point discrete TBL on 0 .. 30,000 (scale 1000), sensitivity\n"
-              "   1, T = 250,000, epsilon at delta = 1e-4, next to the certificate of the same table\n");
+  std::printf(
+      "\n6. HRDP (Xiao et al. Def. 7, Thm 2) of a 30,001-point discrete TBL on 0 .. 30,000 (scale 1000), sensitivity\n"
+      "   1, T = 250,000, epsilon at delta = 1e-4, next to the certificate of the same table\n");
   const NoiseTable table = discrete_tbl_table(30000, 15000.0, 1000.0);
   HybridRenyiEpsilon paper{}, fine{};
   std::vector<double> orders;
   for (int i = 101; i <= 2500; ++i) orders.push_back(i / 100.0);  // 1.01 .. 25 in steps of 0.01
-  const double t_paper = best_of(3, [&] { paper = hybrid_renyi_epsilon(table, 1, 250000, 1e-4, paper_integer_alphas()); });
+  const double t_paper =
+      best_of(3, [&] { paper = hybrid_renyi_epsilon(table, 1, 250000, 1e-4, paper_integer_alphas()); });
   const double t_fine = best_of(1, [&] { fine = hybrid_renyi_epsilon(table, 1, 250000, 1e-4, orders); });
   PairSpecification specification;
   PairBounds bounds;
-  const double t_certificate = best_of(1, [&] { bounds = account(make_pair_family(table, specification), 250000, AccountantOptions{}); });
-  std::printf("   HRDP, integer alpha 2 .. 25:     %.4f s, epsilon %.6f (alpha %g)\n", t_paper, paper.epsilon, paper.alpha);
+  const double t_certificate =
+      best_of(1, [&] { bounds = account(make_pair_family(table, specification), 250000, AccountantOptions{}); });
+  std::printf("   HRDP, integer alpha 2 .. 25:     %.4f s, epsilon %.6f (alpha %g)\n", t_paper, paper.epsilon,
+              paper.alpha);
   std::printf("   HRDP, alpha 1.01 .. 25 by 0.01: %.4f s, epsilon %.6f (alpha %g)\n", t_fine, fine.epsilon, fine.alpha);
-  std::printf("   yardstick: certificate            %.4f s, epsilon in [%.6f, %.6f]\n", t_certificate, bounds.epsilon_lower(1e-4),
-              bounds.epsilon_upper(1e-4));
+  std::printf("   yardstick: certificate            %.4f s, epsilon in [%.6f, %.6f]\n", t_certificate,
+              bounds.epsilon_lower(1e-4), bounds.epsilon_upper(1e-4));
 }
 
 // A Gaussian written as differences of its CDF (as other tools write one): symmetric and monotone only up to rounding.
@@ -252,13 +266,13 @@ void default_case(const char* name, const PairFamily& family, int64_t n, const C
     const char* name;
     std::function<Certificate()> certify;
   };
-  const std::vector<Way> ways{
-      {"per query (now)", [&] { return certify_family(family, request, automatic); }},
-      {"without queries", [&] {
-         PairBounds bounds = account(family, n, automatic);
-         return make_certificate(bounds, request, automatic);
-       }},
-      {"envelope only", [&] { return certify_family(family, request, envelope); }}};
+  const std::vector<Way> ways{{"per query (now)", [&] { return certify_family(family, request, automatic); }},
+                              {"without queries",
+                               [&] {
+                                 PairBounds bounds = account(family, n, automatic);
+                                 return make_certificate(bounds, request, automatic);
+                               }},
+                              {"envelope only", [&] { return certify_family(family, request, envelope); }}};
   std::printf("%s, n = %lld:\n", name, static_cast<long long>(n));
   for (const auto& way : ways) {
     Certificate c;
@@ -271,8 +285,9 @@ void default_case(const char* name, const PairFamily& family, int64_t n, const C
 }
 
 void benchmark_default_per_query() {
-  std::printf("The default decides per query (issue: 'a default that decides per query'); the previous default "
-              "beside it\n");
+  std::printf(
+      "The default decides per query (issue: 'a default that decides per query'); the previous default "
+      "beside it\n");
   CertificateRequest at_delta;
   at_delta.curve_points = 0;
   PairSpecification shift6;
@@ -280,8 +295,8 @@ void benchmark_default_per_query() {
   const NoiseTable g60 = gaussian_by_cdf_differences(60.0, 1.0, 30000);
   at_delta.compositions = 128;
   at_delta.deltas = {1e-6};
-  default_case("Gaussian sigma 60 by CDF differences, 60,001 points, s = 6 cells, delta 1e-6", make_pair_family(g60, shift6), 128,
-               at_delta);
+  default_case("Gaussian sigma 60 by CDF differences, 60,001 points, s = 6 cells, delta 1e-6",
+               make_pair_family(g60, shift6), 128, at_delta);
   at_delta.compositions = 4;
   at_delta.deltas = {1e-3};
   default_case("the same, delta 1e-3", make_pair_family(g60, shift6), 4, at_delta);
@@ -294,7 +309,8 @@ void benchmark_default_per_query() {
   at_delta.deltas = {1e-5};
   default_case("DP-SGD: Gaussian sigma 1.1 by CDF differences, step 0.01, q = 256/60000, delta 1e-5",
                make_pair_family(g11, dpsgd), 14063, at_delta);
-  // The same table mirrored to be exactly symmetric, as `noiselearn baseline gaussian` writes it: no copy, no allowance.
+  // The same table mirrored to be exactly symmetric, as `noiselearn baseline gaussian` writes it: no copy, no
+  // allowance.
   std::vector<double> mirrored = g11.probabilities();
   for (size_t i = 0; i < mirrored.size() / 2; ++i) mirrored[mirrored.size() - 1 - i] = mirrored[i];
   double mirrored_total = 0.0;
@@ -303,8 +319,8 @@ void benchmark_default_per_query() {
   default_case("the same table exactly symmetric (as noiselearn baseline writes it)",
                make_pair_family(NoiseTable(g11.grid(), mirrored), dpsgd), 14063, at_delta);
   // A skewed table whose envelope bracket at its query is wide: the programme runs for it.
-  const std::vector<double> skewed{0.14163192877177827, 0.026741812862291218, 0.2778018584097398, 0.1202540024123008,
-                                   0.040171722941238476, 0.35673664672449895, 0.03666202787815256};
+  const std::vector<double> skewed{0.14163192877177827,  0.026741812862291218, 0.2778018584097398, 0.1202540024123008,
+                                   0.040171722941238476, 0.35673664672449895,  0.03666202787815256};
   double total = 0.0;
   for (double v : skewed) total += v;
   std::vector<double> p = skewed;
@@ -315,8 +331,8 @@ void benchmark_default_per_query() {
   at_epsilon.curve_points = 0;
   at_epsilon.compositions = 3;
   at_epsilon.epsilons = {1.0};
-  default_case("skewed 7-point table, s = 2 cells, epsilon 1 (delta bracket)", make_pair_family(NoiseTable(Grid{0.0, 1.0, 7}, p), shift2),
-               3, at_epsilon);
+  default_case("skewed 7-point table, s = 2 cells, epsilon 1 (delta bracket)",
+               make_pair_family(NoiseTable(Grid{0.0, 1.0, 7}, p), shift2), 3, at_epsilon);
   std::printf("\n");
 }
 
@@ -325,14 +341,16 @@ void benchmark_default_per_query() {
 // the same loss step, so the same discretisation), and the previous route through a discretised Gaussian table (the
 // DP-SGD row of benchmark_default_per_query). The peers run from their sources: tests/benchmarks/peers.
 void benchmark_mechanism_events() {
-  std::printf("DP-SGD without a grid (noiselearn account / nl.dp_sgd_epsilon): the default beside square-and-multiply\n");
+  std::printf(
+      "DP-SGD without a grid (noiselearn account / nl.dp_sgd_epsilon): the default beside square-and-multiply\n");
   struct Case {
     const char* name;
     double noise_multiplier, rate;
     int64_t steps;
   };
-  for (const Case& c : {Case{"Abadi et al.'s MNIST: sigma 1.1, q = 256/60000, 14,063 steps, delta 1e-5", 1.1, 256.0 / 60000.0, 14063},
-                        Case{"10^6 steps at q = 1e-3, sigma 1.0, delta 1e-5", 1.0, 1e-3, 1000000}}) {
+  for (const Case& c :
+       {Case{"Abadi et al.'s MNIST: sigma 1.1, q = 256/60000, 14,063 steps, delta 1e-5", 1.1, 256.0 / 60000.0, 14063},
+        Case{"10^6 steps at q = 1e-3, sigma 1.0, delta 1e-5", 1.0, 1e-3, 1000000}}) {
     EpsilonBracket fast, slow;
     const double t_fast = best_of(1, [&] { fast = dp_sgd_epsilon(c.noise_multiplier, c.rate, c.steps, 1e-5); });
     // The yardstick: the same description and loss step, composed by square-and-multiply.
@@ -344,22 +362,25 @@ void benchmark_mechanism_events() {
       const PairBounds chosen = account_events(description, options, queries);  // the loss step the default picks
       AccountantOptions squaring = chosen.options;
       squaring.fft_power = false;
-      PairBounds bounds = compose_bounds(event_release_bounds(description.events.front(), description.relation, squaring),
-                                         c.steps, squaring, queries);
+      PairBounds bounds = compose_bounds(
+          event_release_bounds(description.events.front(), description.relation, squaring), c.steps, squaring, queries);
       bounds = refined_for_delta(std::move(bounds), 1e-5);
       slow = {bounds.epsilon_lower(1e-5), bounds.epsilon_upper(1e-5)};
     });
-    std::printf("  %s\n    default (FFT power): [%.6f, %.6f] (%.1e relative) in %.2f s; square-and-multiply: [%.6f, %.6f] "
-                "(%.1e) in %.2f s (includes one default run to learn its loss step)\n",
-                c.name, fast.lower, fast.upper, (fast.upper - fast.lower) / fast.upper, t_fast, slow.lower, slow.upper,
-                (slow.upper - slow.lower) / slow.upper, t_slow);
+    std::printf(
+        "  %s\n    default (FFT power): [%.6f, %.6f] (%.1e relative) in %.2f s; square-and-multiply: [%.6f, %.6f] "
+        "(%.1e) in %.2f s (includes one default run to learn its loss step)\n",
+        c.name, fast.lower, fast.upper, (fast.upper - fast.lower) / fast.upper, t_fast, slow.lower, slow.upper,
+        (slow.upper - slow.lower) / slow.upper, t_slow);
   }
   NoiseCalibration calibration;
-  const double t_calibrate = best_of(1, [&] { calibration = calibrate_noise_multiplier(2.0, 1e-5, 256.0 / 60000.0, 14063); });
-  std::printf("  calibration for epsilon 2 (MNIST setting): noise multiplier %.6f, certified [%.6f, %.6f], %d accountant "
-              "runs, %.2f s\n\n",
-              calibration.noise_multiplier, calibration.epsilon.lower, calibration.epsilon.upper, calibration.evaluations,
-              t_calibrate);
+  const double t_calibrate =
+      best_of(1, [&] { calibration = calibrate_noise_multiplier(2.0, 1e-5, 256.0 / 60000.0, 14063); });
+  std::printf(
+      "  calibration for epsilon 2 (MNIST setting): noise multiplier %.6f, certified [%.6f, %.6f], %d accountant "
+      "runs, %.2f s\n\n",
+      calibration.noise_multiplier, calibration.epsilon.lower, calibration.epsilon.upper, calibration.evaluations,
+      t_calibrate);
 }
 
 // Noise on each of d coordinates (coordinate_product.hpp): the Gaussian's product in closed form (the Gaussian of
@@ -385,30 +406,39 @@ void benchmark_coordinates() {
     return EpsilonBracket{b.epsilon_lower(1e-5), b.epsilon_upper(1e-5)};
   };
   const double t_closed = best_of(1, [&] {
-    closed = event_bracket({{"mechanism", "gaussian"}, {"noise_multiplier", "40"}, {"coordinates", "1000"},
-                            {"sampling_rate", "0.01"}, {"count", "1000"}});
+    closed = event_bracket({{"mechanism", "gaussian"},
+                            {"noise_multiplier", "40"},
+                            {"coordinates", "1000"},
+                            {"sampling_rate", "0.01"},
+                            {"count", "1000"}});
   });
   const double t_computed = best_of(1, [&] {
     AccountantOptions options;
     options.fft_power = true;
-    auto gaussian = std::make_shared<testing::ComputedProductOnly>(mechanism_kind("gaussian").make({{"noise_multiplier", m}}, {}));
+    auto gaussian =
+        std::make_shared<testing::ComputedProductOnly>(mechanism_kind("gaussian").make({{"noise_multiplier", m}}, {}));
     const PairBounds single = sampled_release_bounds(gaussian, poisson, RecordRelation::kAddOrRemove, options, d);
     const PairBounds b = refined_for_delta(compose_bounds(single, n, options, queries), 1e-5);
     computed = {b.epsilon_lower(1e-5), b.epsilon_upper(1e-5)};
   });
-  std::printf("  Gaussian m = 40 on 1000 coordinates, q = 0.01, 1000 releases:\n"
-              "    closed form (m / sqrt(d)): [%.6f, %.6f] (%.1e relative) in %.2f s\n"
-              "    computed product (yardstick): [%.6f, %.6f] (%.1e) in %.2f s\n",
-              closed.lower, closed.upper, (closed.upper - closed.lower) / closed.upper, t_closed, computed.lower,
-              computed.upper, (computed.upper - computed.lower) / computed.upper, t_computed);
+  std::printf(
+      "  Gaussian m = 40 on 1000 coordinates, q = 0.01, 1000 releases:\n"
+      "    closed form (m / sqrt(d)): [%.6f, %.6f] (%.1e relative) in %.2f s\n"
+      "    computed product (yardstick): [%.6f, %.6f] (%.1e) in %.2f s\n",
+      closed.lower, closed.upper, (closed.upper - closed.lower) / closed.upper, t_closed, computed.lower,
+      computed.upper, (computed.upper - computed.lower) / computed.upper, t_computed);
   EpsilonBracket laplace;
   const double t_laplace = best_of(1, [&] {
-    laplace = event_bracket({{"mechanism", "laplace"}, {"noise_multiplier", "283"}, {"coordinates", "4810"},
-                             {"sampling_rate", "0.0445062587"}, {"count", "899"}});
+    laplace = event_bracket({{"mechanism", "laplace"},
+                             {"noise_multiplier", "283"},
+                             {"coordinates", "4810"},
+                             {"sampling_rate", "0.0445062587"},
+                             {"count", "899"}});
   });
-  std::printf("  Laplace noise multiplier 283 on 4810 coordinates, q = 0.0445, 899 releases (per_coordinate.py): "
-              "[%.6f, %.6f] (%.1e) in %.2f s\n\n",
-              laplace.lower, laplace.upper, (laplace.upper - laplace.lower) / laplace.upper, t_laplace);
+  std::printf(
+      "  Laplace noise multiplier 283 on 4810 coordinates, q = 0.0445, 899 releases (per_coordinate.py): "
+      "[%.6f, %.6f] (%.1e) in %.2f s\n\n",
+      laplace.lower, laplace.upper, (laplace.upper - laplace.lower) / laplace.upper, t_laplace);
 }
 
 int main(int argc, char** argv) {

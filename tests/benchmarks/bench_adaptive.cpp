@@ -2,7 +2,8 @@
 // refines, on the tables of its issue, each at loss step 1e-3:
 //   1. the asymmetric two-piece Laplace on the integers (p_j ~ e^{-(160 - j)/20} below the mode 160, e^{-(j - 160)/40}
 //      above, j = -640..1760), s = 1, n = 500: eps(1e-5) bracket and time, against the envelope's;
-//   2. a 401-point one-sided table (truncated Gaussian bump with a ripple: asymmetric, few distinguishing events), s = 1,
+//   2. a 401-point one-sided table (truncated Gaussian bump with a ripple: asymmetric, few distinguishing events), s =
+//   1,
 //      n = 500: the same;
 //   3. the issue's 401-point table: the HRDP optimum of configs/onesided-hrdp.yaml (T = 500, HRDP (4, 1e-5), alpha
 //      6.51277, second moment), s = 1, n = 500;
@@ -46,12 +47,13 @@ void compare(const std::string& name, const NoiseTable& table, int64_t n, double
   const Timing te = time_of(0, 1, [&] { with_envelope = account(family, n, envelope); });
   const Timing ta = time_of(0, 1, [&] { with_adaptive = account(family, n, adaptive); });
   // delta above the distinguishing events (one-sided tables have some), where eps(delta) is finite.
-  const double delta = 1e-5 + std::max(with_envelope.composed_infinity_mass_first, with_envelope.composed_infinity_mass_second);
+  const double delta =
+      1e-5 + std::max(with_envelope.composed_infinity_mass_first, with_envelope.composed_infinity_mass_second);
   fmt::print("{}, n = {}, delta = {:.6g}:\n", name, n, delta);
-  fmt::print("  envelope (yardstick):     eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s\n", with_envelope.epsilon_lower(delta),
-             with_envelope.epsilon_upper(delta), te.best);
-  fmt::print("  exact adaptive programme: eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s  ({})\n", with_adaptive.epsilon_lower(delta),
-             with_adaptive.epsilon_upper(delta), ta.best,
+  fmt::print("  envelope (yardstick):     eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s\n",
+             with_envelope.epsilon_lower(delta), with_envelope.epsilon_upper(delta), te.best);
+  fmt::print("  exact adaptive programme: eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s  ({})\n",
+             with_adaptive.epsilon_lower(delta), with_adaptive.epsilon_upper(delta), ta.best,
              with_adaptive.adaptive.empty() ? "not run" : with_adaptive.adaptive.front().describe());
 }
 
@@ -77,16 +79,20 @@ void kernel_rate() {
   const Timing tn = time_of(1, 5, [&] {
     std::fill(naive.begin(), naive.end(), 0.0);
     for (int64_t j = 0; j < kAtoms; ++j)
-      for (int64_t p = 0; p < kWidth; ++p) naive[static_cast<size_t>(p)] += masses[static_cast<size_t>(j)] * source[p + offsets[static_cast<size_t>(j)]];
+      for (int64_t p = 0; p < kWidth; ++p)
+        naive[static_cast<size_t>(p)] += masses[static_cast<size_t>(j)] * source[p + offsets[static_cast<size_t>(j)]];
   });
   double largest_gap = 0.0;
   for (int64_t p = 0; p < kWidth; ++p)
-    largest_gap = std::max(largest_gap, std::fabs(fast[static_cast<size_t>(p)] - naive[static_cast<size_t>(p)]) / naive[static_cast<size_t>(p)]);
+    largest_gap = std::max(largest_gap, std::fabs(fast[static_cast<size_t>(p)] - naive[static_cast<size_t>(p)]) /
+                                            naive[static_cast<size_t>(p)]);
   const double work = static_cast<double>(kAtoms) * static_cast<double>(kWidth);
-  fmt::print("kernel (shift_add), {} atoms over {} offsets, {} outputs: {:.3f} ms, {:.3g} multiply-adds/s (median {:.3g}); "
-             "the naive loop {:.3f} ms, {:.3g}/s: {:.1f}x; largest relative difference {:.2g} (each within (m + 2) u of the exact sum: at most 2 (m + 2) u = {:.2g} apart)\n",
-             kAtoms, kSpan, kWidth, 1e3 * tf.best, work / tf.best, work / tf.median, 1e3 * tn.best, work / tn.best,
-             tn.best / tf.best, largest_gap, 2.0 * (kAtoms + 2) * 0x1p-53);
+  fmt::print(
+      "kernel (shift_add), {} atoms over {} offsets, {} outputs: {:.3f} ms, {:.3g} multiply-adds/s (median {:.3g}); "
+      "the naive loop {:.3f} ms, {:.3g}/s: {:.1f}x; largest relative difference {:.2g} (each within (m + 2) u of the "
+      "exact sum: at most 2 (m + 2) u = {:.2g} apart)\n",
+      kAtoms, kSpan, kWidth, 1e3 * tf.best, work / tf.best, work / tf.median, 1e3 * tn.best, work / tn.best,
+      tn.best / tf.best, largest_gap, 2.0 * (kAtoms + 2) * 0x1p-53);
 }
 
 }  // namespace

@@ -20,19 +20,19 @@
 #include <string>
 #include <vector>
 
-#include "core/heap_reuse.hpp"
+#include "accounting/hybrid_renyi.hpp"
 #include "bench_timing.hpp"
 #include "core/baselines.hpp"
+#include "core/heap_reuse.hpp"
+#include "core/one_sided_baselines.hpp"
 #include "losses/differentiable_pair.hpp"
 #include "losses/moments_accountant_loss.hpp"
 #include "losses/planned_fft.hpp"
 #include "losses/privacy_buckets_composition.hpp"
 #include "losses/privacy_buckets_loss.hpp"
-#include "losses/soft_pld_loss.hpp"
-#include "accounting/hybrid_renyi.hpp"
-#include "core/one_sided_baselines.hpp"
 #include "losses/renyi_loss.hpp"
 #include "losses/renyi_objective.hpp"
+#include "losses/soft_pld_loss.hpp"
 #include "models/noise_model.hpp"
 
 using namespace noiselearn;
@@ -47,12 +47,16 @@ bench::Timing time_of(int repetitions, F&& f) {
 }
 
 void benchmark_privacy_buckets() {
-  std::printf("1. The training losses at the paper's scale: E = 60,001 (Gaussian sigma 30 on [-500, 500], step 1/60), s = 60 cells,\n"
-              "   n = 128, eps 0.3, one direction (A||B), best / median of 20 [ms]: the fused functions (the default) against the\n"
-              "   tensor-operation reference (autograd graphs of the same mathematics)\n");
+  std::printf(
+      "1. The training losses at the paper's scale: E = 60,001 (Gaussian sigma 30 on [-500, 500], step 1/60), s = 60 "
+      "cells,\n"
+      "   n = 128, eps 0.3, one direction (A||B), best / median of 20 [ms]: the fused functions (the default) against "
+      "the\n"
+      "   tensor-operation reference (autograd graphs of the same mathematics)\n");
   const NoiseTable table = gaussian_table(Grid::symmetric(500.0, 1.0 / 60.0), 30.0);
   const torch::Tensor log_p = log_probabilities_of(table);
-  std::printf("   %-36s %22s %22s %24s %14s\n", "loss", "fused fwd", "fused fwd+bwd", "reference fwd+bwd", "delta(0.3)");
+  std::printf("   %-36s %22s %22s %24s %14s\n", "loss", "fused fwd", "fused fwd+bwd", "reference fwd+bwd",
+              "delta(0.3)");
   struct Setting {
     std::string label;
     std::function<std::shared_ptr<PrivacyLoss>(bool fused)> make;
@@ -107,9 +111,9 @@ void benchmark_privacy_buckets() {
         loss->direction_delta(additive_pair(leaf, 60).forward(), 0).backward();
       });
     }
-    std::printf("   %-36s %10.2f / %7.2f %12.2f / %7.2f %12.2f / %7.2f %16.6e\n", setting.label.c_str(), 1e3 * timings[0].best,
-                1e3 * timings[0].median, 1e3 * timings[1].best, 1e3 * timings[1].median, 1e3 * timings[2].best,
-                1e3 * timings[2].median, delta);
+    std::printf("   %-36s %10.2f / %7.2f %12.2f / %7.2f %12.2f / %7.2f %16.6e\n", setting.label.c_str(),
+                1e3 * timings[0].best, 1e3 * timings[0].median, 1e3 * timings[1].best, 1e3 * timings[1].median,
+                1e3 * timings[2].best, 1e3 * timings[2].median, delta);
   }
 }
 
@@ -117,7 +121,9 @@ void benchmark_privacy_buckets() {
 // directions) with its gradient on a 30,001-point one-sided table (Vuvuzela size), next to the plain double loop of
 // the HRDP accountant (accounting/hybrid_renyi, value only, both directions) as the yardstick.
 void benchmark_hybrid_renyi() {
-  std::printf("\n2. HRDP objective, one-sided 30,001-point table (discrete TBL, 0 .. 30,000, scale 1000), T = 250,000, alpha 28\n");
+  std::printf(
+      "\n2. HRDP objective, one-sided 30,001-point table (discrete TBL, 0 .. 30,000, scale 1000), T = 250,000, alpha "
+      "28\n");
   const NoiseTable table = discrete_tbl_table(30000, 15000.0, 1000.0);
   const torch::Tensor log_p = torch::log(torch::tensor(table.probabilities(), torch::kDouble));
   RenyiLossOptions options;
@@ -136,17 +142,20 @@ void benchmark_hybrid_renyi() {
     (void)hybrid_renyi_direction(table, 1, 28.0, true);
     (void)hybrid_renyi_direction(table, 1, 28.0, false);
   });
-  std::printf("   value + gradient (both directions): %.2f / %.2f ms (best / median of 20); the accountant's loop (value only): "
-              "%.2f / %.2f ms\n",
-              1e3 * both.best, 1e3 * both.median, 1e3 * reference.best, 1e3 * reference.median);
+  std::printf(
+      "   value + gradient (both directions): %.2f / %.2f ms (best / median of 20); the accountant's loop (value "
+      "only): "
+      "%.2f / %.2f ms\n",
+      1e3 * both.best, 1e3 * both.median, 1e3 * reference.best, 1e3 * reference.median);
 }
 
 }  // namespace
 
-
 void benchmark_fft() {
-  std::printf("\n3. FFT: planned real FFT against torch::fft (microseconds, best / median of 200 calls of 20), and the n = 128\n"
-              "   PrivacyBuckets composition (2h = 1000 buckets, FFT size 2048), forward + backward, with each\n");
+  std::printf(
+      "\n3. FFT: planned real FFT against torch::fft (microseconds, best / median of 200 calls of 20), and the n = "
+      "128\n"
+      "   PrivacyBuckets composition (2h = 1000 buckets, FFT size 2048), forward + backward, with each\n");
   std::printf("   %8s %22s %22s %22s %22s\n", "size", "rfft planned", "rfft torch", "irfft planned", "irfft torch");
   torch::manual_seed(2);
   for (const int64_t n : {int64_t{2048}, int64_t{8192}, int64_t{16384}}) {
@@ -188,8 +197,10 @@ void benchmark_fft() {
     planned = {std::min(planned.best, a.best), std::min(planned.median, a.median)};
     previous = {std::min(previous.best, b.best), std::min(previous.median, b.median)};
   }
-  std::printf("   composition n = 128, forward + backward: planned FFT %.0f / %.0f us; torch's FFT (the previous version) %.0f / %.0f us\n",
-              1e6 * planned.best, 1e6 * planned.median, 1e6 * previous.best, 1e6 * previous.median);
+  std::printf(
+      "   composition n = 128, forward + backward: planned FFT %.0f / %.0f us; torch's FFT (the previous version) %.0f "
+      "/ %.0f us\n",
+      1e6 * planned.best, 1e6 * planned.median, 1e6 * previous.best, 1e6 * previous.median);
 }
 
 int main(int argc, char** argv) {

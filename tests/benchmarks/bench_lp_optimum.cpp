@@ -15,8 +15,8 @@ using namespace noiselearn;
 namespace {
 
 void report(const char* what, const LpOptimum& r, const char* yardstick) {
-  std::printf("%-62s %s: delta %.10g, cost %.10g, %lld round(s), %zu shift(s), %.2f s   | %s\n", what, r.status.c_str(), r.delta, r.cost,
-              static_cast<long long>(r.rounds), r.active_shifts.size(), r.seconds, yardstick);
+  std::printf("%-62s %s: delta %.10g, cost %.10g, %lld round(s), %zu shift(s), %.2f s   | %s\n", what, r.status.c_str(),
+              r.delta, r.cost, static_cast<long long>(r.rounds), r.active_shifts.size(), r.seconds, yardstick);
 }
 
 }  // namespace
@@ -33,18 +33,20 @@ int main(int argc, char** argv) {
          "reference 0.05014528 (independent LP)");
   const NoiseTable staircase = staircase_table(o.grid, 0.3, 1.0, staircase_optimal_gamma_l1(0.3), 5.0);
   char text[160];
-  std::snprintf(text, sizeof text, "truncated staircase: delta %.10g at L1 %.10g", single_release_delta(staircase.probabilities(), 100, 0.3),
-                l1_utility(staircase));
+  std::snprintf(text, sizeof text, "truncated staircase: delta %.10g at L1 %.10g",
+                single_release_delta(staircase.probabilities(), 100, 0.3), l1_utility(staircase));
   LpOptimumOptions at_staircase = o;
   at_staircase.cost_budget = l1_utility(staircase);
   report("the same at the staircase's L1", solve_lp_optimum(at_staircase), text);
   LpOptimumOptions wide = o;
   wide.grid = Grid::symmetric(10.0, 0.01);
-  report("2001 points [-10, 10], s = 100 cells, least delta, symmetric+monotone", solve_lp_optimum(wide), "goal well under 10 s");
+  report("2001 points [-10, 10], s = 100 cells, least delta, symmetric+monotone", solve_lp_optimum(wide),
+         "goal well under 10 s");
   if (with_free) {
     LpOptimumOptions free = o;
     free.symmetric = free.monotone = false;
-    report("1001 points, no shape constraints (every shift generated)", solve_lp_optimum(free), "the shaped optimum above");
+    report("1001 points, no shape constraints (every shift generated)", solve_lp_optimum(free),
+           "the shaped optimum above");
   }
   for (double delta : {1e-4, 1e-6}) {
     LpOptimumOptions one_sided;

@@ -15,11 +15,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <csignal>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,9 +27,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/heap_reuse.hpp"
 #include "bench_timing.hpp"
 #include "cli/passive_openmp_waiting.hpp"
+#include "core/heap_reuse.hpp"
 #include "models/sigmoid_stack.hpp"
 
 using namespace noiselearn;
@@ -74,8 +74,8 @@ void report(const char* label, double range, int64_t sigmoids, const std::vector
   std::printf("%s: E = %lld, K = %lld, C = 500\n", label, static_cast<long long>(grid.size),
               static_cast<long long>(sigmoids));
   std::printf("  fused (the default)         forward+backward  %10.3f ms  (median of 21)\n", 1e3 * fused);
-  std::printf("  fast exact, tensor operations  forward+backward  %10.3f ms  (median of 21)   fused speed-up %.1fx\n", 1e3 * fast,
-              fast / fused);
+  std::printf("  fast exact, tensor operations  forward+backward  %10.3f ms  (median of 21)   fused speed-up %.1fx\n",
+              1e3 * fast, fast / fused);
   for (int64_t k : direct_sigmoids) {
     const auto reference = make_model(grid, k);
     const double direct = forward_backward_seconds(*reference, false, 3);
@@ -135,21 +135,23 @@ void report_threads(int all_cores) {
                 1e3 * alone, 1e3 * shared);
     if (all_cores == 1) break;
   }
-  std::printf("  yardstick: target 10 ms; before (2 threads, spinning waits) 9.8 ms alone, 528 ms with a busy neighbour\n");
+  std::printf(
+      "  yardstick: target 10 ms; before (2 threads, spinning waits) 9.8 ms alone, 528 ms with a busy neighbour\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  noiselearn::keep_freed_heap_memory_for_reuse();  // as the CLI (core/heap_reuse.hpp)
+  noiselearn::keep_freed_heap_memory_for_reuse();                // as the CLI (core/heap_reuse.hpp)
   noiselearn::cli::reexecute_with_passive_openmp_waiting(argv);  // as noiselearn --threads N > 1 does
   const int all_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = bench::threads_argument(argc, argv, 1);  // noiselearn's default
   at::set_num_threads(threads);
   const char* policy = std::getenv("OMP_WAIT_POLICY");
-  std::printf("bench_models: sigmoid stack, %d threads (OMP_WAIT_POLICY=%s); target <= 10 ms for the fast path at the "
-              "paper's scale\n",
-              threads, policy ? policy : "unset");
+  std::printf(
+      "bench_models: sigmoid stack, %d threads (OMP_WAIT_POLICY=%s); target <= 10 ms for the fast path at the "
+      "paper's scale\n",
+      threads, policy ? policy : "unset");
   if (std::FILE* load = std::fopen("/proc/loadavg", "r")) {
     char line[128] = {};
     if (std::fgets(line, sizeof line, load)) std::printf("load average before the run: %s", line);

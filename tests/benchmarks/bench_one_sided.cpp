@@ -9,14 +9,14 @@
 //      experiment certifies the optima through the CLI).
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "bench_timing.hpp"
 #include "accounting/hybrid_renyi.hpp"
+#include "bench_timing.hpp"
 #include "solvers/hybrid_renyi_optimum.hpp"
 #include "solvers/one_sided_composition.hpp"
 
@@ -41,21 +41,23 @@ void vuvuzela() {
     double mean = 0.0;
     for (size_t j = 0; j < r.probabilities.size(); ++j) mean += static_cast<double>(j) * r.probabilities[j];
     std::printf("   R0 = %6lld: %6.2f s (%lld Newton steps, %.3f ms each; goal < 60 s): %s; mean %.1f\n",
-                static_cast<long long>(r0), seconds, static_cast<long long>(steps), 1e3 * seconds / std::max<int64_t>(1, steps),
-                r.feasible ? "feasible" : "no table", mean);
+                static_cast<long long>(r0), seconds, static_cast<long long>(steps),
+                1e3 * seconds / std::max<int64_t>(1, steps), r.feasible ? "feasible" : "no table", mean);
     if (r0 == 30000 && r.feasible) {
       const NoiseTable table = r.table();
-      const auto t = bench::time_of(1, 5, [&] { (void)hybrid_renyi_epsilon_at(table, 1, o.compositions, o.delta, o.alpha); });
-      std::printf("   HRDP epsilon of the 30,001-point optimum (one evaluation, both directions): %.2f ms (best of 5)\n",
-                  1e3 * t.best);
+      const auto t =
+          bench::time_of(1, 5, [&] { (void)hybrid_renyi_epsilon_at(table, 1, o.compositions, o.delta, o.alpha); });
+      std::printf(
+          "   HRDP epsilon of the 30,001-point optimum (one evaluation, both directions): %.2f ms (best of 5)\n",
+          1e3 * t.best);
     }
   }
 }
 
 void fig2(const std::vector<std::pair<int64_t, double>>& settings) {
   std::printf("2. Fig. 2: least E[e^2] for T releases to be (eps, delta)-DP\n");
-  std::printf("   %5s %7s %4s %14s %14s %14s %8s %6s %8s\n", "T", "delta", "eps", "TBL+AC", "TBL+HRDP", "HRDP-optimum", "alpha",
-              "R0", "seconds");
+  std::printf("   %5s %7s %4s %14s %14s %14s %8s %6s %8s\n", "T", "delta", "eps", "TBL+AC", "TBL+HRDP", "HRDP-optimum",
+              "alpha", "R0", "seconds");
   for (const auto& [t, delta] : settings) {
     for (double eps : {2.0, 3.0, 4.0, 6.0, 8.0, 10.0}) {
       const DiscreteTblChoice ac = least_second_moment_discrete_tbl(t, delta, eps, OneSidedComposition::kAdvanced);
@@ -75,7 +77,8 @@ void fig2(const std::vector<std::pair<int64_t, double>>& settings) {
       const auto text = [](bool found, double value) { return found ? std::to_string(value) : std::string("none"); };
       std::printf("   %5lld %7.0e %4.0f %14s %14s %14s %8.3f %6lld %8.1f\n", static_cast<long long>(t), delta, eps,
                   text(ac.found, ac.second_moment).c_str(), text(hr.found, hr.second_moment).c_str(),
-                  text(best.feasible, best.cost).c_str(), best.alpha, static_cast<long long>(best_r0), seconds_since(start));
+                  text(best.feasible, best.cost).c_str(), best.alpha, static_cast<long long>(best_r0),
+                  seconds_since(start));
       std::fflush(stdout);
     }
   }

@@ -17,24 +17,33 @@ using namespace noiselearn::bench;
 
 int main() {
   AccountantOptions options;
-  const PrivacyBoostingMechanism interval({BoostingKernelKind::kGaussian, 6.58293}, PreferredRegion{PreferredRegionKind::kInterval, 10.0, 0, 0, 0}, 0.9);
+  const PrivacyBoostingMechanism interval({BoostingKernelKind::kGaussian, 6.58293},
+                                          PreferredRegion{PreferredRegionKind::kInterval, 10.0, 0, 0, 0}, 0.9);
   double eps = 0.0;
-  const Timing pb = time_of(1, 5, [&] { eps = privacy_boosting_bounds(interval, AnswerSensitivity{}, options).bounds.epsilon_upper(1e-5); });
+  const Timing pb = time_of(
+      1, 5, [&] { eps = privacy_boosting_bounds(interval, AnswerSensitivity{}, options).bounds.epsilon_upper(1e-5); });
   const Timing gauss = time_of(1, 5, [&] { gaussian_mechanism_bounds(6.58293, 1.0, options); });
-  fmt::print("one release, interval region, loss step 1e-4: PB certificate {:.3f} s (median {:.3f}), eps {:.6f} at 1e-5\n", pb.best, pb.median, eps);
-  fmt::print("  yardstick: continuous Gaussian mechanism bounds, same sigma and loss step (pieces 1/8 step): {:.3f} s\n", gauss.best);
+  fmt::print(
+      "one release, interval region, loss step 1e-4: PB certificate {:.3f} s (median {:.3f}), eps {:.6f} at 1e-5\n",
+      pb.best, pb.median, eps);
+  fmt::print(
+      "  yardstick: continuous Gaussian mechanism bounds, same sigma and loss step (pieces 1/8 step): {:.3f} s\n",
+      gauss.best);
 
   AccountantOptions coarse;
   coarse.loss_step = 1e-3;
-  const PrivacyBoostingMechanism relative({BoostingKernelKind::kGaussian, 1.5}, PreferredRegion{PreferredRegionKind::kRelative, 2.0, 0.1, 0, 0}, 0.9);
+  const PrivacyBoostingMechanism relative({BoostingKernelKind::kGaussian, 1.5},
+                                          PreferredRegion{PreferredRegionKind::kRelative, 2.0, 0.1, 0, 0}, 0.9);
   size_t pairs = 0;
   const Timing rel = time_of(0, 1, [&] {
     const auto b = privacy_boosting_bounds(relative, AnswerSensitivity{}, coarse);
     pairs = b.pairs.size();
     eps = b.bounds.epsilon_upper(1e-5);
   });
-  fmt::print("relative region, loss step 1e-3: {} answer pairs, both directions, {:.2f} s ({:.1f} ms per pair and direction), eps {:.6f} at 1e-5\n",
-             pairs, rel.best, 1e3 * rel.best / (2.0 * pairs), eps);
+  fmt::print(
+      "relative region, loss step 1e-3: {} answer pairs, both directions, {:.2f} s ({:.1f} ms per pair and direction), "
+      "eps {:.6f} at 1e-5\n",
+      pairs, rel.best, 1e3 * rel.best / (2.0 * pairs), eps);
 
   std::mt19937_64 generator(1);
   const int draws = 2'000'000;
@@ -46,7 +55,8 @@ int main() {
   const Timing plain = time_of(1, 3, [&] {
     for (int i = 0; i < draws; ++i) sink += normal(generator);
   });
-  fmt::print("sampling (mt19937_64): PB {:.3g} draws/s; yardstick std::normal_distribution {:.3g} draws/s (sink {:.3g})\n",
-             draws / sampling.best, draws / plain.best, sink);
+  fmt::print(
+      "sampling (mt19937_64): PB {:.3g} draws/s; yardstick std::normal_distribution {:.3g} draws/s (sink {:.3g})\n",
+      draws / sampling.best, draws / plain.best, sink);
   return 0;
 }

@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
   torch::set_num_threads(threads);
   const double target = std::atof(argument(argc, argv, "--target", "3.2"));
   const int64_t iterations = std::atoll(argument(argc, argv, "--iterations", "3000"));
-  const PreconditionedDirection direction = parse_preconditioned_direction(argument(argc, argv, "--direction", "steepest"));
+  const PreconditionedDirection direction =
+      parse_preconditioned_direction(argument(argc, argv, "--direction", "steepest"));
 
   const GeometricTailShape shape;  // continuous, N = 2000, r = 0.9999, Delta = 0.05
   const double sigma = 5.0;
@@ -60,17 +61,22 @@ int main(int argc, char** argv) {
       worst = std::max(worst, reference_log_renyi_moment(log_window, shape.ratio, a, objective_options.alpha));
     if (worst == 0.123) std::puts("");
   });
-  fmt::print("  objective + gradient (batched, autograd)  {:8.3f} ms (median {:.3f})\n", 1e3 * value_gradient.best, 1e3 * value_gradient.median);
-  fmt::print("  objective value (batched)                 {:8.3f} ms (median {:.3f})\n", 1e3 * value_only.best, 1e3 * value_only.median);
-  fmt::print("  full line search, 51 values               {:8.3f} ms (median {:.3f})\n", 1e3 * line_search.best, 1e3 * line_search.median);
-  fmt::print("  yardstick: per-term loop, one value       {:8.3f} ms (median {:.3f})\n", 1e3 * yardstick.best, 1e3 * yardstick.median);
+  fmt::print("  objective + gradient (batched, autograd)  {:8.3f} ms (median {:.3f})\n", 1e3 * value_gradient.best,
+             1e3 * value_gradient.median);
+  fmt::print("  objective value (batched)                 {:8.3f} ms (median {:.3f})\n", 1e3 * value_only.best,
+             1e3 * value_only.median);
+  fmt::print("  full line search, 51 values               {:8.3f} ms (median {:.3f})\n", 1e3 * line_search.best,
+             1e3 * line_search.median);
+  fmt::print("  yardstick: per-term loop, one value       {:8.3f} ms (median {:.3f})\n", 1e3 * yardstick.best,
+             1e3 * yardstick.median);
 
   // The Newton direction's cost: its model (per-shift gradients and the banded curvature) and one banded
   // factorisation with 23 right-hand sides, against a dense LAPACK solve of the same (grounded) matrix.
   const auto model_time = bench::time_of(1, 10, [&] { objective->newton_model(theta, {}); });
   MaxNewtonModel model = objective->newton_model(theta, {});
   SymmetricBandedMatrix grounded = model.curvature;
-  for (int64_t i = 0; i <= shape.window; ++i) grounded.add(i, i, 1e-10 * model.curvature.largest_diagonal() + (i == 0 ? 1.0 : 0.0));
+  for (int64_t i = 0; i <= shape.window; ++i)
+    grounded.add(i, i, 1e-10 * model.curvature.largest_diagonal() + (i == 0 ? 1.0 : 0.0));
   std::vector<std::vector<double>> right_hand_sides = model.gradients;
   right_hand_sides.resize(23, std::vector<double>(static_cast<size_t>(shape.window + 1), 1.0));
   const auto banded_time = bench::time_of(1, 10, [&] {
@@ -86,12 +92,12 @@ int main(int argc, char** argv) {
     torch::Tensor b = torch::zeros({n, 23}, torch::kDouble);
     torch::linalg_solve(a, b);
   });
-  fmt::print("  Newton model (gradients of 20 shifts, banded curvature)  {:8.3f} ms (median {:.3f})\n", 1e3 * model_time.best,
-             1e3 * model_time.median);
-  fmt::print("  banded Cholesky, n = 2001, bandwidth 20, 23 right sides  {:8.3f} ms (median {:.3f})\n", 1e3 * banded_time.best,
-             1e3 * banded_time.median);
-  fmt::print("  yardstick: dense LAPACK solve of the same system          {:8.3f} ms (median {:.3f})\n", 1e3 * dense_time.best,
-             1e3 * dense_time.median);
+  fmt::print("  Newton model (gradients of 20 shifts, banded curvature)  {:8.3f} ms (median {:.3f})\n",
+             1e3 * model_time.best, 1e3 * model_time.median);
+  fmt::print("  banded Cholesky, n = 2001, bandwidth 20, 23 right sides  {:8.3f} ms (median {:.3f})\n",
+             1e3 * banded_time.best, 1e3 * banded_time.median);
+  fmt::print("  yardstick: dense LAPACK solve of the same system          {:8.3f} ms (median {:.3f})\n",
+             1e3 * dense_time.best, 1e3 * dense_time.median);
 
   const auto run = [&](PreconditionedDirection dir, bool exhaustive, int halvings) {
     auto fresh = std::make_shared<RenyiFamilyObjective>(shape.window, shape.ratio, objective_options);
@@ -108,10 +114,13 @@ int main(int argc, char** argv) {
     const std::vector<LinearConstraint> constraints = {
         {"normalisation", normalisation_coefficients(shape), 1.0},
         {"variance", cost_coefficients(shape, {CostKind::kSquare, 0.0}), sigma * sigma}};
-    const PreconditionedGradientSummary summary = preconditioned_gradient_descent(x, constraints, renyi_family_objective(fresh), options);
-    fmt::print("  PGD {} ({} line search, {} halvings): gamma {:.6f} -> {:.6f}, alpha {:.4f}, {} iterations, {:.2f} s\n    {}\n",
-               to_string(dir), exhaustive ? "exhaustive" : "bracketing", halvings, summary.initial_objective,
-               summary.final_objective, fresh->alpha(), summary.iterations, summary.seconds, summary.termination);
+    const PreconditionedGradientSummary summary =
+        preconditioned_gradient_descent(x, constraints, renyi_family_objective(fresh), options);
+    fmt::print(
+        "  PGD {} ({} line search, {} halvings): gamma {:.6f} -> {:.6f}, alpha {:.4f}, {} iterations, {:.2f} s\n    "
+        "{}\n",
+        to_string(dir), exhaustive ? "exhaustive" : "bracketing", halvings, summary.initial_objective,
+        summary.final_objective, fresh->alpha(), summary.iterations, summary.seconds, summary.termination);
   };
   fmt::print("time to gamma <= {} (Mironov conversion at the current alpha; Gaussian start: gamma(alpha0) = {:.6f}):\n",
              target, objective->value(theta));

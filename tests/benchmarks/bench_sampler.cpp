@@ -72,9 +72,8 @@ int main() {
   for (size_t i = 0; i < cdf.size(); ++i) cdf[i] = running += table.probabilities[i];
   std::mt19937_64 engine(1);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  const double naive_rate = draws_per_second([&] {
-    return static_cast<uint64_t>(std::upper_bound(cdf.begin(), cdf.end(), uniform(engine)) - cdf.begin());
-  });
+  const double naive_rate = draws_per_second(
+      [&] { return static_cast<uint64_t>(std::upper_bound(cdf.begin(), cdf.end(), uniform(engine)) - cdf.begin()); });
 
   fmt::print("  secure sampler, integer alias, getrandom (default)   {:8.3g} draws/s  ({:.2f} x yardstick; goal 1e7)\n",
              secure_rate, secure_rate / naive_rate);

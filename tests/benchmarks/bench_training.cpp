@@ -4,7 +4,8 @@
 //      the same with torch's FFTs (the previous version: losses/planned_fft.hpp) and against the autograd reference;
 //   2. with --full-run: a full 15,000-epoch PrivacyBuckets-ADP run, against the paper's 1 h 21 min on an A100
 //      GPU and our target of 5 min on 2 CPU cores.
-// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only | --phases-only] [--epochs N]
+// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only | --phases-only] [--epochs
+// N]
 //   [--torch-fft] (--torch-fft: the full run with torch's FFTs, the previous version; --phases-only: only where a
 //   PrivacyBuckets-ADP epoch goes, step by step)
 #include <ATen/Parallel.h>
@@ -70,7 +71,9 @@ void print_epoch_phases() {
   std::vector<double> times[kPhases];
   for (int64_t epoch = 0; epoch < options.epochs; ++epoch) {
     double t[kPhases + 1];
-    const auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    const auto now = [] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
     t[0] = now();
     adam.clear_gradients();
     const NoiseModel::Table table = model->log_probabilities_and_masses();
@@ -117,16 +120,18 @@ int main(int argc, char** argv) {
   }
   at::set_num_threads(threads);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // figures appear as they are measured, also when redirected
-  std::printf("bench_training (%d threads): E = %lld, K = 10,000, s = 1 (60 cells), n = 128, epsilon = 0.3\n\n", threads,
-              static_cast<long long>(kPaperGrid.size));
+  std::printf("bench_training (%d threads): E = %lld, K = 10,000, s = 1 (60 cells), n = 128, epsilon = 0.3\n\n",
+              threads, static_cast<long long>(kPaperGrid.size));
   if (phases_only) {
     print_epoch_phases();
     return 0;
   }
-  std::printf("1. milliseconds per epoch (forward + both directions + backward + Adam), median (and fastest) of 40 epochs\n"
-              "   (the reference: 20) after 3 warm-up: fused (the default: fused model and losses, planned FFTs, a symmetric\n"
-              "   table's pair evaluated once); the same with torch's FFTs (the previous version; two runs each, interleaved,\n"
-              "   the better kept); the tensor-operation reference (the same mathematics by autograd graphs, both directions)\n");
+  std::printf(
+      "1. milliseconds per epoch (forward + both directions + backward + Adam), median (and fastest) of 40 epochs\n"
+      "   (the reference: 20) after 3 warm-up: fused (the default: fused model and losses, planned FFTs, a symmetric\n"
+      "   table's pair evaluated once); the same with torch's FFTs (the previous version; two runs each, interleaved,\n"
+      "   the better kept); the tensor-operation reference (the same mathematics by autograd graphs, both "
+      "directions)\n");
   std::printf("   %-22s %20s %20s %20s %9s\n", "loss", "fused", "torch's FFTs", "reference", "speed-up");
   for (const std::string kind : {"moments-accountant", "privacy-buckets-adp", "privacy-buckets-pdp", "soft-pld"}) {
     if (full_run_only) break;
@@ -146,18 +151,23 @@ int main(int argc, char** argv) {
       Trainer trainer(model, make_privacy_loss(loss), options);
       const TrainingSummary summary = trainer.run();
       std::vector<double> times;
-      for (size_t i = 4; i < summary.history.size(); ++i) times.push_back(summary.history[i].seconds - summary.history[i - 1].seconds);
+      for (size_t i = 4; i < summary.history.size(); ++i)
+        times.push_back(summary.history[i].seconds - summary.history[i - 1].seconds);
       per_epoch[variant] = std::min(per_epoch[variant], median(times));
       fastest[variant] = std::min(fastest[variant], *std::min_element(times.begin(), times.end()));
     }
-    std::printf("   %-22s %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %8.1fx   (15,000 epochs: %.1f min; previous %.1f)\n",
-                kind.c_str(), 1e3 * per_epoch[0], 1e3 * fastest[0], 1e3 * per_epoch[1], 1e3 * fastest[1], 1e3 * per_epoch[2],
-                1e3 * fastest[2], per_epoch[2] / per_epoch[0], per_epoch[0] * 15000 / 60, per_epoch[1] * 15000 / 60);
+    std::printf(
+        "   %-22s %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %7.1f ms (%4.1f ms) %8.1fx   (15,000 epochs: %.1f min; "
+        "previous %.1f)\n",
+        kind.c_str(), 1e3 * per_epoch[0], 1e3 * fastest[0], 1e3 * per_epoch[1], 1e3 * fastest[1], 1e3 * per_epoch[2],
+        1e3 * fastest[2], per_epoch[2] / per_epoch[0], per_epoch[0] * 15000 / 60, per_epoch[1] * 15000 / 60);
   }
   if (!full_run_only) print_epoch_phases();
   if (full_run) {
-    std::printf("\n2. full PrivacyBuckets-ADP run, %lld epochs%s (paper: 1 h 21 min on an A100 GPU; target < 5 min on 2 cores)\n",
-                static_cast<long long>(epochs), torch_fft ? ", torch's FFTs (the previous version)" : "");
+    std::printf(
+        "\n2. full PrivacyBuckets-ADP run, %lld epochs%s (paper: 1 h 21 min on an A100 GPU; target < 5 min on 2 "
+        "cores)\n",
+        static_cast<long long>(epochs), torch_fft ? ", torch's FFTs (the previous version)" : "");
     std::unique_ptr<TorchFftOnly> previous_version;
     if (torch_fft) previous_version = std::make_unique<TorchFftOnly>();
     torch::manual_seed(1);
@@ -173,9 +183,10 @@ int main(int argc, char** argv) {
       std::printf(" %.2f", 1e3 * (summary.history[i].seconds - summary.history[i - 1].seconds) /
                                static_cast<double>(summary.history[i].epoch - summary.history[i - 1].epoch));
     std::printf("\n");
-    std::printf("   %.1f s (%.2f min), %.1f ms/epoch; final surrogate delta %.12g, utility %.12g%s\n", seconds, seconds / 60,
-                1e3 * seconds / static_cast<double>(summary.epochs_run), summary.history.back().privacy,
-                summary.history.back().utility, summary.stopped_early ? (" (stopped: " + summary.stop_reason + ")").c_str() : "");
+    std::printf("   %.1f s (%.2f min), %.1f ms/epoch; final surrogate delta %.12g, utility %.12g%s\n", seconds,
+                seconds / 60, 1e3 * seconds / static_cast<double>(summary.epochs_run), summary.history.back().privacy,
+                summary.history.back().utility,
+                summary.stopped_early ? (" (stopped: " + summary.stop_reason + ")").c_str() : "");
   }
   return 0;
 }

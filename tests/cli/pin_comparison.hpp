@@ -92,13 +92,15 @@ inline std::string difference(const std::string& expected, const std::string& ac
   const Pieces e = split(expected), a = split(actual);
   if (e.numbers.size() != a.numbers.size()) return "a different number of numbers";
   for (size_t i = 0; i < e.text.size(); ++i) {
-    if (e.text[i] != a.text[i]) return "text '" + e.text[i].substr(0, 80) + "' became '" + a.text[i].substr(0, 80) + "'";
+    if (e.text[i] != a.text[i])
+      return "text '" + e.text[i].substr(0, 80) + "' became '" + a.text[i].substr(0, 80) + "'";
     if (i < e.numbers.size()) {
       const double x = e.numbers[i], y = a.numbers[i];
       if (std::abs(x - y) > 1e-9 * std::max(std::abs(x), std::abs(y))) {
         std::ostringstream message;
         message.precision(17);
-        message << "number " << x << " became " << y << " after '" << e.text[i].substr(e.text[i].size() > 60 ? e.text[i].size() - 60 : 0) << "'";
+        message << "number " << x << " became " << y << " after '"
+                << e.text[i].substr(e.text[i].size() > 60 ? e.text[i].size() - 60 : 0) << "'";
         return message.str();
       }
     }

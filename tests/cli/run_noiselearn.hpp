@@ -3,16 +3,16 @@
 // stdout and stderr, for the command-line tests.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace noiselearn::testing {
 
@@ -35,8 +35,8 @@ inline std::filesystem::path scratch(const std::string& name) {
 inline Run run_noiselearn(const std::string& arguments, const std::filesystem::path& directory,
                           const std::string& shell_prefix = "") {
   const std::filesystem::path err_file = directory / "stderr.txt";
-  const std::string command = "cd '" + directory.string() + "' && " + shell_prefix + "'" + NOISELEARN_BINARY + "' --threads 1 " +
-                              arguments + " 2>'" + err_file.string() + "'";
+  const std::string command = "cd '" + directory.string() + "' && " + shell_prefix + "'" + NOISELEARN_BINARY +
+                              "' --threads 1 " + arguments + " 2>'" + err_file.string() + "'";
   Run run;
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
@@ -51,7 +51,9 @@ inline Run run_noiselearn(const std::string& arguments, const std::filesystem::p
 }
 
 // The files and shells the command-line tests share.
-inline void write(const std::filesystem::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+inline void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

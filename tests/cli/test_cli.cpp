@@ -5,23 +5,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
 #include <algorithm>
 #include <array>
-#include <sstream>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
 using namespace noiselearn::testing;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("help exits 0 and lists the commands", "[cli]") {
   const fs::path dir = scratch("help");
@@ -33,7 +31,8 @@ TEST_CASE("help exits 0 and lists the commands", "[cli]") {
   CHECK_THAT(evaluate.out, Catch::Contains("--sensitivity") && Catch::Contains("--loss-step"));
 }
 
-TEST_CASE("version: --version prints the project's version and the noise table format, exit 0, from both executables", "[cli]") {
+TEST_CASE("version: --version prints the project's version and the noise table format, exit 0, from both executables",
+          "[cli]") {
   const fs::path dir = scratch("version");
   const Run version = run_noiselearn("--version", dir);
   CHECK(version.exit_code == 0);
@@ -52,7 +51,8 @@ TEST_CASE("baseline then evaluate reproduces Gilani et al.'s Gaussian epsilon, a
   REQUIRE(baseline.exit_code == 0);
   CHECK(fs::exists(dir / "g.csv"));
   CHECK(fs::exists(dir / "g.json"));
-  const Run json = run_noiselearn("evaluate g.csv --sensitivity 1 -n 10 --delta 1e-6 --epsilon 1 --json --curve c.csv", dir);
+  const Run json =
+      run_noiselearn("evaluate g.csv --sensitivity 1 -n 10 --delta 1e-6 --epsilon 1 --json --curve c.csv", dir);
   REQUIRE(json.exit_code == 0);
   const auto certificate = nlohmann::json::parse(json.out);
   CHECK(certificate["compositions"] == 10);
@@ -82,8 +82,10 @@ TEST_CASE("baseline then evaluate reproduces Gilani et al.'s Gaussian epsilon, a
 
 TEST_CASE("baseline --compositions stores the same certificate in the table's JSON", "[cli]") {
   const fs::path dir = scratch("certified");
-  REQUIRE(run_noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 60 --out t.csv --sensitivity 1 -n 4 --delta 1e-5",
-                     dir).exit_code == 0);
+  REQUIRE(
+      run_noiselearn(
+          "baseline laplace --scale 2 --grid-step 0.05 --range 60 --out t.csv --sensitivity 1 -n 4 --delta 1e-5", dir)
+          .exit_code == 0);
   std::ifstream in(dir / "t.json");
   const auto metadata = nlohmann::json::parse(in);
   REQUIRE(metadata.contains("certificate"));
@@ -96,12 +98,16 @@ TEST_CASE("baseline --compositions stores the same certificate in the table's JS
 
 TEST_CASE("calibration through the CLI: a target utility and a target certified delta", "[cli]") {
   const fs::path dir = scratch("calibrate");
-  REQUIRE(run_noiselearn("baseline truncated-gaussian --target-utility l2=2 --truncation 5 --grid-step 0.01 --range 6 --out u.csv",
-                     dir).exit_code == 0);
+  REQUIRE(run_noiselearn(
+              "baseline truncated-gaussian --target-utility l2=2 --truncation 5 --grid-step 0.01 --range 6 --out u.csv",
+              dir)
+              .exit_code == 0);
   std::ifstream u(dir / "u.json");
   CHECK(nlohmann::json::parse(u)["utility"]["l2"].get<double>() == Approx(2.0).epsilon(1e-8));
   const Run delta = run_noiselearn(
-      "baseline gaussian --target-delta 1e-6 --target-epsilon 1 --sensitivity 1 -n 4 --grid-step 0.02 --range 100 --out d.csv", dir);
+      "baseline gaussian --target-delta 1e-6 --target-epsilon 1 --sensitivity 1 -n 4 --grid-step 0.02 --range 100 "
+      "--out d.csv",
+      dir);
   REQUIRE(delta.exit_code == 0);
   std::ifstream d(dir / "d.json");
   const auto metadata = nlohmann::json::parse(d);
@@ -163,13 +169,16 @@ TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][er
            Case{"evaluate g.csv --sensitivity 1 --shifts some", "shift policy 'some'"},
            Case{"evaluate g.csv --sensitivity 1 --upper-method fancy", "upper-bound method 'fancy'"},
            Case{"evaluate g.csv --sensitivity 1 --loss-step 0", "loss step 0"},
-           Case{"baseline gaussian --sigma 1 --grid-step 0.01 --range 10 --out g.csv", "refusing to overwrite existing file g.csv"},
+           Case{"baseline gaussian --sigma 1 --grid-step 0.01 --range 10 --out g.csv",
+                "refusing to overwrite existing file g.csv"},
            Case{"baseline gausian --sigma 1 --grid-step 0.01 --range 10 --out h.csv", "unknown baseline 'gausian'"},
            Case{"baseline gaussian --grid-step 0.01 --range 10 --out h.csv", "needs --sigma"},
            Case{"baseline gaussian --sigma -1 --grid-step 0.01 --range 10 --out h.csv", "sigma"},
-           Case{"baseline gaussian --sigma 1 --grid-step 0.3 --range 1 --out h.csv", "range 1 is not a whole number of grid steps"},
+           Case{"baseline gaussian --sigma 1 --grid-step 0.3 --range 1 --out h.csv",
+                "range 1 is not a whole number of grid steps"},
            Case{"baseline gaussian --target-utility l3=2 --grid-step 0.1 --range 10 --out h.csv", "l3"},
-           Case{"baseline truncated-gaussian --target-utility l2=50 --grid-step 0.1 --range 10 --out h.csv", "out of reach"},
+           Case{"baseline truncated-gaussian --target-utility l2=50 --grid-step 0.1 --range 10 --out h.csv",
+                "out of reach"},
            Case{"--threads 0 evaluate g.csv --sensitivity 1", "--threads"},
            Case{"evaluate g.csv --sensitivity 1 --with g.csv", "--with g.csv: expected TABLE:N"},
            Case{"evaluate g.csv --sensitivity 1 --with g.csv:0", "--with g.csv:0: the number of releases '0'"},
@@ -189,12 +198,15 @@ TEST_CASE("bad input: one-line error naming the culprit, exit code 2", "[cli][er
   CHECK_FALSE(fs::exists(dir / "h.csv"));
 }
 
-TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], Thm 1's moments, certified within "
-          "their design, and refusals naming the option",
-          "[cli][one-sided]") {
+TEST_CASE(
+    "baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], Thm 1's moments, certified within "
+    "their design, and refusals naming the option",
+    "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided-baselines");
   const Run optimum = run_noiselearn(
-      "baseline one-sided-optimum --epsilon 1 --optimum-delta 1e-4 --grid-step 1 --range 20 --out opt.csv -n 1 --delta 2e-4", dir);
+      "baseline one-sided-optimum --epsilon 1 --optimum-delta 1e-4 --grid-step 1 --range 20 --out opt.csv -n 1 --delta "
+      "2e-4",
+      dir);
   INFO(optimum.err);
   REQUIRE(optimum.exit_code == 0);
   std::ifstream in(dir / "opt.json");
@@ -207,7 +219,8 @@ TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], T
   CHECK(e["epsilon_lower"].get<double>() <= e["epsilon_upper"].get<double>());
   CHECK(e["epsilon_upper"].get<double>() <= 1.0 + 1e-9);  // built for (1, 1e-4), so (1, 2e-4) holds a fortiori
   // The discrete TBL of scale 1 on [0, 18]: (1, 1e-4)-DP (its distinguishing mass p_0 is 5.7e-5).
-  const Run tbl = run_noiselearn("baseline discrete-tbl --scale 1 --grid-step 1 --range 18 --out d.csv -n 1 --delta 1e-4", dir);
+  const Run tbl =
+      run_noiselearn("baseline discrete-tbl --scale 1 --grid-step 1 --range 18 --out d.csv -n 1 --delta 1e-4", dir);
   INFO(tbl.err);
   REQUIRE(tbl.exit_code == 0);
   std::ifstream din(dir / "d.json");
@@ -215,7 +228,8 @@ TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], T
   CHECK(d["utility"]["second_moment"].get<double>() == Approx(82.834).margin(5e-4));
   CHECK(d["certificate"]["epsilon_at_delta"][0]["epsilon_upper"].get<double>() <= 1.0 + 1e-9);
   const std::pair<const char*, const char*> refusals[] = {
-      {"baseline one-sided-optimum --epsilon 1 --optimum-delta 1e-4 --grid-step 1 --range 10 --out x.csv", "--range 10"},
+      {"baseline one-sided-optimum --epsilon 1 --optimum-delta 1e-4 --grid-step 1 --range 10 --out x.csv",
+       "--range 10"},
       {"baseline one-sided-optimum --epsilon 1 --grid-step 1 --range 20 --out x.csv", "--optimum-delta"},
       {"baseline tbl --scale 1 --shift 30 --grid-step 1 --range 20 --out x.csv", "shift"},
       {"baseline tbl --scale 1 --epsilon 2 --grid-step 1 --range 20 --out x.csv", "--epsilon"},
@@ -232,13 +246,12 @@ TEST_CASE("baseline one-sided-optimum, discrete-tbl and tbl: tables on [0, R], T
 
 // ---- maxl and pac (Xiao et al. sections 5 and 6) ----
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("maxl: Fig. 3 at v = 3.5 through the CLI, its run directory and --json", "[cli][maxl]") {
   const fs::path dir = scratch("maxl");
-  write(dir / "fig3.yaml", "problem:\n  states: 7\n  first_state: 1\n  cost: j\nleakage:\n  budget: 3.5\noutput:\n  plots: false\n");
+  write(dir / "fig3.yaml",
+        "problem:\n  states: 7\n  first_state: 1\n  cost: j\nleakage:\n  budget: 3.5\noutput:\n  plots: false\n");
   const Run run = run_noiselearn("maxl fig3.yaml --out run", dir);
   REQUIRE(run.exit_code == 0);
   CHECK_THAT(run.out, Catch::Contains("cost 4.571428571"));
@@ -265,7 +278,8 @@ TEST_CASE("maxl: Fig. 3 at v = 3.5 through the CLI, its run directory and --json
   }
   write(dir / "cost.csv", matrix);
   write(dir / "default.yaml",
-        "problem:\n  states: 7\n  first_state: 0\n  prior: [2, 1, 0, 1, 2, 0, 1]\n  prior_denominator: 7\n  cost: matrix\n"
+        "problem:\n  states: 7\n  first_state: 0\n  prior: [2, 1, 0, 1, 2, 0, 1]\n  prior_denominator: 7\n  cost: "
+        "matrix\n"
         "  cost_matrix: cost.csv\nleakage:\n  budget: 3\noutput:\n  plots: false\n");
   const Run authors = run_noiselearn("maxl default.yaml --out default --json", dir);
   REQUIRE(authors.exit_code == 0);
@@ -286,7 +300,8 @@ TEST_CASE("maxl: bad input is one line naming the culprit, exit 2, and no run di
       {"--set problem.cost='3 - j'", "problem.cost '3 - j': cost row 1 is not non-decreasing"},
       {"--set problem.cost='j +'", "cost formula 'j +'"},
       {"--set problem.cost=matrix --set problem.cost_matrix=bad.csv", "bad.csv:2: field 2 'x' is not a number"},
-      {"--set problem.cost=matrix --set problem.cost_matrix=decreasing.csv", "decreasing.csv: cost row 2 is not non-decreasing"},
+      {"--set problem.cost=matrix --set problem.cost_matrix=decreasing.csv",
+       "decreasing.csv: cost row 2 is not non-decreasing"},
       {"--set problem.start_states=[1,5,2]", "problem.start_states must be whole numbers from 1 to 3"},
   };
   for (const auto& [arguments, message] : cases) {
@@ -299,9 +314,11 @@ TEST_CASE("maxl: bad input is one line naming the culprit, exit 2, and no run di
   }
 }
 
-TEST_CASE("pac: the issue's R = 10, B = 10 optimum, its noise table written and checksummed like every table", "[cli][pac]") {
+TEST_CASE("pac: the issue's R = 10, B = 10 optimum, its noise table written and checksummed like every table",
+          "[cli][pac]") {
   const fs::path dir = scratch("pac");
-  write(dir / "pac.yaml", "pac:\n  range: 10\n  budget: 10\ntable:\n  step: 0.01\ncurve:\n  points: 5\noutput:\n  plots: false\n");
+  write(dir / "pac.yaml",
+        "pac:\n  range: 10\n  budget: 10\ntable:\n  step: 0.01\ncurve:\n  points: 5\noutput:\n  plots: false\n");
   const Run run = run_noiselearn("pac pac.yaml --out run --json", dir);
   REQUIRE(run.exit_code == 0);
   const auto summary = nlohmann::json::parse(run.out);
@@ -318,10 +335,10 @@ TEST_CASE("pac: the issue's R = 10, B = 10 optimum, its noise table written and 
   CHECK(meta["pac_privacy"]["mu"].get<double>() == Approx(summary["mu"].get<double>()));
   CHECK(fs::exists(dir / "run" / "mi_curve.csv"));
   // A range that is not a whole number of steps, an unknown unit, a bad budget: exit 2 naming the key.
-  for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
-           {"--set table.step=0.3", "pac.range 10 with table.step 0.3"},
-           {"--set pac.units=bans", "pac.units = 'bans' is not valid"},
-           {"--set pac.budget=-1", "pac.budget must be positive"}}) {
+  for (const auto& [arguments, message] :
+       std::vector<std::pair<std::string, std::string>>{{"--set table.step=0.3", "pac.range 10 with table.step 0.3"},
+                                                        {"--set pac.units=bans", "pac.units = 'bans' is not valid"},
+                                                        {"--set pac.budget=-1", "pac.budget must be positive"}}) {
     INFO(arguments);
     const Run bad = run_noiselearn("pac pac.yaml --out bad " + arguments, dir);
     CHECK(bad.exit_code == 2);
@@ -335,7 +352,8 @@ TEST_CASE("configs/README.md's maxl and pac key tables are exactly what config-k
   REQUIRE(readme_file);
   const std::string readme((std::istreambuf_iterator<char>(readme_file)), {});
   for (const char* command : {"maxl", "pac"}) {
-    const Run run = run_noiselearn(std::string("config-keys ") + command, scratch(std::string("config-keys-") + command));
+    const Run run =
+        run_noiselearn(std::string("config-keys ") + command, scratch(std::string("config-keys-") + command));
     REQUIRE(run.exit_code == 0);
     std::istringstream lines(run.out);
     for (std::string line; std::getline(lines, line);) {

@@ -44,14 +44,18 @@ void prepare_accountant_tables(const fs::path& dir) {
 const std::vector<std::pair<std::string, std::string>>& accountant_cases() {
   static const std::vector<std::pair<std::string, std::string>> cases{
       {"additive-any-symmetric", "evaluate g.csv --sensitivity 0.5 -n 10 --delta 1e-6 --epsilon 1 --json"},
-      {"additive-same-direction", "evaluate l.csv --sensitivity 0.5 -n 10 --neighbours same-direction --delta 1e-6 --json"},
-      {"subsampled-symmetric", "evaluate g.csv --sensitivity 0.5 --pair subsampled --sampling-rate 0.1 -n 50 --delta 1e-5 --json"},
+      {"additive-same-direction",
+       "evaluate l.csv --sensitivity 0.5 -n 10 --neighbours same-direction --delta 1e-6 --json"},
+      {"subsampled-symmetric",
+       "evaluate g.csv --sensitivity 0.5 --pair subsampled --sampling-rate 0.1 -n 50 --delta 1e-5 --json"},
       {"auto-per-query-adaptive", "evaluate skew.csv --sensitivity 2 -n 3 --epsilon 1 --json"},
       {"envelope-only", "evaluate skew.csv --sensitivity 2 -n 3 --epsilon 1 --several-pairs envelope --json"},
       {"adaptive-always", "evaluate two.csv --sensitivity 1 -n 5 --delta 1e-3 --several-pairs adaptive --json"},
-      {"adaptive-blocks", "evaluate two.csv --sensitivity 2 -n 60 --epsilon 2 --adaptive-budget 1e6 --adaptive-block-budget 1e7 "
-                          "--loss-step 1e-3 --json"},
-      {"subsampled-asymmetric", "evaluate two.csv --sensitivity 1 --pair subsampled --sampling-rate 0.2 -n 5 --delta 1e-3 --json"},
+      {"adaptive-blocks",
+       "evaluate two.csv --sensitivity 2 -n 60 --epsilon 2 --adaptive-budget 1e6 --adaptive-block-budget 1e7 "
+       "--loss-step 1e-3 --json"},
+      {"subsampled-asymmetric",
+       "evaluate two.csv --sensitivity 1 --pair subsampled --sampling-rate 0.2 -n 5 --delta 1e-3 --json"},
       {"every-shift", "evaluate skew.csv --sensitivity 2 --shifts all -n 2 --epsilon 0.5 --json"},
       {"heterogeneous", "evaluate g.csv --sensitivity 0.5 -n 5 --with l.csv:3 --delta 1e-6 --json"},
       {"compare", "evaluate g.csv --sensitivity 0.5 -n 4 --delta 1e-6 --compare"},

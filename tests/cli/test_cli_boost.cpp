@@ -15,16 +15,19 @@
 using namespace noiselearn;
 using namespace noiselearn::testing;
 
-TEST_CASE("boost: the report's certificate is the library's, and it beats the Gaussian meeting the constraint", "[cli]") {
+TEST_CASE("boost: the report's certificate is the library's, and it beats the Gaussian meeting the constraint",
+          "[cli]") {
   const auto dir = scratch("boost-report");
-  const Run run = run_noiselearn("boost --scale 6.5 --tau 10 --rho 0.9 --delta 1e-5 --epsilon 0.5 --loss-step 1e-3 --out report.json", dir);
+  const Run run = run_noiselearn(
+      "boost --scale 6.5 --tau 10 --rho 0.9 --delta 1e-5 --epsilon 0.5 --loss-step 1e-3 --out report.json", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   std::ifstream in(dir / "report.json");
   const nlohmann::json report = nlohmann::json::parse(in);
   AccountantOptions options;
   options.loss_step = 1e-3;
-  const PrivacyBoostingMechanism m({BoostingKernelKind::kGaussian, 6.5}, PreferredRegion{PreferredRegionKind::kInterval, 10.0, 0, 0, 0}, 0.9);
+  const PrivacyBoostingMechanism m({BoostingKernelKind::kGaussian, 6.5},
+                                   PreferredRegion{PreferredRegionKind::kInterval, 10.0, 0, 0, 0}, 0.9);
   const PrivacyBoostingBounds b = privacy_boosting_bounds(m, AnswerSensitivity{}, options);
   const auto& row = report["certificate"]["at_delta"][0];
   CHECK(row["epsilon_upper"].get<double>() == b.bounds.epsilon_upper(1e-5));
@@ -36,7 +39,8 @@ TEST_CASE("boost: the report's certificate is the library's, and it beats the Ga
   CHECK(report["certificate"]["at_epsilon"][0]["delta_upper"].get<double>() == b.bounds.delta_upper(0.5));
   CHECK(report["mechanism"]["q"].get<double>() == m.q());
   // What is printed is what is certified.
-  CHECK(run.out.find(fmt::format("certified epsilon in [{:.6f}, {:.6f}]", b.bounds.epsilon_lower(1e-5), b.bounds.epsilon_upper(1e-5))) != std::string::npos);
+  CHECK(run.out.find(fmt::format("certified epsilon in [{:.6f}, {:.6f}]", b.bounds.epsilon_lower(1e-5),
+                                 b.bounds.epsilon_upper(1e-5))) != std::string::npos);
   // --out is never overwritten without --force.
   const Run again = run_noiselearn("boost --scale 6.5 --out report.json", dir);
   CHECK(again.exit_code == 2);

@@ -14,7 +14,8 @@ using namespace noiselearn::testing;
 namespace {
 
 // The two numbers of the first "<what> in [a, b]" after `key` in the output, as printed.
-std::pair<std::string, std::string> bracket_after(const std::string& out, const std::string& key, const std::string& what) {
+std::pair<std::string, std::string> bracket_after(const std::string& out, const std::string& key,
+                                                  const std::string& what) {
   const auto at = out.find(key);
   REQUIRE(at != std::string::npos);
   std::smatch match;
@@ -48,7 +49,8 @@ TEST_CASE("evaluate: an asymmetric 5-point table, adaptive signs, inside the pri
   // The narrower relation, asked for explicitly, is recorded and gives the same-direction worst case 0.311100.
   const Run narrow = run_noiselearn("evaluate t.csv --sensitivity 1 -n 2 --neighbours same-direction --epsilon 1", dir);
   REQUIRE(narrow.exit_code == 0);
-  CHECK(narrow.out.find("neighbours covered: sequences whose query differences all have the same sign") != std::string::npos);
+  CHECK(narrow.out.find("neighbours covered: sequences whose query differences all have the same sign") !=
+        std::string::npos);
   const auto [low, high] = bracket_after(narrow.out, "epsilon = 1 ", "delta");
   CHECK(value(low) <= 0.3111L);
   CHECK(value(high) >= 0.3111L);

@@ -86,8 +86,8 @@ double discrete_laplace_delta(double r, int n, double eps) {
   for (int k = 0; k <= n; ++k) {
     const double loss = a * (2.0 * k - n);
     if (loss <= eps) continue;
-    const double weight = std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) + k * std::log(pi) +
-                                   (n - k) * std::log1p(-pi));
+    const double weight = std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) +
+                                   k * std::log(pi) + (n - k) * std::log1p(-pi));
     delta += weight * -std::expm1(eps - loss);
   }
   return delta;
@@ -102,15 +102,17 @@ double gaussian_delta(double sigma, int n, double eps) {
 
 }  // namespace
 
-TEST_CASE("train geometric-tail (discrete): run directory with tails, gamma decreased, certificate re-evaluated "
-          "alike, and the discrete Laplace of the same variance certified around its binomial value",
-          "[cli][family]") {
+TEST_CASE(
+    "train geometric-tail (discrete): run directory with tails, gamma decreased, certificate re-evaluated "
+    "alike, and the discrete Laplace of the same variance certified around its binomial value",
+    "[cli][family]") {
   const fs::path dir = scratch("family-discrete");
   std::ofstream(dir / "family.yaml") << kDiscreteConfig;
   const Run run = run_noiselearn("train family.yaml --out run", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  for (const char* file : {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "history.csv", "comparison.csv", "summary.txt"})
+  for (const char* file :
+       {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "history.csv", "comparison.csv", "summary.txt"})
     CHECK(fs::exists(dir / "run" / file));
   const auto metadata = read_json(dir / "run" / "noise.json");
   CHECK(metadata["tails"]["ratio"] == 0.9);
@@ -141,9 +143,10 @@ TEST_CASE("train geometric-tail (discrete): run directory with tails, gamma decr
   CHECK(discrete_laplace_delta(r, 4, laplace_lower) >= 1e-3 * (1.0 - 1e-9));
 }
 
-TEST_CASE("train geometric-tail (continuous): the Gaussian mechanism of the same variance is certified around its "
-          "analytic value, and the certificate covers real shifts (stated)",
-          "[cli][family]") {
+TEST_CASE(
+    "train geometric-tail (continuous): the Gaussian mechanism of the same variance is certified around its "
+    "analytic value, and the certificate covers real shifts (stated)",
+    "[cli][family]") {
   const fs::path dir = scratch("family-continuous");
   std::ofstream(dir / "family.yaml") << kContinuousConfig;
   const Run run = run_noiselearn("train family.yaml --out run", dir);
@@ -161,9 +164,10 @@ TEST_CASE("train geometric-tail (continuous): the Gaussian mechanism of the same
   CHECK(metadata["model"]["cost"]["achieved"].get<double>() == Approx(4.0).epsilon(1e-12));
 }
 
-TEST_CASE("train geometric-tail with the newton direction: lower gamma and certified epsilon than Alg. 3 in the same "
-          "iterations, alpha minimised, recorded in noise.json",
-          "[cli][family]") {
+TEST_CASE(
+    "train geometric-tail with the newton direction: lower gamma and certified epsilon than Alg. 3 in the same "
+    "iterations, alpha minimised, recorded in noise.json",
+    "[cli][family]") {
   const fs::path dir = scratch("family-newton");
   std::ofstream(dir / "family.yaml") << kContinuousConfig;
   const Run steepest = run_noiselearn("train family.yaml --out steepest", dir);
@@ -183,22 +187,26 @@ TEST_CASE("train geometric-tail with the newton direction: lower gamma and certi
         a["certificate"]["epsilon_at_delta"][0]["epsilon_upper"].get<double>());
 }
 
-TEST_CASE("train geometric-tail --resume: 40 + 40 iterations from the checkpoint give the table of 80 in one go, bit "
-          "for bit; a changed key or a damaged checkpoint is refused naming it",
-          "[cli][family]") {
+TEST_CASE(
+    "train geometric-tail --resume: 40 + 40 iterations from the checkpoint give the table of 80 in one go, bit "
+    "for bit; a changed key or a damaged checkpoint is refused naming it",
+    "[cli][family]") {
   const fs::path dir = scratch("family-resume");
   std::ofstream(dir / "family.yaml") << kContinuousConfig;
-  const std::string steepest = " --set optimiser.direction=steepest --set optimiser.alpha_update_every=10 --set output.checkpoint_every=15";
+  const std::string steepest =
+      " --set optimiser.direction=steepest --set optimiser.alpha_update_every=10 --set output.checkpoint_every=15";
   const Run whole = run_noiselearn("train family.yaml --out whole --set optimiser.iterations=80" + steepest, dir);
   const Run first = run_noiselearn("train family.yaml --out parts --set optimiser.iterations=40" + steepest, dir);
   INFO(whole.err << first.err);
   REQUIRE(whole.exit_code == 0);
   REQUIRE(first.exit_code == 0);
   REQUIRE(fs::exists(dir / "parts" / "checkpoint.pt"));
-  const Run changed = run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=80 --set model.cost_budget=5" + steepest, dir);
+  const Run changed = run_noiselearn(
+      "train family.yaml --out parts --resume --set optimiser.iterations=80 --set model.cost_budget=5" + steepest, dir);
   CHECK(changed.exit_code == 2);
   CHECK_THAT(error_line(changed), Catch::Contains("model.cost_budget"));
-  const Run second = run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=80" + steepest, dir);
+  const Run second =
+      run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=80" + steepest, dir);
   INFO(second.err);
   REQUIRE(second.exit_code == 0);
   const auto slurp = [](const fs::path& path) {
@@ -224,7 +232,8 @@ TEST_CASE("train geometric-tail --resume: 40 + 40 iterations from the checkpoint
     }
     return out;
   };
-  const auto whole_history = records(dir / "whole" / "history.csv"), parts_history = records(dir / "parts" / "history.csv");
+  const auto whole_history = records(dir / "whole" / "history.csv"),
+             parts_history = records(dir / "parts" / "history.csv");
   CHECK(whole_history.size() >= 9);
   CHECK(whole_history == parts_history);
   // A damaged checkpoint: its checksum no longer matches.
@@ -233,18 +242,21 @@ TEST_CASE("train geometric-tail --resume: 40 + 40 iterations from the checkpoint
     f.seekp(80);
     f.put('7');
   }
-  const Run damaged = run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=90" + steepest, dir);
+  const Run damaged =
+      run_noiselearn("train family.yaml --out parts --resume --set optimiser.iterations=90" + steepest, dir);
   CHECK(damaged.exit_code == 2);
   CHECK_THAT(error_line(damaged), Catch::Contains("checkpoint.pt"));
 }
 
-TEST_CASE("train geometric-tail (soft PLD after a Renyi warm start) resumes in the main stage and keeps the warm "
-          "start's record",
-          "[cli][family]") {
+TEST_CASE(
+    "train geometric-tail (soft PLD after a Renyi warm start) resumes in the main stage and keeps the warm "
+    "start's record",
+    "[cli][family]") {
   const fs::path dir = scratch("family-resume-soft");
   std::ofstream(dir / "family.yaml") << kContinuousConfig;
-  const std::string soft = " --set loss.kind=soft-pld --set optimiser.warm_start=renyi --set optimiser.warm_start_iterations=10 "
-                           "--set optimiser.direction=lbfgs --set output.checkpoint_every=2";
+  const std::string soft =
+      " --set loss.kind=soft-pld --set optimiser.warm_start=renyi --set optimiser.warm_start_iterations=10 "
+      "--set optimiser.direction=lbfgs --set output.checkpoint_every=2";
   const Run first = run_noiselearn("train family.yaml --out run --set optimiser.iterations=3" + soft, dir);
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
@@ -255,7 +267,8 @@ TEST_CASE("train geometric-tail (soft PLD after a Renyi warm start) resumes in t
   const auto after = read_json(dir / "run" / "noise.json");
   CHECK(after["loss"]["warm_start"]["iterations"] == before["loss"]["warm_start"]["iterations"]);
   CHECK(after["loss"]["warm_start"]["gamma"] == before["loss"]["warm_start"]["gamma"]);
-  CHECK(after["training"]["iterations"].get<int64_t>() == before["loss"]["warm_start"]["iterations"].get<int64_t>() + 6);
+  CHECK(after["training"]["iterations"].get<int64_t>() ==
+        before["loss"]["warm_start"]["iterations"].get<int64_t>() + 6);
   CHECK(after["loss"]["objective"].get<double>() <= before["loss"]["objective"].get<double>());
 }
 

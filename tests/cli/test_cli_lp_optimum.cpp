@@ -25,9 +25,10 @@ nlohmann::json json_of(const fs::path& path) {
 
 TEST_CASE("lp-optimum: the staircase setting's optimum, printed, written and certified", "[cli][lp]") {
   const fs::path dir = scratch("lp-staircase");
-  const Run run = run_noiselearn("--quiet lp-optimum --grid-step 0.01 --range 5 --epsilon 0.3 --cost-budget 1.88613 "
-                                 "--shape symmetric --shape monotone --out lp",
-                                 dir);
+  const Run run = run_noiselearn(
+      "--quiet lp-optimum --grid-step 0.01 --range 5 --epsilon 0.3 --cost-budget 1.88613 "
+      "--shape symmetric --shape monotone --out lp",
+      dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const nlohmann::json j = json_of(dir / "lp" / "noise.json");
@@ -52,24 +53,30 @@ TEST_CASE("lp-optimum: the staircase setting's optimum, printed, written and cer
   }
   CHECK(asymmetric == 0);
   CHECK(increasing == 0);
-  CHECK_THAT(j["certificate"]["pairs_checked"].get<std::string>(), Catch::StartsWith("single shift (table is symmetric and monotone"));
+  CHECK_THAT(j["certificate"]["pairs_checked"].get<std::string>(),
+             Catch::StartsWith("single shift (table is symmetric and monotone"));
   CHECK_THAT(run.out, Catch::Contains("optimal table: exact delta(eps = 0.3)") && Catch::Contains("wrote "));
 }
 
 TEST_CASE("lp-optimum without --out prints the optimum and says nothing was written", "[cli][lp]") {
   const fs::path dir = scratch("lp-no-out");
-  const Run run = run_noiselearn("--quiet lp-optimum --grid-step 0.1 --range 3 --epsilon 0.5 --cost-budget 1 --shape symmetric", dir);
+  const Run run = run_noiselearn(
+      "--quiet lp-optimum --grid-step 0.1 --range 3 --epsilon 0.5 --cost-budget 1 --shape symmetric", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Catch::Contains("optimal table: exact delta(eps = 0.5)") && !Catch::Contains("wrote") && Catch::Contains("no --out: nothing written"));
-  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename() == "stderr.txt");  // the test's own
+  CHECK_THAT(run.out, Catch::Contains("optimal table: exact delta(eps = 0.5)") && !Catch::Contains("wrote") &&
+                          Catch::Contains("no --out: nothing written"));
+  for (const auto& entry : fs::directory_iterator(dir))
+    CHECK(entry.path().filename() == "stderr.txt");  // the test's own
 }
 
-TEST_CASE("lp-optimum: least cost for one-sided noise is certified at or below its delta target and beats Thm 1", "[cli][lp]") {
+TEST_CASE("lp-optimum: least cost for one-sided noise is certified at or below its delta target and beats Thm 1",
+          "[cli][lp]") {
   const fs::path dir = scratch("lp-one-sided");
-  const Run run = run_noiselearn("--quiet lp-optimum --grid-step 1 --range 60 --one-sided --epsilon 1 --delta 1e-4 "
-                                 "--minimise cost --cost second-moment --out lp",
-                                 dir);
+  const Run run = run_noiselearn(
+      "--quiet lp-optimum --grid-step 1 --range 60 --one-sided --epsilon 1 --delta 1e-4 "
+      "--minimise cost --cost second-moment --out lp",
+      dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const nlohmann::json j = json_of(dir / "lp" / "noise.json");
@@ -84,7 +91,8 @@ TEST_CASE("lp-optimum: least cost for one-sided noise is certified at or below i
 TEST_CASE("lp-optimum: bad input is one line, exit 2, nothing written", "[cli][lp][errors]") {
   const fs::path dir = scratch("lp-errors");
   for (const auto& [arguments, message] : std::vector<std::pair<std::string, std::string>>{
-           {"--grid-step 1 --range 1 --epsilon 0.1 --delta 1e-6 --minimise cost", "no table on this grid has delta <= 1e-06"},
+           {"--grid-step 1 --range 1 --epsilon 0.1 --delta 1e-6 --minimise cost",
+            "no table on this grid has delta <= 1e-06"},
            {"--grid-step 1 --range 1 --sensitivity 3 --epsilon 1 --cost-budget 1", "sensitivity is 3 grid cells"},
            {"--grid-step 0.3 --range 3 --sensitivity 1 --epsilon 1 --cost-budget 1", "--sensitivity 1"},
            {"--grid-step 1 --range 5 --epsilon 1 --cost-budget 1 --cost variance", "unknown cost 'variance'"},

@@ -59,15 +59,17 @@ std::vector<double> probabilities_of(const fs::path& csv) {
 
 }  // namespace
 
-TEST_CASE("train one-sided convex: the HRDP optimum at the issue's point, its HRDP epsilon recomputed from noise.csv, "
-          "and a certificate below it",
-          "[cli][one-sided]") {
+TEST_CASE(
+    "train one-sided convex: the HRDP optimum at the issue's point, its HRDP epsilon recomputed from noise.csv, "
+    "and a certificate below it",
+    "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided");
   std::ofstream(dir / "onesided.yaml") << kOneSidedConfig;
   const Run run = run_noiselearn("train onesided.yaml --out run", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  for (const char* file : {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "summary.txt"}) CHECK(fs::exists(dir / "run" / file));
+  for (const char* file : {"config.yaml", "noise.csv", "noise.json", "certificate.csv", "summary.txt"})
+    CHECK(fs::exists(dir / "run" / file));
   std::ifstream in(dir / "run" / "noise.json");
   const auto metadata = nlohmann::json::parse(in);
   CHECK(metadata["support"] == "one-sided");
@@ -85,7 +87,8 @@ TEST_CASE("train one-sided convex: the HRDP optimum at the issue's point, its HR
     up += std::exp(7.0 * std::log(p[j]) - 6.0 * std::log(p[j - 1]));
     down += std::exp(7.0 * std::log(p[j - 1]) - 6.0 * std::log(p[j]));
   }
-  const double hrdp = (500.0 * std::log(std::max(up, down)) - std::log(1e-5 - 500.0 * std::max(p.front(), p.back()))) / 6.0;
+  const double hrdp =
+      (500.0 * std::log(std::max(up, down)) - std::log(1e-5 - 500.0 * std::max(p.front(), p.back()))) / 6.0;
   CHECK(hrdp <= 4.0 * (1.0 + 1e-9));
   CHECK(hrdp > 4.0 - 1e-5);
   CHECK(metadata["loss"]["hrdp_epsilon"].get<double>() == Approx(hrdp).epsilon(1e-9));
@@ -115,9 +118,10 @@ TEST_CASE("train one-sided convex: bad input is refused with exit code 2 naming 
   refused("--set grid.range=2", "no one-sided table");
 }
 
-TEST_CASE("train one-sided convex with target.mode delta: the HRDP budget raised until the certificate meets the target, "
-          "cheaper than the plain HRDP optimum",
-          "[cli][one-sided]") {
+TEST_CASE(
+    "train one-sided convex with target.mode delta: the HRDP budget raised until the certificate meets the target, "
+    "cheaper than the plain HRDP optimum",
+    "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided-target");
   std::ofstream(dir / "onesided.yaml") << kOneSidedConfig;
   const Run run = run_noiselearn("train onesided.yaml --out run --set target.mode=delta --set target.delta=1e-5", dir);
@@ -140,19 +144,23 @@ TEST_CASE("train one-sided convex with target.mode delta: the HRDP budget raised
       CHECK(d["delta_lower"].get<double>() <= d["delta_upper"].get<double>());
       // The run's certificate is the one the calibration computed for the kept table (not computed again): a fresh
       // certification of the written table says the same.
-      const Run fresh = run_noiselearn("evaluate run/noise.csv --sensitivity 1 -n 500 --epsilon 4 --delta 1e-5 --loss-step 1e-3 --json", dir);
+      const Run fresh = run_noiselearn(
+          "evaluate run/noise.csv --sensitivity 1 -n 500 --epsilon 4 --delta 1e-5 --loss-step 1e-3 --json", dir);
       INFO(fresh.err);
       REQUIRE(fresh.exit_code == 0);
       const auto again = nlohmann::json::parse(fresh.out);
-      CHECK(again["delta_at_epsilon"][0]["delta_upper"].get<double>() == Approx(d["delta_upper"].get<double>()).epsilon(1e-12));
-      CHECK(again["delta_at_epsilon"][0]["delta_lower"].get<double>() == Approx(d["delta_lower"].get<double>()).epsilon(1e-12));
+      CHECK(again["delta_at_epsilon"][0]["delta_upper"].get<double>() ==
+            Approx(d["delta_upper"].get<double>()).epsilon(1e-12));
+      CHECK(again["delta_at_epsilon"][0]["delta_lower"].get<double>() ==
+            Approx(d["delta_lower"].get<double>()).epsilon(1e-12));
     }
   CHECK(found);
 }
 
-TEST_CASE("train one-sided convex with target.mode delta and the order searched: the order of the least calibrated cost, "
-          "cheaper than the order best for HRDP and locally optimal",
-          "[cli][one-sided]") {
+TEST_CASE(
+    "train one-sided convex with target.mode delta and the order searched: the order of the least calibrated cost, "
+    "cheaper than the order best for HRDP and locally optimal",
+    "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided-target-order");
   // The convex-target pin's setting: T = 10, R0 = 100, eps 4, delta 1e-5.
   std::ofstream(dir / "small.yaml") << R"(grid:
@@ -210,16 +218,18 @@ output:
   // the 1e-4 budget tolerance of the search's per-order calibrations, a few 1e-5 of the cost).
   for (const double factor : {0.95, 1.05}) {
     const double alpha = 1.0 + (searched.alpha - 1.0) * factor;
-    const auto [neighbour, unused2] = train("alpha-" + std::to_string(factor), "--set loss.alpha=" + std::to_string(alpha));
+    const auto [neighbour, unused2] =
+        train("alpha-" + std::to_string(factor), "--set loss.alpha=" + std::to_string(alpha));
     INFO("alpha " << alpha << ": " << neighbour.cost << " against " << searched.cost << " at " << searched.alpha);
     CHECK(neighbour.delta_upper <= 1e-5);
     CHECK(neighbour.cost >= searched.cost * (1.0 - 1e-4));
   }
 }
 
-TEST_CASE("train one-sided convex, target.delta below the HRDP optimum's certified delta: the budget lowered, unreachable "
-          "refused",
-          "[cli][one-sided]") {
+TEST_CASE(
+    "train one-sided convex, target.delta below the HRDP optimum's certified delta: the budget lowered, unreachable "
+    "refused",
+    "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided-target-lowered");
   std::ofstream(dir / "small.yaml") << R"(grid:
   range: 300
@@ -247,7 +257,8 @@ output:
 )";
   // The plain optimum at HRDP epsilon 1 certifies more than 1e-6 at epsilon 1 (about 4e-6).
   {
-    const Run plain = run_noiselearn("train small.yaml --out plain --set target.mode=none --set certification.epsilons=[1]", dir);
+    const Run plain =
+        run_noiselearn("train small.yaml --out plain --set target.mode=none --set certification.epsilons=[1]", dir);
     INFO(plain.err);
     REQUIRE(plain.exit_code == 0);
     std::ifstream in(dir / "plain" / "noise.json");
@@ -271,15 +282,18 @@ output:
   CHECK(found);
   // On [0, 100] no budget reaches 1e-30 (the support's end is distinguishable): refused, naming target.delta.
   const Run refused = run_noiselearn(
-      "train small.yaml --out refused --set grid.range=100 --set loss.epsilon=4 --set loss.alpha=6 --set target.delta=1e-30", dir);
+      "train small.yaml --out refused --set grid.range=100 --set loss.epsilon=4 --set loss.alpha=6 --set "
+      "target.delta=1e-30",
+      dir);
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.err, Catch::Contains("target.delta 1e-30") && Catch::Contains("no HRDP budget"));
   CHECK_FALSE(fs::exists(dir / "refused" / "noise.csv"));
 }
 
-TEST_CASE("train one-sided with adam: free logits on [0, r] trained by soft PLD and by the HRDP surrogate, certified, "
-          "no truncated-Gaussian comparison",
-          "[cli][one-sided]") {
+TEST_CASE(
+    "train one-sided with adam: free logits on [0, r] trained by soft PLD and by the HRDP surrogate, certified, "
+    "no truncated-Gaussian comparison",
+    "[cli][one-sided]") {
   const fs::path dir = scratch("one-sided-adam");
   std::ofstream(dir / "adam.yaml") << R"(grid:
   range: 60

@@ -62,8 +62,10 @@ void check_pin(const std::string& name) {
     fs::remove_all(recorded);
     fs::create_directories(recorded);
     for (const auto& file : produced) {
-      if (binary_file(file)) std::ofstream(recorded / (file.string() + ".exists")) << "";
-      else std::ofstream(recorded / file, std::ios::binary) << normalised(source_of(file));
+      if (binary_file(file))
+        std::ofstream(recorded / (file.string() + ".exists")) << "";
+      else
+        std::ofstream(recorded / file, std::ios::binary) << normalised(source_of(file));
     }
     WARN("recorded the pins of " << name << " in " << recorded);
     return;
@@ -72,7 +74,8 @@ void check_pin(const std::string& name) {
   std::vector<fs::path> expected;
   for (const auto& file : files_of(recorded)) {
     const std::string s = file.string();
-    expected.push_back(s.size() > 7 && s.substr(s.size() - 7) == ".exists" ? fs::path(s.substr(0, s.size() - 7)) : file);
+    expected.push_back(s.size() > 7 && s.substr(s.size() - 7) == ".exists" ? fs::path(s.substr(0, s.size() - 7))
+                                                                           : file);
   }
   std::sort(expected.begin(), expected.end());
   CHECK(produced == expected);
@@ -102,7 +105,8 @@ TEST_CASE("pins: train with Adam in target mode (utility-weight search) writes t
   check_pin("adam-target");
 }
 
-TEST_CASE("pins: train with the preconditioned gradient on a Renyi family writes today's run directory", "[cli][pins]") {
+TEST_CASE("pins: train with the preconditioned gradient on a Renyi family writes today's run directory",
+          "[cli][pins]") {
   check_pin("pgd");
 }
 

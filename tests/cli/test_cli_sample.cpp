@@ -34,12 +34,14 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("sample: integer draws from the table's support, --seed warns and repeats, --out refuses to overwrite", "[cli]") {
+TEST_CASE("sample: integer draws from the table's support, --seed warns and repeats, --out refuses to overwrite",
+          "[cli]") {
   const fs::path dir = scratch("sample-draws");
   write(dir / "t.csv", "x,p\n-2,0.1\n-1,0.2\n0,0.4\n1,0.2\n2,0.1\n");
   const Run first = run_noiselearn("sample t.csv --count 1000 --seed 5", dir);
   REQUIRE(first.exit_code == 0);
-  CHECK_THAT(first.err, Contains("--seed 5") && Contains("DeterministicTestEntropySource") && Contains("never for privacy"));
+  CHECK_THAT(first.err,
+             Contains("--seed 5") && Contains("DeterministicTestEntropySource") && Contains("never for privacy"));
   const auto draws = lines_of(first.out);
   REQUIRE(draws.size() == 1000);
   std::set<std::string> seen(draws.begin(), draws.end());
@@ -66,7 +68,8 @@ TEST_CASE("sample: integer draws from the table's support, --seed warns and repe
   CHECK(points == std::set<std::string>{"0", "0.5"});
 }
 
-TEST_CASE("sample --quantised-out: the sampled table is written with its certificate, consistent with the source's", "[cli]") {
+TEST_CASE("sample --quantised-out: the sampled table is written with its certificate, consistent with the source's",
+          "[cli]") {
   const fs::path dir = scratch("sample-quantised");
   REQUIRE(run_noiselearn("baseline discrete-laplace --scale 3 --grid-step 1 --range 40 --out lap --sensitivity 1 "
                          "--compositions 4 --delta 1e-6",
@@ -118,7 +121,8 @@ TEST_CASE("sample: tiny cells stay positive and are reported lifted", "[cli]") {
 
 TEST_CASE("sample: bad files and missing sensitivity are refused with exit 2 naming the culprit", "[cli]") {
   const fs::path dir = scratch("sample-bad");
-  REQUIRE(run_noiselearn("baseline discrete-laplace --scale 2 --grid-step 1 --range 10 --out lap.csv", dir).exit_code == 0);
+  REQUIRE(run_noiselearn("baseline discrete-laplace --scale 2 --grid-step 1 --range 10 --out lap.csv", dir).exit_code ==
+          0);
   write(dir / "lap.csv", read(dir / "lap.csv") + "# edited\n");
   const Run changed = run_noiselearn("sample lap.csv", dir);
   CHECK(changed.exit_code == 2);

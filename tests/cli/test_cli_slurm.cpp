@@ -39,21 +39,23 @@ struct LocalSlurm {
 
 }  // namespace
 
-TEST_CASE("a sweep runs for real as a Slurm job array on a single-node Slurm started by the test", "[cli][sweep][slurm]") {
+TEST_CASE("a sweep runs for real as a Slurm job array on a single-node Slurm started by the test",
+          "[cli][sweep][slurm]") {
   const fs::path dir = scratch("sweep-slurm");
   LocalSlurm slurm{dir / "slurm-state"};
   const char* wanted = std::getenv("NOISELEARN_TEST_SLURM");
-  const std::string started =
-      wanted && std::string(wanted) == "0"
-          ? "NOISELEARN_TEST_SLURM=0"
-          : output_of("'" NOISELEARN_TEST_SCRIPTS "/local_slurm.sh' start '" + slurm.state.string() + "' 2>&1 | tail -1");
+  const std::string started = wanted && std::string(wanted) == "0"
+                                  ? "NOISELEARN_TEST_SLURM=0"
+                                  : output_of("'" NOISELEARN_TEST_SCRIPTS "/local_slurm.sh' start '" +
+                                              slurm.state.string() + "' 2>&1 | tail -1");
   if (started != "ok") {
     const std::string message = "SKIPPED: cannot start Slurm here: " + started;
     std::cout << message << std::endl;
     WARN(message);
     return;
   }
-  std::cout << "Slurm started on this machine (" << slurm.state.string() << "); running the sweep's job array" << std::endl;
+  std::cout << "Slurm started on this machine (" << slurm.state.string() << "); running the sweep's job array"
+            << std::endl;
   std::ofstream(dir / "base.yaml") << kSweepBaseConfig;
   std::ofstream(dir / "sweep.yaml") << "base: base.yaml\nvary:\n  loss.compositions: [1, 3]\n";
   const Run swept = run_noiselearn("sweep sweep.yaml --out out", dir);
@@ -68,7 +70,8 @@ TEST_CASE("a sweep runs for real as a Slurm job array on a single-node Slurm sta
   REQUIRE(WEXITSTATUS(status) == 0);
   // Two array tasks ran (their logs are in out/slurm/), each trained its own point.
   size_t task_logs = 0;
-  for (const auto& entry : fs::directory_iterator(dir / "out" / "slurm")) task_logs += entry.path().extension() == ".out";
+  for (const auto& entry : fs::directory_iterator(dir / "out" / "slurm"))
+    task_logs += entry.path().extension() == ".out";
   CHECK(task_logs == 2);
   const Run collected = run_noiselearn("collect out", dir);
   INFO(collected.err);

@@ -62,7 +62,8 @@ fs::file_time_type modified(const fs::path& path) { return fs::last_write_time(p
 
 }  // namespace
 
-TEST_CASE("sweep expands the cartesian product into validated configs, a job list and the engines' scripts", "[cli][sweep]") {
+TEST_CASE("sweep expands the cartesian product into validated configs, a job list and the engines' scripts",
+          "[cli][sweep]") {
   const fs::path dir = make_sweep("sweep-expand", kFourPoints);
   const Run run = run_noiselearn("sweep sweep.yaml --out out --jobs 3", dir);
   INFO(run.err);
@@ -75,8 +76,10 @@ TEST_CASE("sweep expands the cartesian product into validated configs, a job lis
         "\"compositions=2,utility_weight_start=0.05\",2,0.05\n\"compositions=2,utility_weight_start=0.5\",2,0.5\n");
   CHECK(file_text(out / "sweep.yaml") == kFourPoints);
   // Every config is the base with the fixed and the varied keys applied, resolved (every key present).
-  const std::map<std::string, std::pair<std::string, std::string>> expected = {
-      {kFourNames[0], {"1", "0.05"}}, {kFourNames[1], {"1", "0.5"}}, {kFourNames[2], {"2", "0.05"}}, {kFourNames[3], {"2", "0.5"}}};
+  const std::map<std::string, std::pair<std::string, std::string>> expected = {{kFourNames[0], {"1", "0.05"}},
+                                                                               {kFourNames[1], {"1", "0.5"}},
+                                                                               {kFourNames[2], {"2", "0.05"}},
+                                                                               {kFourNames[3], {"2", "0.5"}}};
   for (const auto& [name, values] : expected) {
     const std::string config = file_text(out / "points" / name / "config.yaml");
     CHECK_THAT(config, Catch::Contains("  compositions: " + values.first + "\n"));
@@ -90,10 +93,12 @@ TEST_CASE("sweep expands the cartesian product into validated configs, a job lis
   for (size_t i = 0; i < 4; ++i) {
     CHECK(jobs[i].rfind(std::string("'") + NOISELEARN_BINARY + "' --threads 1 train '", 0) == 0);
     CHECK_THAT(jobs[i], Catch::Contains("'" + (out / "points" / kFourNames[i] / "config.yaml").string() + "' --out '" +
-                                        (out / "points" / kFourNames[i] / "run").string() + "' --skip-if-complete --force >> '"));
+                                        (out / "points" / kFourNames[i] / "run").string() +
+                                        "' --skip-if-complete --force >> '"));
   }
   const std::string parallel = file_text(out / "run-parallel.sh");
-  CHECK_THAT(parallel, Catch::Contains("parallel --joblog \"$sweep/joblog\" --resume-failed -j \"${NOISELEARN_JOBS:-3}\" \"$@\" < \"$sweep/jobs.txt\""));
+  CHECK_THAT(parallel, Catch::Contains("parallel --joblog \"$sweep/joblog\" --resume-failed -j "
+                                       "\"${NOISELEARN_JOBS:-3}\" \"$@\" < \"$sweep/jobs.txt\""));
   CHECK((fs::status(out / "run-parallel.sh").permissions() & fs::perms::owner_exec) != fs::perms::none);
   const std::string slurm = file_text(out / "slurm-array.sbatch");
   CHECK_THAT(slurm, Catch::Contains("#SBATCH --array=1-4\n"));
@@ -110,7 +115,8 @@ TEST_CASE("sweep expands the cartesian product into validated configs, a job lis
   // A different sweep into the same directory is refused; --force replaces it, deleting the changed points' runs.
   fs::create_directories(out / "points" / kFourNames[0] / "run");
   std::ofstream(out / "points" / kFourNames[0] / "run" / "noise.json") << "{}";
-  std::ofstream(dir / "sweep.yaml") << std::string(kFourPoints).replace(std::string(kFourPoints).find("epochs: 20"), 10, "epochs: 25");
+  std::ofstream(dir / "sweep.yaml")
+      << std::string(kFourPoints).replace(std::string(kFourPoints).find("epochs: 20"), 10, "epochs: 25");
   const Run refused = run_noiselearn("sweep sweep.yaml --out out", dir);
   require_one_line_error(refused, "holds a different sweep");
   CHECK_THAT(refused.err, Catch::Contains("--force"));
@@ -146,7 +152,8 @@ zip:
   CHECK(records[1].at("schedule.utility_weight_start") == "0.25");
   CHECK(records[2].at("loss.kind") == "moments-accountant");
   CHECK(records[2].at("loss.compositions") == "1");
-  CHECK_THAT(file_text(dir / "out" / "points" / records[1].at("point") / "config.yaml"), Catch::Contains("  compositions: 4\n"));
+  CHECK_THAT(file_text(dir / "out" / "points" / records[1].at("point") / "config.yaml"),
+             Catch::Contains("  compositions: 4\n"));
 }
 
 // Each kind of problem once through the executable (exit 2, one line, nothing written); every message of the
@@ -159,7 +166,8 @@ TEST_CASE("bad sweep files are refused with one line naming the key, before anyt
   const std::vector<Case> cases = {
       {"base: base.yaml\nvary:\n  loss.epsilom: [0.1, 0.2]\n", "unknown key 'loss.epsilom'"},
       {"base: base.yaml\nvary:\n  loss.compositions: []\n", "loss.compositions has an empty list"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0, to: 1, steps: 3, scale: log}\n", "loss.epsilon range: scale log needs from and to positive"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0, to: 1, steps: 3, scale: log}\n",
+       "loss.epsilon range: scale log needs from and to positive"},
       {"base: base.yaml\nvary:\n  loss.compositions: [0, 1]\n", "loss.compositions must be a whole number"},
       {"base: base.yaml\nvary:\n  loss.kind: [soft-pld, softpld]\n", "loss.kind = 'softpld' is not valid"},
       {"base: base.yaml\nvarry:\n  loss.epsilon: [0.5]\n", "unknown entry 'varry'"},
@@ -176,7 +184,8 @@ TEST_CASE("bad sweep files are refused with one line naming the key, before anyt
   require_one_line_error(run_noiselearn("collect .", dir), "not a sweep directory");
 }
 
-TEST_CASE("a sweep runs for real through GNU parallel, resumes after a kill, and collect reports each noise.json", "[cli][sweep]") {
+TEST_CASE("a sweep runs for real through GNU parallel, resumes after a kill, and collect reports each noise.json",
+          "[cli][sweep]") {
   if (!have("parallel")) {
     WARN("SKIPPED: GNU parallel is not installed (apt-get install parallel; build.sh installs it)");
     return;
@@ -210,7 +219,8 @@ TEST_CASE("a sweep runs for real through GNU parallel, resumes after a kill, and
   }
 
   // The re-run through GNU parallel trains only points 2 and 3: 0 and 1 keep their files untouched.
-  const auto finished0 = modified(point(0) / "run" / "noise.json"), finished1 = modified(point(1) / "run" / "noise.json");
+  const auto finished0 = modified(point(0) / "run" / "noise.json"),
+             finished1 = modified(point(1) / "run" / "noise.json");
   REQUIRE(shell("NOISELEARN_JOBS=2 ./out/run-parallel.sh > parallel.out 2>&1", dir) == 0);
   CHECK(modified(point(0) / "run" / "noise.json") == finished0);
   CHECK(modified(point(1) / "run" / "noise.json") == finished1);
@@ -225,7 +235,8 @@ TEST_CASE("a sweep runs for real through GNU parallel, resumes after a kill, and
   REQUIRE(collected.exit_code == 0);
   const auto records = csv_records(out / "collected.csv");
   REQUIRE(records.size() == 4);
-  const std::vector<std::pair<std::string, std::string>> varied = {{"1", "0.05"}, {"1", "0.5"}, {"2", "0.05"}, {"2", "0.5"}};
+  const std::vector<std::pair<std::string, std::string>> varied = {
+      {"1", "0.05"}, {"1", "0.5"}, {"2", "0.05"}, {"2", "0.5"}};
   for (size_t i = 0; i < 4; ++i) {
     const auto& r = records[i];
     INFO(r.at("point"));
@@ -278,7 +289,8 @@ TEST_CASE("a sweep runs for real through GNU parallel, resumes after a kill, and
   }
   const Run corrupt = run_noiselearn("collect out", dir);
   CHECK(corrupt.exit_code == 1);
-  CHECK_THAT(corrupt.err, Catch::Contains("point " + kFourNames[1] + ": failed:") && Catch::Contains("checksum mismatch"));
+  CHECK_THAT(corrupt.err,
+             Catch::Contains("point " + kFourNames[1] + ": failed:") && Catch::Contains("checksum mismatch"));
   const auto before = modified(point(0) / "run" / "noise.json"), before2 = modified(point(2) / "run" / "noise.json"),
              before3 = modified(point(3) / "run" / "noise.json"), corrupted = modified(point(1) / "run" / "noise.json");
   fs::remove(out / "joblog");

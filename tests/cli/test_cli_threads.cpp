@@ -5,12 +5,12 @@
 
 #include "cli/run_noiselearn.hpp"
 
+#include <sys/wait.h>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
@@ -25,10 +25,12 @@ namespace {
 std::string openmp_settings(const std::string& environment, const std::string& arguments,
                             const std::string& command_line = "train tiny.yaml --out run --force") {
   const fs::path dir = scratch("threads");
-  write(dir / "tiny.yaml", "grid: {range: 2, step: 1}\nmodel: {sigmoids: 2}\noptimiser: {epochs: 1}\noutput: {plots: false}\n");
+  write(dir / "tiny.yaml",
+        "grid: {range: 2, step: 1}\nmodel: {sigmoids: 2}\noptimiser: {epochs: 1}\noutput: {plots: false}\n");
   const fs::path err = dir / "stderr.txt";
-  const std::string command = "cd '" + dir.string() + "' && env -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose " + environment +
-                              " '" + NOISELEARN_BINARY + "' " + arguments + " " + command_line + " > /dev/null 2>'" + err.string() + "'";
+  const std::string command = "cd '" + dir.string() + "' && env -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose " +
+                              environment + " '" + NOISELEARN_BINARY + "' " + arguments + " " + command_line +
+                              " > /dev/null 2>'" + err.string() + "'";
   const int status = std::system(command.c_str());
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
@@ -56,7 +58,8 @@ TEST_CASE("more than one thread waits passively, one thread and a user's OMP_WAI
 
 TEST_CASE("the commands that do not train load no LibTorch, hence no OpenMP, at any --threads", "[cli]") {
   CHECK_THAT(openmp_settings("", "--threads 2", "config-keys"), !Contains("GOMP_SPINCOUNT"));
-  CHECK_THAT(openmp_settings("", "", "baseline gaussian --sigma 2 --grid-step 1 --range 10 --out g.csv --force"), !Contains("GOMP_SPINCOUNT"));
+  CHECK_THAT(openmp_settings("", "", "baseline gaussian --sigma 2 --grid-step 1 --range 10 --out g.csv --force"),
+             !Contains("GOMP_SPINCOUNT"));
 }
 
 TEST_CASE("the default is one thread", "[cli]") {
@@ -69,7 +72,8 @@ TEST_CASE("train without noiselearn-train next to noiselearn fails with exit 1 n
   const fs::path dir = scratch("lone-executable");
   fs::copy_file(NOISELEARN_BINARY, dir / "noiselearn");
   fs::permissions(dir / "noiselearn", fs::perms::owner_all);
-  write(dir / "tiny.yaml", "grid: {range: 2, step: 1}\nmodel: {sigmoids: 2}\noptimiser: {epochs: 1}\noutput: {plots: false}\n");
+  write(dir / "tiny.yaml",
+        "grid: {range: 2, step: 1}\nmodel: {sigmoids: 2}\noptimiser: {epochs: 1}\noutput: {plots: false}\n");
   const int status = shell("cd '" + dir.string() + "' && ./noiselearn train tiny.yaml --out run 2> err.txt");
   CHECK(status == 1);
   const std::string err = read_text(dir / "err.txt");

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -14,8 +16,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -44,7 +44,8 @@ output:
 std::vector<std::string> entries_of(const fs::path& directory) {
   std::vector<std::string> names;
   if (!fs::exists(directory)) return names;
-  for (const auto& entry : fs::recursive_directory_iterator(directory)) names.push_back(fs::relative(entry.path(), directory).string());
+  for (const auto& entry : fs::recursive_directory_iterator(directory))
+    names.push_back(fs::relative(entry.path(), directory).string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -113,13 +114,16 @@ TEST_CASE("train refuses a non-empty run directory, --force overwrites, --resume
   CHECK(training["epochs_this_session"] == 20);
   CHECK(training["resumed_at_epoch"] == 30);
   // The log's plan and the summary speak of the same epochs.
-  CHECK_THAT(resumed.err, Catch::Contains("training sigmoid-stack for 50 epochs in all: 20 more epochs after the 30 epochs of the checkpoint"));
+  CHECK_THAT(resumed.err,
+             Catch::Contains(
+                 "training sigmoid-stack for 50 epochs in all: 20 more epochs after the 30 epochs of the checkpoint"));
   CHECK_THAT(resumed.out, Catch::Contains("for 50 epochs (20 in this session, resumed at epoch 30)"));
   CHECK(run_noiselearn("train tiny.yaml --out run --force", dir).exit_code == 0);
   CHECK(run_noiselearn("train tiny.yaml --out fresh --resume", dir).exit_code == 2);
 }
 
-TEST_CASE("train --resume refuses a changed config key other than optimiser.epochs, naming it, and keeps config.yaml", "[cli][train]") {
+TEST_CASE("train --resume refuses a changed config key other than optimiser.epochs, naming it, and keeps config.yaml",
+          "[cli][train]") {
   const fs::path dir = scratch("resume-changed");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
   REQUIRE(run_noiselearn("train tiny.yaml --out run --set output.plots=false", dir).exit_code == 0);
@@ -134,7 +138,8 @@ TEST_CASE("train --resume refuses a changed config key other than optimiser.epoc
     CHECK_THAT(error_line(refused), Catch::Contains(key) && Catch::Contains("only optimiser.epochs may change"));
     CHECK(read_text(dir / "run" / "config.yaml") == recorded);
   }
-  CHECK(run_noiselearn("train tiny.yaml --out run --resume --set output.plots=false --set optimiser.epochs=40", dir).exit_code == 0);
+  CHECK(run_noiselearn("train tiny.yaml --out run --resume --set output.plots=false --set optimiser.epochs=40", dir)
+            .exit_code == 0);
 }
 
 TEST_CASE("a hand-edited checkpoint is refused by --resume (checksum)", "[cli][train]") {
@@ -144,7 +149,8 @@ TEST_CASE("a hand-edited checkpoint is refused by --resume (checksum)", "[cli][t
   std::string checkpoint = read_text(dir / "run" / "checkpoint.pt");
   checkpoint[checkpoint.size() / 2] ^= 0x20;
   std::ofstream(dir / "run" / "checkpoint.pt", std::ios::binary | std::ios::trunc) << checkpoint;
-  const Run refused = run_noiselearn("train tiny.yaml --out run --resume --set output.plots=false --set optimiser.epochs=40", dir);
+  const Run refused =
+      run_noiselearn("train tiny.yaml --out run --resume --set output.plots=false --set optimiser.epochs=40", dir);
   CHECK(refused.exit_code == 2);
   CHECK_THAT(error_line(refused), Catch::Contains("checkpoint.pt: checksum mismatch"));
 }
@@ -159,15 +165,17 @@ TEST_CASE("bad configs: one-line error naming the key, exit code 2", "[cli][trai
   struct Case {
     std::string arguments, culprit;
   };
-  for (const Case& c : {Case{"train unknown.yaml", "unknown.yaml:2: unknown key 'loss.epsilom'; did you mean 'loss.epsilon'? (valid: loss.kind"},
-                        Case{"train type.yaml", "type.yaml:2: grid.step must be a number (got 'small')"},
-                        Case{"train sensitivity.yaml", "not a whole number of grid steps"},
-                        Case{"train broken.yaml", "broken.yaml:"},
-                        Case{"train missing.yaml", "missing.yaml"},
-                        Case{"train tiny.yaml --set loss.kind=magic", "loss.kind = 'magic' is not valid"},
-                        Case{"train tiny.yaml --set model.init=uniform", "model.init = uniform is for the logit models"},
-                        Case{"train tiny.yaml --set pair.sensitivity=0.05", "pair.sensitivity 0.05 is not a whole number of grid steps"},
-                        Case{"plot .", "has no noise.csv"}}) {
+  for (const Case& c :
+       {Case{"train unknown.yaml",
+             "unknown.yaml:2: unknown key 'loss.epsilom'; did you mean 'loss.epsilon'? (valid: loss.kind"},
+        Case{"train type.yaml", "type.yaml:2: grid.step must be a number (got 'small')"},
+        Case{"train sensitivity.yaml", "not a whole number of grid steps"}, Case{"train broken.yaml", "broken.yaml:"},
+        Case{"train missing.yaml", "missing.yaml"},
+        Case{"train tiny.yaml --set loss.kind=magic", "loss.kind = 'magic' is not valid"},
+        Case{"train tiny.yaml --set model.init=uniform", "model.init = uniform is for the logit models"},
+        Case{"train tiny.yaml --set pair.sensitivity=0.05",
+             "pair.sensitivity 0.05 is not a whole number of grid steps"},
+        Case{"plot .", "has no noise.csv"}}) {
     const Run run = run_noiselearn(c.arguments, dir);
     INFO(c.arguments << "\n" << run.err);
     CHECK(run.exit_code == 2);
@@ -180,7 +188,9 @@ TEST_CASE("bad configs: one-line error naming the key, exit code 2", "[cli][trai
 TEST_CASE("compare prints tables side by side with the matched truncated Gaussian", "[cli]") {
   const fs::path dir = scratch("compare");
   REQUIRE(run_noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 30 --out a.csv", dir).exit_code == 0);
-  REQUIRE(run_noiselearn("baseline truncated-gaussian --sigma 2 --truncation 10 --grid-step 0.05 --range 30 --out b.csv", dir).exit_code == 0);
+  REQUIRE(run_noiselearn(
+              "baseline truncated-gaussian --sigma 2 --truncation 10 --grid-step 0.05 --range 30 --out b.csv", dir)
+              .exit_code == 0);
   const Run run = run_noiselearn("compare a.csv b.csv --sensitivity 1 -n 4 --epsilon 1 --out c.csv", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
@@ -191,7 +201,8 @@ TEST_CASE("compare prints tables side by side with the matched truncated Gaussia
   CHECK_THAT(header, Catch::StartsWith("table,l1,delta_upper"));
 }
 
-TEST_CASE("configs/README.md's config-key table is exactly what config-keys prints (every key, default and unit)", "[cli][docs]") {
+TEST_CASE("configs/README.md's config-key table is exactly what config-keys prints (every key, default and unit)",
+          "[cli][docs]") {
   const Run run = run_noiselearn("config-keys", scratch("config-keys"));
   REQUIRE(run.exit_code == 0);
   REQUIRE_THAT(run.out, Catch::StartsWith("| key | default | unit | meaning |"));
@@ -216,13 +227,16 @@ TEST_CASE("absurd sizes and impossible settings are refused before anything is c
   };
   for (const Case& c : {
            // used to exit 1 with a 4.5 KB LibTorch trace, leaving an empty run directory
-           Case{"train tiny.yaml --out run --set model.sigmoids=1e12", "model.sigmoids must be a whole number from 1 to 1,000,000"},
+           Case{"train tiny.yaml --out run --set model.sigmoids=1e12",
+                "model.sigmoids must be a whole number from 1 to 1,000,000"},
            // used to write a certificate with lower > upper into noise.json
            Case{"train tiny.yaml --out run --set loss.compositions=300000000000000",
                 "loss.compositions must be a whole number from 1 to 1,000,000,000"},
-           Case{"train tiny.yaml --out run --set loss.compositions=1e18", "loss.compositions must be a whole number from 1 to 1,000,000,000"},
+           Case{"train tiny.yaml --out run --set loss.compositions=1e18",
+                "loss.compositions must be a whole number from 1 to 1,000,000,000"},
            // used to train to delta = 1 without a word
-           Case{"train tiny.yaml --out run --set pair.sensitivity=50", "pair.sensitivity 50 is not less than the grid's width 2 grid.range = 8"},
+           Case{"train tiny.yaml --out run --set pair.sensitivity=50",
+                "pair.sensitivity 50 is not less than the grid's width 2 grid.range = 8"},
            // used to be accepted, the last value winning
            Case{"train twice.yaml --out run", "twice.yaml:4: key 'loss.epsilon' is given twice (lines 2 and 4)"},
            // used to exit 1
@@ -233,7 +247,8 @@ TEST_CASE("absurd sizes and impossible settings are refused before anything is c
     INFO(c.arguments << "\n" << run.err);
     CHECK(run.exit_code == 2);
     CHECK_THAT(error_line(run), Catch::Contains(c.culprit));
-    CHECK(std::count(run.err.begin(), run.err.end(), '\n') <= 2);  // the plan's log line at most, and the error: no trace
+    CHECK(std::count(run.err.begin(), run.err.end(), '\n') <=
+          2);  // the plan's log line at most, and the error: no trace
     CHECK_FALSE(fs::exists(dir / "run"));
   }
 }
@@ -246,8 +261,9 @@ TEST_CASE("a second train into a run directory in use is refused, naming the loc
   {
     // This process stands for a first run that holds the directory (the lock is a real flock on run/.lock).
     const noiselearn::RunDirectoryLock first(dir / "run");
-    for (const char* arguments : {"train tiny.yaml --out run --force --set output.plots=false",
-                                  "train tiny.yaml --out run --resume --set output.plots=false --set optimiser.epochs=40"}) {
+    for (const char* arguments :
+         {"train tiny.yaml --out run --force --set output.plots=false",
+          "train tiny.yaml --out run --resume --set output.plots=false --set optimiser.epochs=40"}) {
       const Run second = run_noiselearn(arguments, dir);
       INFO(arguments << "\n" << second.err);
       CHECK(second.exit_code == 2);
@@ -259,7 +275,8 @@ TEST_CASE("a second train into a run directory in use is refused, naming the loc
   CHECK_FALSE(fs::exists(dir / "run" / ".lock"));
 }
 
-TEST_CASE("a checkpoint that cannot be written ends train with exit 1, one line, and no temporary", "[cli][train][errors]") {
+TEST_CASE("a checkpoint that cannot be written ends train with exit 1, one line, and no temporary",
+          "[cli][train][errors]") {
   const fs::path dir = scratch("checkpoint-limit");
   // A free-logits model on 1601 points: its checkpoint (logits and Adam's two moments) is far above the 16 KiB
   // file size limit, which config.yaml is well below. SIGXFSZ is ignored, so that the write fails with EFBIG
@@ -277,10 +294,13 @@ TEST_CASE("a checkpoint that cannot be written ends train with exit 1, one line,
   CHECK_FALSE(fs::exists(dir / "run" / ".lock"));
 }
 
-TEST_CASE("a relative model.init_table is found from the config's directory, and the run repeats from anywhere", "[cli][train]") {
+TEST_CASE("a relative model.init_table is found from the config's directory, and the run repeats from anywhere",
+          "[cli][train]") {
   const fs::path dir = scratch("relative-paths");
   fs::create_directories(dir / "configs" / "tables");
-  REQUIRE(run_noiselearn("baseline truncated-gaussian --sigma 1 --truncation 4 --grid-step 0.1 --range 4 --out configs/tables/start.csv", dir)
+  REQUIRE(run_noiselearn("baseline truncated-gaussian --sigma 1 --truncation 4 --grid-step 0.1 --range 4 --out "
+                         "configs/tables/start.csv",
+                         dir)
               .exit_code == 0);
   std::ofstream(dir / "configs" / "from-table.yaml")
       << "grid:\n  range: 4\n  step: 0.1\nmodel:\n  kind: free-logits\n  init: table\n  init_table: tables/start.csv\n"
@@ -290,8 +310,10 @@ TEST_CASE("a relative model.init_table is found from the config's directory, and
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const std::string recorded = read_text(dir / "runs" / "x" / "config.yaml");
-  CHECK_THAT(recorded, Catch::Contains("  init_table: " + (fs::canonical(dir) / "configs" / "tables" / "start.csv").string() + "\n") ||
-                           Catch::Contains("  init_table: " + (dir / "configs" / "tables" / "start.csv").string() + "\n"));
+  CHECK_THAT(
+      recorded,
+      Catch::Contains("  init_table: " + (fs::canonical(dir) / "configs" / "tables" / "start.csv").string() + "\n") ||
+          Catch::Contains("  init_table: " + (dir / "configs" / "tables" / "start.csv").string() + "\n"));
   // The run's config.yaml, from yet another directory, gives the same table bit for bit.
   fs::create_directories(dir / "elsewhere");
   const Run again = run_noiselearn("train ../runs/x/config.yaml --out again", dir / "elsewhere");
@@ -309,24 +331,28 @@ TEST_CASE("train --seed overrides optimiser.seed, exactly as --set optimiser.see
   REQUIRE(run_noiselearn("train tiny.yaml --out set-seven --set optimiser.seed=7" + quick, dir).exit_code == 0);
   CHECK_THAT(read_text(dir / "seven" / "config.yaml"), Catch::Contains("  seed: 7\n"));
   CHECK(read_text(dir / "seven" / "noise.csv") == read_text(dir / "set-seven" / "noise.csv"));
-  CHECK(read_text(dir / "seven" / "noise.csv") != read_text(dir / "one" / "noise.csv"));  // the sigmoid stack starts at random
+  CHECK(read_text(dir / "seven" / "noise.csv") !=
+        read_text(dir / "one" / "noise.csv"));  // the sigmoid stack starts at random
 }
 
 TEST_CASE("the summary names each utility once and counts in the right number", "[cli][train]") {
   const fs::path dir = scratch("summary-words");
   std::ofstream(dir / "tiny.yaml") << kTinyConfig;
-  const Run run = run_noiselearn("train tiny.yaml --out run --set utility.kind=l2 --set loss.compositions=1 "
-                                 "--set optimiser.epochs=1 --set output.plots=false --set certification.compare_gaussian=false",
-                                 dir);
+  const Run run = run_noiselearn(
+      "train tiny.yaml --out run --set utility.kind=l2 --set loss.compositions=1 "
+      "--set optimiser.epochs=1 --set output.plots=false --set certification.compare_gaussian=false",
+      dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const std::string summary = read_text(dir / "run" / "summary.txt");
   CHECK_THAT(summary, Catch::Contains("for 1 epoch in") && Catch::Contains("after n = 1 composition its"));
-  CHECK_THAT(summary, Catch::Contains("The learned table has l2 ") && !Catch::Contains(" and l2 ") && !Catch::Contains("L2"));
+  CHECK_THAT(summary,
+             Catch::Contains("The learned table has l2 ") && !Catch::Contains(" and l2 ") && !Catch::Contains("L2"));
   CHECK_THAT(run.err, Catch::Contains("training sigmoid-stack for 1 epoch\n"));
 }
 
-TEST_CASE("target mode never ends worse than its best certified table, the starting one included", "[cli][train][target]") {
+TEST_CASE("target mode never ends worse than its best certified table, the starting one included",
+          "[cli][train][target]") {
   // Issue 7, item 5: sensitivity 2, n = 16, L2 utility, target delta 1e-5 at epsilon = 2, starting from the
   // truncated Gaussian with sigma 16, whose certified delta (9.42e-6) already meets the target. Every trial at
   // the weights tried ends far above it (0.107, 0.034, 0.0029): the search used to return the last of them and
@@ -362,7 +388,8 @@ output:
   const Run run = run_noiselearn("train target.yaml --out run", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.err, Catch::Contains("the starting table: certified delta 9.42") && Catch::Contains("(meets the target)"));
+  CHECK_THAT(run.err,
+             Catch::Contains("the starting table: certified delta 9.42") && Catch::Contains("(meets the target)"));
   std::ifstream metadata_file(dir / "run" / "noise.json");
   const auto metadata = nlohmann::json::parse(metadata_file);
   CHECK(metadata["certificate"]["delta_at_epsilon"][0]["delta_upper"].get<double>() <= 1e-5);
@@ -406,7 +433,8 @@ TEST_CASE("every Markdown file in the source tree closes its code blocks, and it
     return count;
   };
   const auto is_delimiter_row = [](const std::string& row) {
-    return row.size() > 4 && row[0] == '|' && row.find_first_not_of("|-: ") == std::string::npos && row.find("---") != std::string::npos;
+    return row.size() > 4 && row[0] == '|' && row.find_first_not_of("|-: ") == std::string::npos &&
+           row.find("---") != std::string::npos;
   };
   int files = 0, tables = 0;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
@@ -430,7 +458,8 @@ TEST_CASE("every Markdown file in the source tree closes its code blocks, and it
         if (++fences % 2 == 1) opened_at = static_cast<int>(n) + 1;
         continue;
       }
-      if (fences % 2 == 1 || line.empty() || line[0] != '|' || n + 1 >= lines.size() || !is_delimiter_row(lines[n + 1])) continue;
+      if (fences % 2 == 1 || line.empty() || line[0] != '|' || n + 1 >= lines.size() || !is_delimiter_row(lines[n + 1]))
+        continue;
       ++tables;
       const int header = separators(line);
       for (size_t row = n + 1; row < lines.size() && !lines[row].empty() && lines[row][0] == '|'; ++row) {

@@ -4,11 +4,11 @@
 
 #include "cli/run_noiselearn.hpp"
 
+#include <sys/wait.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
@@ -51,8 +51,9 @@ TEST_CASE("running out of memory is one line 'out of memory', exit 1", "[cli]") 
   // allocated under a 700 MB address-space limit (noiselearn with LibTorch starts in about 500 MB).
   const fs::path dir = scratch("out-of-memory");
   const fs::path err = dir / "stderr.txt";
-  const int code = shell("cd '" + dir.string() + "' && ulimit -v 700000 && '" + NOISELEARN_BINARY +
-                         "' --threads 1 baseline uniform --grid-step 1e-6 --range 10 --out u.csv 2>'" + err.string() + "'");
+  const int code =
+      shell("cd '" + dir.string() + "' && ulimit -v 700000 && '" + NOISELEARN_BINARY +
+            "' --threads 1 baseline uniform --grid-step 1e-6 --range 10 --out u.csv 2>'" + err.string() + "'");
   std::ifstream in(err);
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   INFO(text);
@@ -67,7 +68,8 @@ TEST_CASE("renormalise: a table whose sum is off by 1e-9 is read with --renormal
   write(dir / "t.csv", "x,p\n-1,0.250000001\n0,0.5\n1,0.25\n");
   const Run strict = run_noiselearn("evaluate t.csv --sensitivity 1 --epsilon 1", dir);
   CHECK(strict.exit_code == 2);
-  CHECK_THAT(error_line(strict), Contains("probabilities sum to 1.000000001") && Contains("--renormalise divides by the sum"));
+  CHECK_THAT(error_line(strict),
+             Contains("probabilities sum to 1.000000001") && Contains("--renormalise divides by the sum"));
   const Run renormalised = run_noiselearn("evaluate t.csv --sensitivity 1 --epsilon 1 --renormalise", dir);
   CHECK(renormalised.exit_code == 0);
   CHECK_THAT(renormalised.err, Contains("t.csv: probabilities summed to 1.000000001") && Contains("renormalised"));
@@ -119,16 +121,19 @@ TEST_CASE("a sensitivity off the grid names the nearest values on it", "[cli][er
   CHECK(run_noiselearn("evaluate t.csv --sensitivity 0.9", dir).exit_code == 0);
 }
 
-TEST_CASE("a table summing to 0.95: the hint's options read it, and each refusal names the option to change", "[cli][errors]") {
+TEST_CASE("a table summing to 0.95: the hint's options read it, and each refusal names the option to change",
+          "[cli][errors]") {
   const fs::path dir = scratch("sum-hint");
   write(dir / "t.csv", "x,p\n-1,0.25\n0,0.45\n1,0.25\n");
   const Run strict = run_noiselearn("evaluate t.csv --sensitivity 1 --epsilon 1", dir);
   CHECK(strict.exit_code == 2);
-  CHECK_THAT(error_line(strict), Contains("probabilities sum to 0.9499") && Contains("--renormalise --sum-tolerance 0.1"));
+  CHECK_THAT(error_line(strict),
+             Contains("probabilities sum to 0.9499") && Contains("--renormalise --sum-tolerance 0.1"));
   // Following only half of it: the refusal names --sum-tolerance and the value that reads it.
   const Run half = run_noiselearn("--renormalise evaluate t.csv --sensitivity 1 --epsilon 1", dir);
   CHECK(half.exit_code == 2);
-  CHECK_THAT(error_line(half), Contains("more than the renormalisation tolerance 1e-06") && Contains("--sum-tolerance 0.1"));
+  CHECK_THAT(error_line(half),
+             Contains("more than the renormalisation tolerance 1e-06") && Contains("--sum-tolerance 0.1"));
   // Following it: read, renormalised and said so. sample reads tables with its own reader and gives the same hint.
   const Run whole = run_noiselearn("--renormalise --sum-tolerance 0.1 evaluate t.csv --sensitivity 1 --epsilon 1", dir);
   CHECK(whole.exit_code == 0);
@@ -139,12 +144,14 @@ TEST_CASE("a table summing to 0.95: the hint's options read it, and each refusal
   CHECK(run_noiselearn("--renormalise --sum-tolerance 0.1 sample t.csv --count 1 --seed 1", dir).exit_code == 0);
 }
 
-TEST_CASE("evaluate and sample of a noiselearn table repeat its recorded certificate unless an option replaces a setting",
-          "[cli]") {
+TEST_CASE(
+    "evaluate and sample of a noiselearn table repeat its recorded certificate unless an option replaces a setting",
+    "[cli]") {
   const fs::path dir = scratch("recorded-settings");
-  REQUIRE(run_noiselearn("baseline laplace --scale 2 --grid-step 0.05 --range 60 --out t.csv --sensitivity 1 -n 4 --delta 1e-5 "
-                         "--loss-step 1e-3",
-                         dir)
+  REQUIRE(run_noiselearn(
+              "baseline laplace --scale 2 --grid-step 0.05 --range 60 --out t.csv --sensitivity 1 -n 4 --delta 1e-5 "
+              "--loss-step 1e-3",
+              dir)
               .exit_code == 0);
   const auto metadata = read_json(dir / "t.json");
   REQUIRE(metadata.at("certificate").at("accountant").at("loss_step") == 1e-3);
@@ -172,7 +179,8 @@ TEST_CASE("evaluate and sample of a noiselearn table repeat its recorded certifi
   auto older = metadata;
   older["certificate"].erase("accountant");
   write(dir / "t.json", older.dump());
-  CHECK(nlohmann::json::parse(run_noiselearn("evaluate t.csv --json", dir).out).at("discretisation").at("loss_step") == 1e-3);
+  CHECK(nlohmann::json::parse(run_noiselearn("evaluate t.csv --json", dir).out).at("discretisation").at("loss_step") ==
+        1e-3);
   // A bare CSV records nothing: the sensitivity must be given.
   write(dir / "bare.csv", "x,p\n-1,0.25\n0,0.5\n1,0.25\n");
   const Run bare = run_noiselearn("evaluate bare.csv", dir);
@@ -187,7 +195,8 @@ TEST_CASE("a delta below the distinguishing events' mass: the certificate says w
   write(dir / "t.csv", "x,p\n-1,0.25\n0,0.5\n1,0.25\n");
   const Run run = run_noiselearn("evaluate t.csv --sensitivity 1 -n 2 --delta 1e-3", dir);
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.out, Contains("epsilon in [inf, inf]") &&
-                          Contains("no epsilon certifies delta = 0.001: the distinguishing events (outputs one input cannot "
-                                   "produce) alone have probability 0.437 after 2 compositions"));
+  CHECK_THAT(run.out,
+             Contains("epsilon in [inf, inf]") &&
+                 Contains("no epsilon certifies delta = 0.001: the distinguishing events (outputs one input cannot "
+                          "produce) alone have probability 0.437 after 2 compositions"));
 }

@@ -20,8 +20,9 @@ namespace {
 // The sibling folder, its papers and its design note (by any path). Kept in pieces so that this file does not
 // match itself.
 const std::array<std::string, 4>& standalone_forbidden_references() {
-  static const std::array<std::string, 4> references = {std::string("..") + "/shared", std::string("shared") + "/papers",
-                                                        std::string("shared") + "/DESIGN", std::string("DESIGN") + ".md"};
+  static const std::array<std::string, 4> references = {
+      std::string("..") + "/shared", std::string("shared") + "/papers", std::string("shared") + "/DESIGN",
+      std::string("DESIGN") + ".md"};
   return references;
 }
 
@@ -32,8 +33,8 @@ bool standalone_skipped_directory(const fs::path& directory) {
 }
 
 bool standalone_text_source(const fs::path& file) {
-  static const std::set<std::string> extensions = {".md", ".cpp", ".hpp", ".h", ".py", ".yaml", ".yml", ".sh", ".txt",
-                                                   ".cmake", ".in"};
+  static const std::set<std::string> extensions = {".md",  ".cpp", ".hpp", ".h",     ".py", ".yaml",
+                                                   ".yml", ".sh",  ".txt", ".cmake", ".in"};
   return file.filename() == "CMakeLists.txt" || extensions.count(file.extension().string()) > 0;
 }
 
@@ -49,7 +50,9 @@ std::vector<fs::path> standalone_text_sources(const fs::path& root) {
   return files;
 }
 
-std::string standalone_relative(const fs::path& file, const fs::path& root) { return fs::relative(file, root).generic_string(); }
+std::string standalone_relative(const fs::path& file, const fs::path& root) {
+  return fs::relative(file, root).generic_string();
+}
 
 // "file:line: text" for every line of `files` holding a forbidden reference.
 std::vector<std::string> standalone_outside_references(const std::vector<fs::path>& files, const fs::path& root) {
@@ -60,7 +63,8 @@ std::vector<std::string> standalone_outside_references(const std::vector<fs::pat
     for (int number = 1; std::getline(in, line); ++number)
       for (const std::string& reference : standalone_forbidden_references())
         if (line.find(reference) != std::string::npos) {
-          offences.push_back(standalone_relative(file, root) + ":" + std::to_string(number) + ": '" + reference + "' in: " + line);
+          offences.push_back(standalone_relative(file, root) + ":" + std::to_string(number) + ": '" + reference +
+                             "' in: " + line);
           break;
         }
   }
@@ -84,8 +88,10 @@ std::vector<std::pair<int, std::string>> standalone_markdown_links(const fs::pat
       if (close == std::string::npos) continue;
       std::string target = line.substr(at + 2, close - at - 2);
       if (const size_t space = target.find(' '); space != std::string::npos) target.resize(space);  // a "title"
-      if (target.size() >= 2 && target.front() == '<' && target.back() == '>') target = target.substr(1, target.size() - 2);
-      if (target.empty() || target.front() == '#' || target.find("://") != std::string::npos || target.rfind("mailto:", 0) == 0)
+      if (target.size() >= 2 && target.front() == '<' && target.back() == '>')
+        target = target.substr(1, target.size() - 2);
+      if (target.empty() || target.front() == '#' || target.find("://") != std::string::npos ||
+          target.rfind("mailto:", 0) == 0)
         continue;
       links.emplace_back(number, target);
     }
@@ -141,9 +147,10 @@ TEST_CASE("no text file of the source tree refers to a path outside the reposito
   CHECK(found("src/core/grid.hpp"));
   CHECK(found("tests/cli/test_docs_standalone.cpp"));
   const std::vector<std::string> offences = standalone_outside_references(files, root);
-  INFO("a clone has no such folder: cite experiments/errata.md (the papers, their errata) or src/README.md (the "
-       "architecture) instead\n"
-       << standalone_joined(offences));
+  INFO(
+      "a clone has no such folder: cite experiments/errata.md (the papers, their errata) or src/README.md (the "
+      "architecture) instead\n"
+      << standalone_joined(offences));
   CHECK(offences.empty());
 }
 

@@ -37,7 +37,8 @@ std::vector<double> dense_solve(std::vector<std::vector<double>> a, std::vector<
 }
 
 std::vector<std::vector<double>> dense(const SymmetricBandedMatrix& m) {
-  std::vector<std::vector<double>> out(static_cast<size_t>(m.size()), std::vector<double>(static_cast<size_t>(m.size())));
+  std::vector<std::vector<double>> out(static_cast<size_t>(m.size()),
+                                       std::vector<double>(static_cast<size_t>(m.size())));
   for (int64_t i = 0; i < m.size(); ++i)
     for (int64_t j = 0; j < m.size(); ++j) out[i][j] = m.at(i, j);
   return out;
@@ -45,7 +46,8 @@ std::vector<std::vector<double>> dense(const SymmetricBandedMatrix& m) {
 
 }  // namespace
 
-TEST_CASE("banded Cholesky solves agree with dense elimination, for several bandwidths and right-hand sides", "[banded]") {
+TEST_CASE("banded Cholesky solves agree with dense elimination, for several bandwidths and right-hand sides",
+          "[banded]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int64_t bandwidth : {0, 1, 3, 20}) {

@@ -19,11 +19,20 @@ uint64_t bits(double x) {
 
 }  // namespace
 
-TEST_CASE("select_kept returns the kept value where asked and the other elsewhere, bit for bit", "[core][branch-free]") {
+TEST_CASE("select_kept returns the kept value where asked and the other elsewhere, bit for bit",
+          "[core][branch-free]") {
   // The blend must carry every bit pattern through: signed zeros, subnormals, infinities and NaN payloads.
   const double inf = std::numeric_limits<double>::infinity();
-  const std::vector<double> values = {0.0, -0.0, 1.0, -2.5, std::numeric_limits<double>::denorm_min(), -inf, inf,
-                                      std::numeric_limits<double>::quiet_NaN(), 1e308, -1e-300};
+  const std::vector<double> values = {0.0,
+                                      -0.0,
+                                      1.0,
+                                      -2.5,
+                                      std::numeric_limits<double>::denorm_min(),
+                                      -inf,
+                                      inf,
+                                      std::numeric_limits<double>::quiet_NaN(),
+                                      1e308,
+                                      -1e-300};
   for (const double a : values)
     for (const double b : values) {
       CHECK(bits(select_kept(true, a, b)) == bits(a));

@@ -67,9 +67,10 @@ TEST_CASE("p_extended, mass_below and mass_from agree with brute-force sums of t
   CHECK(t.p_extended(last + 2) == Approx(t.p(last) * 0.25));
 }
 
-TEST_CASE("the pair of a tailed table has the same privacy-loss distribution as the pair of its long explicit "
-          "extension (additive shifts and subsampled mixtures of both signs)",
-          "[core][tails]") {
+TEST_CASE(
+    "the pair of a tailed table has the same privacy-loss distribution as the pair of its long explicit "
+    "extension (additive shifts and subsampled mixtures of both signs)",
+    "[core][tails]") {
   const NoiseTable tailed = asymmetric_tailed(0.5);
   // The same law written out on 1100 cells beyond each end (what remains there is below 1e-300).
   const int64_t pad = 1100;
@@ -78,7 +79,8 @@ TEST_CASE("the pair of a tailed table has the same privacy-loss distribution as 
   double sum = 0.0;
   for (double v : explicit_p) sum += v;
   for (double& v : explicit_p) v /= sum;
-  const NoiseTable extension(Grid{tailed.grid().origin - pad, 1.0, static_cast<int64_t>(explicit_p.size())}, explicit_p);
+  const NoiseTable extension(Grid{tailed.grid().origin - pad, 1.0, static_cast<int64_t>(explicit_p.size())},
+                             explicit_p);
 
   // Privacy-loss distribution of one direction, grouped by loss (rounded to 1e-9), ignoring outcomes the
   // explicit extension only has because it ends (mass below 1e-290).
@@ -116,7 +118,8 @@ TEST_CASE("the pair of a tailed table has the same privacy-loss distribution as 
   CHECK(b == Approx(1.0).epsilon(1e-14));
 }
 
-TEST_CASE("utilities of a tailed table include the tails: the discrete Laplace's closed forms", "[core][tails][closed-form]") {
+TEST_CASE("utilities of a tailed table include the tails: the discrete Laplace's closed forms",
+          "[core][tails][closed-form]") {
   for (double r : {0.5, 0.9, 0.999}) {
     const NoiseTable t = discrete_laplace(r, 4);
     // E|X| = 2r / ((1-r)(1+r)), E X^2 = 2r / (1-r)^2, Pr[|X| > 2] = 2 r^3 / (1+r).

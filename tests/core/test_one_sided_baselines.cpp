@@ -48,7 +48,8 @@ double moment(const NoiseTable& t, int k) {
 
 }  // namespace
 
-TEST_CASE("Thm 1 at epsilon 1, delta 1e-4: the issue's test vector, and its hockey-stick sums are p_0 and p_omega'", "[one-sided]") {
+TEST_CASE("Thm 1 at epsilon 1, delta 1e-4: the issue's test vector, and its hockey-stick sums are p_0 and p_omega'",
+          "[one-sided]") {
   const SingleReleaseOptimum o = single_release_optimum(1.0, 1e-4);
   CHECK(o.omega_real == Approx(8.43852).margin(5e-6));
   CHECK(o.omega == 9);
@@ -73,7 +74,8 @@ TEST_CASE("Thm 1 at epsilon 1, delta 1e-4: the issue's test vector, and its hock
   CHECK(backward == Approx(t.p(18)).epsilon(1e-12));
 }
 
-TEST_CASE("Thm 1 (corrected) second moments at delta 1e-4 and DP by enumeration for every setting of Tables 1-2", "[one-sided]") {
+TEST_CASE("Thm 1 (corrected) second moments at delta 1e-4 and DP by enumeration for every setting of Tables 1-2",
+          "[one-sided]") {
   const double epsilons[] = {0.5, 1.0, 2.0, 4.0, 8.0};
   const double second[] = {253.409, 75.385, 22.697, 7.556, 3.106};
   for (int k = 0; k < 5; ++k) {
@@ -93,7 +95,8 @@ TEST_CASE("Thm 1 (corrected) second moments at delta 1e-4 and DP by enumeration 
   }
 }
 
-TEST_CASE("erratum: Thm 1 with omega rounded down (Tables 1-2 as printed) has c > 1 and is not (epsilon, delta)-DP", "[one-sided]") {
+TEST_CASE("erratum: Thm 1 with omega rounded down (Tables 1-2 as printed) has c > 1 and is not (epsilon, delta)-DP",
+          "[one-sided]") {
   const SingleReleaseOptimum corrected = single_release_optimum(1.0, 1e-4);
   const SingleReleaseOptimum printed = single_release_optimum_at(1.0, 1e-4, corrected.omega - 1);
   CHECK(printed.c > 1.0);
@@ -104,10 +107,11 @@ TEST_CASE("erratum: Thm 1 with omega rounded down (Tables 1-2 as printed) has c 
   CHECK(moment(printed.table(), 2) < moment(corrected.table(), 2));
 }
 
-TEST_CASE("TBL: the exact minimal shift gives distinguishing mass delta exactly, exact moments, Lemma 1 overshoots", "[one-sided]") {
+TEST_CASE("TBL: the exact minimal shift gives distinguishing mass delta exactly, exact moments, Lemma 1 overshoots",
+          "[one-sided]") {
   const double epsilons[] = {0.5, 1.0, 2.0, 4.0, 8.0};
-  const double exact[] = {269.35, 84.05, 27.39, 9.889, 4.294};        // the issue's test vector (exact moments)
-  const double printed[] = {265.5, 83.0, 27.1, 9.8, 4.3};             // Table 1's TBL row: mu*^2 + lambda^2
+  const double exact[] = {269.35, 84.05, 27.39, 9.889, 4.294};  // the issue's test vector (exact moments)
+  const double printed[] = {265.5, 83.0, 27.1, 9.8, 4.3};       // Table 1's TBL row: mu*^2 + lambda^2
   for (int k = 0; k < 5; ++k) {
     const double eps = epsilons[k];
     const TruncatedBiasedLaplace t = calibrated_tbl(eps, 1e-4, 1.0);
@@ -129,7 +133,8 @@ TEST_CASE("TBL: the exact minimal shift gives distinguishing mass delta exactly,
   }
 }
 
-TEST_CASE("TBL moments and masses agree with numerical integration, also off-centre and for tiny lambda / mu", "[one-sided]") {
+TEST_CASE("TBL moments and masses agree with numerical integration, also off-centre and for tiny lambda / mu",
+          "[one-sided]") {
   for (const TruncatedBiasedLaplace t : {TruncatedBiasedLaplace{3.0, 1.5, 10.0}, TruncatedBiasedLaplace{0.01, 2.0, 0.5},
                                          TruncatedBiasedLaplace{7.0, 0.3, 7.5}}) {
     const int cells = 400000;
@@ -157,7 +162,8 @@ TEST_CASE("TBL moments and masses agree with numerical integration, also off-cen
   CHECK_THROWS_AS(on_grid.table(0.007), InputError);  // 18 is not a whole number of steps of 0.007
 }
 
-TEST_CASE("discrete TBL: the least range for (epsilon, delta = 1e-4), its second moment, and DP by enumeration", "[one-sided]") {
+TEST_CASE("discrete TBL: the least range for (epsilon, delta = 1e-4), its second moment, and DP by enumeration",
+          "[one-sided]") {
   const double epsilons[] = {0.5, 1.0, 2.0, 4.0, 8.0};
   const int64_t ranges[] = {32, 18, 10, 6, 4};
   const double second[] = {263.749, 82.834, 25.362, 9.038, 4.001};
@@ -189,8 +195,9 @@ TEST_CASE("one-sided baselines refuse bad parameters, naming them", "[one-sided]
 }
 
 TEST_CASE("TBG: exact truncated-normal moments against numerical integration, and its binned table", "[one-sided]") {
-  for (const TruncatedBiasedGaussian t : {TruncatedBiasedGaussian{5.0, 2.0, 10.0}, TruncatedBiasedGaussian{1.0, 3.0, 4.0},
-                                          TruncatedBiasedGaussian{30.0, 1.5, 32.0}}) {
+  for (const TruncatedBiasedGaussian t :
+       {TruncatedBiasedGaussian{5.0, 2.0, 10.0}, TruncatedBiasedGaussian{1.0, 3.0, 4.0},
+        TruncatedBiasedGaussian{30.0, 1.5, 32.0}}) {
     const int cells = 400000;
     const double h = t.range / cells;
     double z = 0.0, m1 = 0.0, m2 = 0.0;

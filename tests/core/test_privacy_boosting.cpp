@@ -42,7 +42,8 @@ double integrate(F g, std::vector<double> cuts, double centre, double sd) {
 
 std::vector<PrivacyBoostingMechanism> mechanisms() {
   std::vector<PrivacyBoostingMechanism> all;
-  for (auto kernel : {BoostingKernel{BoostingKernelKind::kGaussian, 6.5}, BoostingKernel{BoostingKernelKind::kLaplace, 5.0}}) {
+  for (auto kernel :
+       {BoostingKernel{BoostingKernelKind::kGaussian, 6.5}, BoostingKernel{BoostingKernelKind::kLaplace, 5.0}}) {
     PreferredRegion interval{PreferredRegionKind::kInterval, 10.0, 0.0, 0.0, 0.0};
     PreferredRegion fixed{PreferredRegionKind::kFixed, 0.0, 0.0, -10.0, 10.0};
     PreferredRegion relative{PreferredRegionKind::kRelative, 2.0, 0.1, 0.0, 0.0};
@@ -62,7 +63,8 @@ TEST_CASE("normal quantile inverts the normal CDF from 1e-300 to 1 - 1e-16", "[p
   CHECK(normal_quantile(0.95) == Approx(1.6448536269514722).epsilon(1e-15));
 }
 
-TEST_CASE("the boosting rate q of eq. 3 is 0 when the kernel already meets rho and solves Pr[S] = rho otherwise", "[privacy-boosting]") {
+TEST_CASE("the boosting rate q of eq. 3 is 0 when the kernel already meets rho and solves Pr[S] = rho otherwise",
+          "[privacy-boosting]") {
   const PreferredRegion interval{PreferredRegionKind::kInterval, 10.0, 0.0, 0.0, 0.0};
   // sigma = 6: Pr[|X| <= 10] = 0.9044 >= 0.9, no boosting.
   CHECK(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, 6.0}, interval, 0.9).q() == 0.0);
@@ -84,21 +86,27 @@ TEST_CASE("PB densities integrate to 1 and meet rho at the least-mass answer, mo
       const double centre = m.region().effective_query(query);
       const auto [first, second] = m.region().at(centre);
       const double sd = m.kernel().standard_deviation();
-      const double total = integrate([&](double y) { return std::exp(m.log_density(y, query)); }, {first, second, centre}, centre, sd);
+      const double total =
+          integrate([&](double y) { return std::exp(m.log_density(y, query)); }, {first, second, centre}, centre, sd);
       CHECK(total == Approx(1.0).epsilon(1e-9));
-      const double inside = integrate([&](double y) { return y >= first && y <= second ? std::exp(m.log_density(y, query)) : 0.0; },
-                                      {first, second, centre}, centre, sd);
+      const double inside =
+          integrate([&](double y) { return y >= first && y <= second ? std::exp(m.log_density(y, query)) : 0.0; },
+                    {first, second, centre}, centre, sd);
       CHECK(inside == Approx(m.region_probability(query)).epsilon(1e-9));
-      if (query == m.region().least_mass_query()) CHECK(inside == Approx(0.9).epsilon(1e-9));
-      else CHECK(inside >= 0.9 - 1e-9);
-      const double mse = integrate([&](double y) { return (y - query) * (y - query) * std::exp(m.log_density(y, query)); },
-                                   {first, second, centre}, centre, sd);
+      if (query == m.region().least_mass_query())
+        CHECK(inside == Approx(0.9).epsilon(1e-9));
+      else
+        CHECK(inside >= 0.9 - 1e-9);
+      const double mse =
+          integrate([&](double y) { return (y - query) * (y - query) * std::exp(m.log_density(y, query)); },
+                    {first, second, centre}, centre, sd);
       CHECK(mse == Approx(m.mean_squared_error(query)).epsilon(1e-8));
     }
   }
 }
 
-TEST_CASE("PB sampling: the fraction inside the region and the mean squared error match the density", "[privacy-boosting]") {
+TEST_CASE("PB sampling: the fraction inside the region and the mean squared error match the density",
+          "[privacy-boosting]") {
   std::mt19937_64 generator(20261123);  // test seed
   for (const auto& m : mechanisms()) {
     INFO(to_string(m.kernel().kind) << " kernel, " << to_string(m.region().kind) << " region");
@@ -125,7 +133,11 @@ TEST_CASE("PB mechanism refuses bad parameters with a message naming them", "[pr
   const PreferredRegion interval{PreferredRegionKind::kInterval, 10.0, 0.0, 0.0, 0.0};
   CHECK_THROWS_AS(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, -1.0}, interval, 0.9), InputError);
   CHECK_THROWS_AS(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, 1.0}, interval, 1.5), InputError);
-  CHECK_THROWS_AS(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, 1.0}, PreferredRegion{PreferredRegionKind::kRelative, 2.0, 0.0, 0, 0}, 0.9), InputError);
-  CHECK_THROWS_AS(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, 1.0}, PreferredRegion{PreferredRegionKind::kFixed, 0, 0, 3.0, 1.0}, 0.9), InputError);
+  CHECK_THROWS_AS(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, 1.0},
+                                           PreferredRegion{PreferredRegionKind::kRelative, 2.0, 0.0, 0, 0}, 0.9),
+                  InputError);
+  CHECK_THROWS_AS(PrivacyBoostingMechanism({BoostingKernelKind::kGaussian, 1.0},
+                                           PreferredRegion{PreferredRegionKind::kFixed, 0, 0, 3.0, 1.0}, 0.9),
+                  InputError);
   CHECK_THROWS_WITH(parse_preferred_region("absolute"), Catch::Contains("absolute"));
 }

@@ -19,7 +19,8 @@ TEST_CASE("PB-GRR at |X| = 91, |S| = 10, eps = 5, eps0 = 2 gives the issue's pro
   CHECK(r.p + 9 * r.p_s + 81 * r.p_sbar == Approx(1.0).epsilon(1e-14));
 }
 
-TEST_CASE("PB-GRR with eps0 = eps is plain GRR, with eps0 = 0 it spends everything on the region", "[privacy-boosting]") {
+TEST_CASE("PB-GRR with eps0 = eps is plain GRR, with eps0 = 0 it spends everything on the region",
+          "[privacy-boosting]") {
   const double e = std::exp(3.0);
   const PbGrrProbabilities grr = pb_grr_probabilities(20, 4, 3.0, 3.0);
   CHECK(grr.p == Approx(e / (e + 19.0)).epsilon(1e-14));

@@ -80,7 +80,8 @@ TEST_CASE("utilities of a wide uniform table match their closed forms", "[utilit
 }
 
 TEST_CASE("utility kinds parse and print", "[utility]") {
-  for (UtilityKind kind : {UtilityKind::kL1, UtilityKind::kL2, UtilityKind::kSecondMoment, UtilityKind::kTailProbability})
+  for (UtilityKind kind :
+       {UtilityKind::kL1, UtilityKind::kL2, UtilityKind::kSecondMoment, UtilityKind::kTailProbability})
     CHECK(parse_utility_kind(to_string(kind)) == kind);
   CHECK(to_string(UtilityKind::kSecondMoment) == "second-moment");
   CHECK_THROWS_WITH(parse_utility_kind("L1"), Catch::Contains("l1") && Catch::Contains("second-moment"));

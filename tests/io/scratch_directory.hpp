@@ -3,8 +3,8 @@
 // message of an expected InputError so that a test can check file, line and wording together.
 #include <unistd.h>
 
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <atomic>
 #include <filesystem>

@@ -7,11 +7,11 @@
 #include "io/scratch_directory.hpp"
 
 using namespace noiselearn;
+using Catch::Matchers::Contains;
 using noiselearn::testing::get_file;
 using noiselearn::testing::input_error_of;
 using noiselearn::testing::put_file;
 using noiselearn::testing::ScratchDirectory;
-using Catch::Matchers::Contains;
 using Entries = std::set<std::string>;
 
 TEST_CASE("an atomic write creates missing parents and leaves exactly the target behind", "[atomic_file]") {
@@ -30,8 +30,8 @@ TEST_CASE("an existing file is replaced only when overwriting is asked for", "[a
   write_file_atomically(target, "old", false);
 
   const std::string message = input_error_of([&] { write_file_atomically(target, "new", false); });
-  CHECK_THAT(message, Contains("refusing to overwrite existing file") && Contains(target.string()) &&
-                          Contains("--force"));
+  CHECK_THAT(message,
+             Contains("refusing to overwrite existing file") && Contains(target.string()) && Contains("--force"));
   CHECK(read_file(target) == "old");
   CHECK(scratch.entries() == Entries{"noise.csv"});
 

@@ -12,11 +12,11 @@
 #include "io/scratch_directory.hpp"
 
 using namespace noiselearn;
+using Catch::Matchers::Contains;
 using noiselearn::testing::get_file;
 using noiselearn::testing::input_error_of;
 using noiselearn::testing::put_file;
 using noiselearn::testing::ScratchDirectory;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -87,8 +87,7 @@ TEST_CASE("a checkpoint that cannot be written leaves the old one and no tempora
     write_checkpoint_file(path, std::string(65536, 'x'));
   } catch (const std::system_error& e) {
     threw_system_error = e.code() == std::errc::file_too_large;
-  } catch (...) {
-  }
+  } catch (...) {}
   ::setrlimit(RLIMIT_FSIZE, &saved);
   ::signal(SIGXFSZ, previous_handler);
   CHECK(threw_system_error);

@@ -2,8 +2,8 @@
 // the certified delta in the certificate's title (rounded in the bound's direction), the certified points,
 // one line where the bounds coincide, the floor of distinguishing events, one labelled panel per quantity
 // of the history, points for a short history, and file names relative to the run directory.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <string>
 
@@ -12,10 +12,10 @@
 #include "io/table_files.hpp"
 
 using namespace noiselearn;
-using noiselearn::testing::put_file;
-using noiselearn::testing::ScratchDirectory;
 using Catch::Matchers::Contains;
 using nlohmann::json;
+using noiselearn::testing::put_file;
+using noiselearn::testing::ScratchDirectory;
 
 namespace {
 
@@ -151,8 +151,8 @@ TEST_CASE("a table written by baseline is named by its family in the plots, not 
   const ScratchDirectory dir;
   TableProvenance provenance;
   provenance.source = "baseline one-sided-optimum";
-  write_noise_table(NoiseTable(Grid{0.0, 1.0, 3}, {0.25, 0.5, 0.25}, std::nullopt, provenance), dir / "noise.csv", json::object(),
-                    false);
+  write_noise_table(NoiseTable(Grid{0.0, 1.0, 3}, {0.25, 0.5, 0.25}, std::nullopt, provenance), dir / "noise.csv",
+                    json::object(), false);
   const std::string text = plot_script(dir.path()).text;
   CHECK_THAT(text, Contains("Noise table p(x): baseline one-sided-optimum"));
   CHECK_THAT(text, !Contains("learned"));

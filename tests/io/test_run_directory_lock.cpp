@@ -12,10 +12,10 @@
 #include "io/scratch_directory.hpp"
 
 using namespace noiselearn;
+using Catch::Matchers::Contains;
 using noiselearn::testing::input_error_of;
 using noiselearn::testing::put_file;
 using noiselearn::testing::ScratchDirectory;
-using Catch::Matchers::Contains;
 
 TEST_CASE("a second lock of a run directory is refused, naming the lock file and the holder's pid", "[run_directory]") {
   const ScratchDirectory scratch;
@@ -24,7 +24,8 @@ TEST_CASE("a second lock of a run directory is refused, naming the lock file and
     CHECK(std::filesystem::exists(scratch / ".lock"));
     // flock locks belong to open file descriptions: a second open in the same process conflicts too.
     CHECK_THAT(input_error_of([&] { RunDirectoryLock second(scratch.path()); }),
-               Contains(scratch.path().string()) && Contains(".lock") && Contains("is held by process " + std::to_string(::getpid())));
+               Contains(scratch.path().string()) && Contains(".lock") &&
+                   Contains("is held by process " + std::to_string(::getpid())));
   }
   // Released (and removed): the directory holds nothing of the lock, and the next run takes it.
   CHECK(scratch.entries().empty());

@@ -22,7 +22,8 @@ TEST_CASE("a range has its ends exactly and even steps, linear or in log", "[io]
   const auto log = range_values(1e-3, 1.0, 4, true);
   CHECK(log.front() == 1e-3);
   CHECK(log.back() == 1.0);
-  for (size_t i = 1; i < log.size(); ++i) CHECK(log[i] / log[i - 1] == Approx(10.0).epsilon(1e-13));  // ratio (1/1e-3)^(1/3)
+  for (size_t i = 1; i < log.size(); ++i)
+    CHECK(log[i] / log[i - 1] == Approx(10.0).epsilon(1e-13));  // ratio (1/1e-3)^(1/3)
 }
 
 TEST_CASE("a log range of a whole-number key gives the powers of two exactly, in product order", "[io][sweep]") {
@@ -30,7 +31,8 @@ TEST_CASE("a log range of a whole-number key gives the powers of two exactly, in
   put_file(dir / "base.yaml", "grid:\n  range: 4\n  step: 0.1\nmodel:\n  sigmoids: 20\n");
   // 2^k computed as exp(k ln 2) is 1.9999999999999998 for k = 1: the key takes the nearest whole number.
   put_file(dir / "sweep.yaml",
-           "base: base.yaml\nvary:\n  loss.kind: [soft-pld, renyi]\n  loss.compositions: {from: 1, to: 128, steps: 8, scale: log}\n");
+           "base: base.yaml\nvary:\n  loss.kind: [soft-pld, renyi]\n  loss.compositions: {from: 1, to: 128, steps: 8, "
+           "scale: log}\n");
   const SweepPlan plan = expand_sweep(dir / "sweep.yaml");
   REQUIRE(plan.varied_keys == std::vector<std::string>{"loss.kind", "loss.compositions"});
   REQUIRE(plan.points.size() == 16);
@@ -73,7 +75,8 @@ TEST_CASE("a sweep problem names the file, the line and the key", "[io][sweep]")
   ScratchDirectory dir;
   put_file(dir / "sweep.yaml", "vary:\n  loss.epsilon: [0.5]\n  loss.compositions: [1, 0]\n");
   const std::string message = input_error_of([&] { expand_sweep(dir / "sweep.yaml"); });
-  CHECK_THAT(message, Catch::StartsWith((dir / "sweep.yaml").string() + ":3: vary: loss.compositions must be a whole number"));
+  CHECK_THAT(message,
+             Catch::StartsWith((dir / "sweep.yaml").string() + ":3: vary: loss.compositions must be a whole number"));
   put_file(dir / "sweep.yaml", "zip:\n  - {loss.epsilon: [0.5, 0.5], loss.compositions: [1, 1]}\n");
   CHECK_THAT(input_error_of([&] { expand_sweep(dir / "sweep.yaml"); }),
              Catch::Contains("zip: the group (loss.epsilon, loss.compositions) gives the values (0.5, 1) twice"));
@@ -87,18 +90,23 @@ TEST_CASE("every problem of a sweep file is one InputError naming the key and wh
   const std::vector<Case> cases = {
       {"base: base.yaml\nvary:\n  epsilon: [0.1, 0.2]\n", "unknown key 'epsilon'"},
       {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 1}\n", "loss.epsilon range: steps must be"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, steps: 3}\n", "loss.epsilon range needs from, to and steps"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, scale: cubic}\n", "scale must be linear or log"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, steps: 3}\n",
+       "loss.epsilon range needs from, to and steps"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, scale: cubic}\n",
+       "scale must be linear or log"},
       {"base: base.yaml\nvary:\n  loss.compositions: [2, 2]\n", "loss.compositions lists the value '2' twice"},
       {"base: base.yaml\nvary:\n  loss.epsilon: [0.1, -1]\n", "loss.epsilon must be finite and >= 0"},
       {"base: base.yaml\nvary:\n  model.kind: {from: 1, to: 2, steps: 2}\n", "model.kind is not a number"},
       {"base: base.yaml\nvary:\n  loss.epsilon: 0.5\n", "loss.epsilon must be a list"},
       {"base: base.yaml\nset:\n  optimiser.epoch: 3\n", "unknown key 'optimiser.epoch'"},
-      {"base: base.yaml\nset:\n  loss.epsilon: 0.5\nvary:\n  loss.epsilon: [0.1]\n", "key 'loss.epsilon' is given twice"},
-      {"base: base.yaml\nzip:\n  - {loss.compositions: [1, 2], loss.epsilon: [0.1]}\n", "zip: loss.epsilon has 1 values but loss.compositions has 2"},
+      {"base: base.yaml\nset:\n  loss.epsilon: 0.5\nvary:\n  loss.epsilon: [0.1]\n",
+       "key 'loss.epsilon' is given twice"},
+      {"base: base.yaml\nzip:\n  - {loss.compositions: [1, 2], loss.epsilon: [0.1]}\n",
+       "zip: loss.epsilon has 1 values but loss.compositions has 2"},
       {"base: base.yaml\nvary:\n  loss.compositions: []\n", "loss.compositions has an empty list"},
       {"base: base.yaml\nvary:\n  loss.epsilon: {from: 1, to: 1, steps: 3}\n", "from and to are both 1"},
-      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, by: 2}\n", "unknown entry 'by' (valid: from, to, steps, scale)"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {from: 0.1, to: 1, steps: 3, by: 2}\n",
+       "unknown entry 'by' (valid: from, to, steps, scale)"},
       {"base: base.yaml\nvary:\n  loss.epsilon: [x]\n", "loss.epsilon must be a number (got 'x')"},
       {"base: base.yaml\nzip: {loss.epsilon: [1]}\n", "zip must be a list of groups"},
       {"base: [1, 2]\n", "base must be a config file (a path) or a config"},

@@ -1,25 +1,25 @@
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <unistd.h>
 
 #include "io/scratch_directory.hpp"
 #include "io/table_csv.hpp"
 #include "io/table_files.hpp"
 
 using namespace noiselearn;
+using Catch::Matchers::Contains;
+using nlohmann::json;
 using noiselearn::testing::get_file;
 using noiselearn::testing::input_error_of;
 using noiselearn::testing::put_file;
 using noiselearn::testing::ScratchDirectory;
-using Catch::Matchers::Contains;
-using nlohmann::json;
 using Entries = std::set<std::string>;
 
 namespace {
@@ -122,7 +122,7 @@ TEST_CASE("the metadata file holds the table's description merged with the calle
   expected["utility"] = extra["utility"];
   expected["certificate"] = extra["certificate"];
   expected["csv_checksum"] = metadata["csv_checksum"];  // checked in its own test
-  CHECK(metadata == expected);  // nothing else was written
+  CHECK(metadata == expected);                          // nothing else was written
 
   // The reader returns the whole file, extra keys included.
   CHECK(read_noise_table(scratch / "foo.csv").metadata == metadata);
@@ -193,8 +193,9 @@ TEST_CASE("a bare CSV from another tool is read with or without a header", "[tab
              "  # a comment between rows\r\n-0.5,\t0.25\r\n0,0.25\r\n\r\n+0.5,0.25\r\n1,1.25e-1");
   }
   SECTION("a third column logp") {
-    put_file(csv, "x,p,logp\n-1,0.125,-2.0794415416798357\n-0.5,0.25,-1.3862943611198906\n0,0.25,-1.386\n"
-                  "0.5,0.25,-1.386\n1,0.125,-2.079\n");
+    put_file(csv,
+             "x,p,logp\n-1,0.125,-2.0794415416798357\n-0.5,0.25,-1.3862943611198906\n0,0.25,-1.386\n"
+             "0.5,0.25,-1.386\n1,0.125,-2.079\n");
   }
 
   const LoadedTable loaded = read_noise_table(csv);
@@ -215,8 +216,7 @@ TEST_CASE("the grid and support kind of a bare CSV are inferred", "[table_files]
   SECTION("symmetric: 601 points written with short decimals, which are only approximately on the grid") {
     const std::vector<double> p = mirrored_probabilities(601);
     std::string text = "x,p\n";
-    for (int i = 0; i < 601; ++i)
-      text += fmt::format("{:.10g},{:.17g}\n", -3.0 + 0.01 * i, p[static_cast<size_t>(i)]);
+    for (int i = 0; i < 601; ++i) text += fmt::format("{:.10g},{:.17g}\n", -3.0 + 0.01 * i, p[static_cast<size_t>(i)]);
     put_file(csv, text);
     const LoadedTable loaded = read_noise_table(csv);
     CHECK(loaded.notes ==

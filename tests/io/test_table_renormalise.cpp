@@ -7,12 +7,12 @@
 #include "io/table_files.hpp"
 
 using namespace noiselearn;
+using Catch::Matchers::Contains;
+using nlohmann::json;
 using noiselearn::testing::get_file;
 using noiselearn::testing::input_error_of;
 using noiselearn::testing::put_file;
 using noiselearn::testing::ScratchDirectory;
-using Catch::Matchers::Contains;
-using nlohmann::json;
 
 namespace {
 

@@ -21,8 +21,7 @@ NoiseTable discrete_laplace(double r, int64_t w) {
 
 }  // namespace
 
-TEST_CASE("a table with geometric tails round-trips through noise.csv and noise.json with its tails",
-          "[io][tails]") {
+TEST_CASE("a table with geometric tails round-trips through noise.csv and noise.json with its tails", "[io][tails]") {
   testing::ScratchDirectory dir;
   const NoiseTable table = discrete_laplace(0.9, 5);
   write_noise_table(table, dir / "noise.csv", nullptr, false);
@@ -34,9 +33,10 @@ TEST_CASE("a table with geometric tails round-trips through noise.csv and noise.
   CHECK(loaded.table.right_tail_mass() == table.right_tail_mass());
 }
 
-TEST_CASE("a tailed table's CSV without its JSON is refused (the window alone does not sum to 1), and so is a bad "
-          "tail ratio in the JSON",
-          "[io][tails]") {
+TEST_CASE(
+    "a tailed table's CSV without its JSON is refused (the window alone does not sum to 1), and so is a bad "
+    "tail ratio in the JSON",
+    "[io][tails]") {
   testing::ScratchDirectory dir;
   write_noise_table(discrete_laplace(0.9, 5), dir / "noise.csv", nullptr, false);
   std::filesystem::copy_file(dir / "noise.csv", dir / "bare.csv");

@@ -21,10 +21,11 @@ TEST_CASE("an empty config gives the documented defaults", "[config]") {
 }
 
 TEST_CASE("keys are read, typed and overridden with --set", "[config]") {
-  const std::string yaml = "grid:\n  range: 5\n  step: 0.01\nloss:\n  kind: moments-accountant\n  compositions: 128\n"
-                           "certification:\n  deltas: [1e-5, 1e-7]\nschedule:\n  utility_weight_decay: false\n";
-  const TrainingConfig config =
-      TrainingConfig::parse(yaml, "c.yaml", {"loss.epsilon=0.5", "optimiser.epochs=20", "certification.epsilons=[0.3, 1]"});
+  const std::string yaml =
+      "grid:\n  range: 5\n  step: 0.01\nloss:\n  kind: moments-accountant\n  compositions: 128\n"
+      "certification:\n  deltas: [1e-5, 1e-7]\nschedule:\n  utility_weight_decay: false\n";
+  const TrainingConfig config = TrainingConfig::parse(
+      yaml, "c.yaml", {"loss.epsilon=0.5", "optimiser.epochs=20", "certification.epsilons=[0.3, 1]"});
   CHECK(config.loss_kind == "moments-accountant");
   CHECK(config.loss_compositions == 128);
   CHECK(config.loss_epsilon == 0.5);
@@ -35,7 +36,8 @@ TEST_CASE("keys are read, typed and overridden with --set", "[config]") {
 }
 
 TEST_CASE("the resolved YAML reads back to the same configuration", "[config]") {
-  const TrainingConfig config = TrainingConfig::parse("", "x", {"grid.step=0.1", "model.init_table=t.csv", "loss.buckets=500"});
+  const TrainingConfig config =
+      TrainingConfig::parse("", "x", {"grid.step=0.1", "model.init_table=t.csv", "loss.buckets=500"});
   const TrainingConfig again = TrainingConfig::parse(config.to_yaml(), "resolved.yaml");
   for (const auto& key : TrainingConfig::schema()) CHECK(again.value_of(key) == config.value_of(key));
 }
@@ -47,18 +49,27 @@ TEST_CASE("unknown, mistyped and out-of-range keys are errors naming the key", "
     std::string message;
   };
   for (const Case& c : {
-           Case{"grid:\n  rnage: 5\n", {}, "c.yaml:2: unknown key 'grid.rnage'; did you mean 'grid.range'? (valid: grid.range, grid.step, grid.points)"},
+           Case{"grid:\n  rnage: 5\n",
+                {},
+                "c.yaml:2: unknown key 'grid.rnage'; did you mean 'grid.range'? (valid: grid.range, grid.step, "
+                "grid.points)"},
            Case{"grids:\n  range: 5\n", {}, "unknown section 'grids'; did you mean 'grid'?"},
            Case{"grid:\n  range: five\n", {}, "c.yaml:2: grid.range must be a number (got 'five')"},
-           Case{"loss:\n  compositions: 2.5\n", {}, "loss.compositions must be a whole number from 1 to 1,000,000,000 (got '2.5')"},
+           Case{"loss:\n  compositions: 2.5\n",
+                {},
+                "loss.compositions must be a whole number from 1 to 1,000,000,000 (got '2.5')"},
            Case{"loss:\n  kind: adp\n", {}, "loss.kind = 'adp' is not valid (valid: soft-pld, moments-accountant"},
            Case{"grid:\n  step: -1\n", {}, "grid.step must be positive"},
-           Case{"grid:\n  step: 0.1\n  points: 11\n", {}, "grid.points 11 disagrees with grid.range 5 / grid.step 0.1 (101 points)"},
+           Case{"grid:\n  step: 0.1\n  points: 11\n",
+                {},
+                "grid.points 11 disagrees with grid.range 5 / grid.step 0.1 (101 points)"},
            Case{"grid:\n  points: 100\n", {}, "grid.points must be 0 or an odd number"},
            Case{"loss:\n  epsilon: [1, 2]\n", {}, "loss.epsilon must be a single value"},
            Case{"schedule:\n  utility_weight_decay: maybe\n", {}, "must be true or false"},
            Case{"grid: [1, 2\n", {}, "c.yaml:"},
-           Case{"", {"loss.epsilonn=1"}, "--set: unknown key 'loss.epsilonn'; did you mean 'loss.epsilon'? (valid: loss.kind"},
+           Case{"",
+                {"loss.epsilonn=1"},
+                "--set: unknown key 'loss.epsilonn'; did you mean 'loss.epsilon'? (valid: loss.kind"},
            Case{"", {"loss.epsilon"}, "must look like section.key=value"},
            Case{"", {"pair.sampling_rate=2"}, "pair.sampling_rate must be in (0, 1]"},
            Case{"", {"target.mode=delta", "target.delta=0"}, "target.delta must be in (0, 1)"},
@@ -77,8 +88,9 @@ TEST_CASE("a key or a section given twice is an error naming both lines", "[conf
   // yaml-cpp keeps both entries of a repeated map key; the last one used to win silently.
   CHECK_THROWS_WITH(TrainingConfig::parse("loss:\n  epsilon: 1\n  kind: soft-pld\n  epsilon: 2\n", "c.yaml"),
                     Catch::Contains("c.yaml:4: key 'loss.epsilon' is given twice (lines 2 and 4)"));
-  CHECK_THROWS_WITH(TrainingConfig::parse("loss:\n  epsilon: 1\ngrid:\n  range: 4\nloss:\n  compositions: 2\n", "c.yaml"),
-                    Catch::Contains("c.yaml:5: section 'loss' is given twice (lines 1 and 5)"));
+  CHECK_THROWS_WITH(
+      TrainingConfig::parse("loss:\n  epsilon: 1\ngrid:\n  range: 4\nloss:\n  compositions: 2\n", "c.yaml"),
+      Catch::Contains("c.yaml:5: section 'loss' is given twice (lines 1 and 5)"));
   // The same key in two sections is two keys.
   CHECK_NOTHROW(TrainingConfig::parse("grid:\n  range: 4\n  step: 0.1\npair:\n  sensitivity: 1\n", "c.yaml"));
 }
@@ -90,13 +102,25 @@ TEST_CASE("whole-number keys state their allowed range, and compositions stop at
     std::string message;
   };
   for (const Case& c : {
-           Case{"loss:\n  compositions: 1e18\n", {}, "c.yaml:2: loss.compositions must be a whole number from 1 to 1,000,000,000 (got '1e18')"},
-           Case{"", {"loss.compositions=300000000000000"}, "--set: loss.compositions must be a whole number from 1 to 1,000,000,000"},
-           Case{"", {"loss.compositions=1000000001"}, "loss.compositions must be a whole number from 1 to 1,000,000,000"},
-           Case{"", {"loss.compositions=0"}, "loss.compositions must be a whole number from 1 to 1,000,000,000 (got '0')"},
+           Case{"loss:\n  compositions: 1e18\n",
+                {},
+                "c.yaml:2: loss.compositions must be a whole number from 1 to 1,000,000,000 (got '1e18')"},
+           Case{"",
+                {"loss.compositions=300000000000000"},
+                "--set: loss.compositions must be a whole number from 1 to 1,000,000,000"},
+           Case{"",
+                {"loss.compositions=1000000001"},
+                "loss.compositions must be a whole number from 1 to 1,000,000,000"},
+           Case{"",
+                {"loss.compositions=0"},
+                "loss.compositions must be a whole number from 1 to 1,000,000,000 (got '0')"},
            Case{"", {"loss.compositions=1e400"}, "loss.compositions must be a whole number from 1 to 1,000,000,000"},
-           Case{"model:\n  sigmoids: 1e12\n", {}, "model.sigmoids must be a whole number from 1 to 1,000,000 (got '1e12')"},
-           Case{"", {"certification.max_points=1e12"}, "certification.max_points must be a whole number from 1,024 to 16,777,216"},
+           Case{"model:\n  sigmoids: 1e12\n",
+                {},
+                "model.sigmoids must be a whole number from 1 to 1,000,000 (got '1e12')"},
+           Case{"",
+                {"certification.max_points=1e12"},
+                "certification.max_points must be a whole number from 1,024 to 16,777,216"},
            Case{"", {"loss.buckets=1001"}, "loss.buckets must be even"},
            Case{"", {"optimiser.seed=-1"}, "optimiser.seed must be a whole number from 0 to 2^63 - 1"},
        }) {
@@ -106,32 +130,39 @@ TEST_CASE("whole-number keys state their allowed range, and compositions stop at
   CHECK(TrainingConfig::parse("", "c.yaml", {"loss.compositions=1e9"}).loss_compositions == 1000000000);
   CHECK(TrainingConfig::parse("", "c.yaml", {"loss.compositions=128.0"}).loss_compositions == 128);
   // Integers are read as integers, not through a double: every digit of a large seed counts.
-  CHECK(TrainingConfig::parse("optimiser:\n  seed: 123456789012345678\n", "c.yaml").optimiser_seed == 123456789012345678);
+  CHECK(TrainingConfig::parse("optimiser:\n  seed: 123456789012345678\n", "c.yaml").optimiser_seed ==
+        123456789012345678);
   // A library user who sets the field directly meets the same check.
   TrainingConfig config;
   config.loss_compositions = 300000000000000;
-  CHECK_THROWS_WITH(config.validate(), Catch::Contains("loss.compositions must be a whole number from 1 to 1,000,000,000"));
+  CHECK_THROWS_WITH(config.validate(),
+                    Catch::Contains("loss.compositions must be a whole number from 1 to 1,000,000,000"));
 }
 
 TEST_CASE("a sensitivity not less than the grid's width is refused, naming both keys", "[config]") {
   // On [-20, 20] a shift by s >= 40 leaves the table and its shift at most one common point: delta >= 1/2 for
   // every table (1 for s > 40), so training could only report that.
   for (const char* sensitivity : {"pair.sensitivity=50", "pair.sensitivity=40"})
-    CHECK_THROWS_WITH(TrainingConfig::parse("grid:\n  range: 20\n  step: 0.5\n", "c.yaml", {sensitivity}),
-                      Catch::Contains("pair.sensitivity") && Catch::Contains("grid.range") && Catch::Contains("delta below 1/2"));
+    CHECK_THROWS_WITH(
+        TrainingConfig::parse("grid:\n  range: 20\n  step: 0.5\n", "c.yaml", {sensitivity}),
+        Catch::Contains("pair.sensitivity") && Catch::Contains("grid.range") && Catch::Contains("delta below 1/2"));
   CHECK_NOTHROW(TrainingConfig::parse("grid:\n  range: 20\n  step: 0.5\n", "c.yaml", {"pair.sensitivity=39.5"}));
 }
 
-TEST_CASE("a relative path in a config is relative to the config's directory, in --set to the working directory", "[config]") {
+TEST_CASE("a relative path in a config is relative to the config's directory, in --set to the working directory",
+          "[config]") {
   const noiselearn::testing::ScratchDirectory scratch;
   std::filesystem::create_directories(scratch / "configs");
   noiselearn::testing::put_file(scratch / "configs" / "c.yaml", "model:\n  init_table: tables/start.csv\n");
   const TrainingConfig from_file = TrainingConfig::load(scratch / "configs" / "c.yaml");
   CHECK(from_file.model_init_table == (scratch / "configs" / "tables" / "start.csv").string());
   // Recorded absolute in the resolved config, which therefore means the same from any directory.
-  CHECK_THAT(from_file.to_yaml(), Catch::Contains("  init_table: " + (scratch / "configs" / "tables" / "start.csv").string() + "\n"));
-  const TrainingConfig overridden = TrainingConfig::load(scratch / "configs" / "c.yaml", {"model.init_table=other.csv"});
+  CHECK_THAT(from_file.to_yaml(),
+             Catch::Contains("  init_table: " + (scratch / "configs" / "tables" / "start.csv").string() + "\n"));
+  const TrainingConfig overridden =
+      TrainingConfig::load(scratch / "configs" / "c.yaml", {"model.init_table=other.csv"});
   CHECK(overridden.model_init_table == (std::filesystem::current_path() / "other.csv").string());
-  const TrainingConfig absolute = TrainingConfig::parse("model:\n  init_table: /data/t.csv\n", "c.yaml", {}, scratch.path());
+  const TrainingConfig absolute =
+      TrainingConfig::parse("model:\n  init_table: /data/t.csv\n", "c.yaml", {}, scratch.path());
   CHECK(absolute.model_init_table == "/data/t.csv");
 }

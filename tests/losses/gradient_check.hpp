@@ -6,8 +6,8 @@
 
 namespace noiselearn::testing {
 
-inline torch::Tensor finite_difference_gradient(const std::function<double(const torch::Tensor&)>& f, const torch::Tensor& x,
-                                                double h) {
+inline torch::Tensor finite_difference_gradient(const std::function<double(const torch::Tensor&)>& f,
+                                                const torch::Tensor& x, double h) {
   torch::Tensor gradient = torch::zeros_like(x);
   torch::Tensor point = x.clone();
   for (int64_t i = 0; i < x.numel(); ++i) {

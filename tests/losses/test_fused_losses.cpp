@@ -3,16 +3,16 @@
 // tables (asymmetric, with zeros and distinguishing events) and at the paper's scale; and the one-evaluation path
 // for symmetric tables against the two directions evaluated separately.
 #include <ATen/CPUGeneratorImpl.h>
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <limits>
 #include <memory>
 
 #include "losses/differentiable_pair.hpp"
-#include "losses/planned_fft.hpp"
 #include "losses/moments_accountant_loss.hpp"
+#include "losses/planned_fft.hpp"
 #include "losses/privacy_buckets_composition.hpp"
 #include "losses/privacy_buckets_loss.hpp"
 #include "losses/soft_pld_loss.hpp"
@@ -61,7 +61,8 @@ void require_same(const ValueAndGradient& fused, const ValueAndGradient& referen
 
 }  // namespace
 
-TEST_CASE("fused PrivacyBuckets (bucketing and composition) equal the tensor-operation reference", "[fused][privacy-buckets]") {
+TEST_CASE("fused PrivacyBuckets (bucketing and composition) equal the tensor-operation reference",
+          "[fused][privacy-buckets]") {
   const auto [E, shift] = GENERATE(table<int64_t, int64_t>({{7, 1}, {201, 3}, {2001, 20}}));
   // The automatic factor, and the paper's literal one (every index far outside the buckets) for one release: composed,
   // the literal factor saturates delta and leaves gradients that are rounding noise of cancelling bucket
@@ -83,7 +84,8 @@ TEST_CASE("fused PrivacyBuckets (bucketing and composition) equal the tensor-ope
   require_same(evaluate(fused, log_p, shift), evaluate(reference, log_p, shift));
 }
 
-TEST_CASE("fused single-release buckets: the same buckets and, for the same bucket gradients, the same gradients", "[fused][privacy-buckets]") {
+TEST_CASE("fused single-release buckets: the same buckets and, for the same bucket gradients, the same gradients",
+          "[fused][privacy-buckets]") {
   const auto [E, shift] = GENERATE(table<int64_t, int64_t>({{7, 1}, {201, 3}, {2001, 20}}));
   const double factor = GENERATE(0.0, 1.000001);
   const bool with_zeros = GENERATE(false, true);
@@ -112,8 +114,10 @@ TEST_CASE("fused single-release buckets: the same buckets and, for the same buck
   CHECK(error <= 1e-12 * scale);
 }
 
-TEST_CASE("fused single-release buckets keep the caller's masses without a copy: changing them in place before backward is an error",
-          "[fused][privacy-buckets]") {
+TEST_CASE(
+    "fused single-release buckets keep the caller's masses without a copy: changing them in place before backward is "
+    "an error",
+    "[fused][privacy-buckets]") {
   PrivacyBucketsOptions options;
   options.buckets = 200;
   PrivacyBucketsLoss loss(options);
@@ -133,8 +137,10 @@ TEST_CASE("fused single-release buckets keep the caller's masses without a copy:
   }
 }
 
-TEST_CASE("fused single-release buckets: a non-finite gradient of an end bucket reaches the same outcomes as in the reference",
-          "[fused][privacy-buckets]") {
+TEST_CASE(
+    "fused single-release buckets: a non-finite gradient of an end bucket reaches the same outcomes as in the "
+    "reference",
+    "[fused][privacy-buckets]") {
   // The backward's short path (outcomes far from both ends, where smallerThan and its slope are 0) must not drop
   // the 0 * NaN of the general expressions: the NaN guard of the training looks for it in the gradient.
   const double bad = GENERATE(std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity());
@@ -161,7 +167,9 @@ TEST_CASE("fused single-release buckets: a non-finite gradient of an end bucket 
   CHECK(reference_finite.logical_not().sum().item<int64_t>() > 100);  // most outcomes: the case is a real one
 }
 
-TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradients as square-and-multiply by autograd", "[fused][privacy-buckets]") {
+TEST_CASE(
+    "fused n-fold composition of PrivacyBuckets: the same values and gradients as square-and-multiply by autograd",
+    "[fused][privacy-buckets]") {
   const int64_t n = GENERATE(1, 2, 3, 7, 12, 128);
   CAPTURE(n);
   torch::manual_seed(5);
@@ -174,7 +182,8 @@ TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradi
     infinity.mutable_grad() = torch::Tensor();
     const PrivacyBuckets out = fused ? self_compose_fused({finite, infinity}, n) : self_compose({finite, infinity}, n);
     (weights * out.finite).sum().add(3.0 * out.infinity).backward();
-    return std::make_tuple(out.finite.detach(), out.infinity.item<double>(), finite.grad().clone(), infinity.grad().item<double>());
+    return std::make_tuple(out.finite.detach(), out.infinity.item<double>(), finite.grad().clone(),
+                           infinity.grad().item<double>());
   };
   const auto [f_fused, i_fused, gf_fused, gi_fused] = run(true);
   const auto [f_ref, i_ref, gf_ref, gi_ref] = run(false);
@@ -186,17 +195,21 @@ TEST_CASE("fused n-fold composition of PrivacyBuckets: the same values and gradi
   CHECK(std::abs(gi_fused - gi_ref) <= 1e-12 * std::abs(gi_ref));
 }
 
-TEST_CASE("the additive pair's one function: the concatenations' values and gradients bit for bit", "[fused][directions]") {
+TEST_CASE("the additive pair's one function: the concatenations' values and gradients bit for bit",
+          "[fused][directions]") {
   const int64_t E = GENERATE(1, 7, 2001);
   const int64_t shift = GENERATE(0, 1, 60);
   CAPTURE(E, shift);
   const torch::Tensor log_p = random_log_table(E, 5 + static_cast<uint64_t>(E), true);
   // A loss with a different weight on every outcome of both tables, so that each gradient term is distinguishable.
-  const torch::Tensor weights_a = torch::randn({E + shift}, torch::kDouble), weights_b = torch::randn({E + shift}, torch::kDouble);
+  const torch::Tensor weights_a = torch::randn({E + shift}, torch::kDouble),
+                      weights_b = torch::randn({E + shift}, torch::kDouble);
   const auto run = [&](bool fused) {
     const torch::Tensor leaf = log_p.clone().requires_grad_();
     const DifferentiablePair pair = fused ? additive_pair(leaf, shift) : additive_pair_by_concatenation(leaf, shift);
-    const auto finite = [](const torch::Tensor& t) { return torch::where(torch::isfinite(t), t, torch::zeros_like(t)); };
+    const auto finite = [](const torch::Tensor& t) {
+      return torch::where(torch::isfinite(t), t, torch::zeros_like(t));
+    };
     // The pair's tables themselves, -inf where padded, bit for bit (the fused ones are two views of one padded copy).
     REQUIRE(pair.log_a.size(0) == E + shift);
     REQUIRE(pair.log_a.is_contiguous());
@@ -210,12 +223,13 @@ TEST_CASE("the additive pair's one function: the concatenations' values and grad
   CHECK(torch::equal(b, b_ref));
   CHECK(torch::equal(gradient, gradient_ref));
   // d log p_i = w^A_i + w^B_{i+k} where log p_i is finite (the mask's zero elsewhere), independently of either version.
-  const torch::Tensor expected = torch::where(torch::isfinite(log_p), weights_a.narrow(0, 0, E) + weights_b.narrow(0, shift, E),
-                                              torch::zeros_like(log_p));
+  const torch::Tensor expected = torch::where(
+      torch::isfinite(log_p), weights_a.narrow(0, 0, E) + weights_b.narrow(0, shift, E), torch::zeros_like(log_p));
   CHECK(torch::equal(gradient, expected));
 }
 
-TEST_CASE("losses given the masses e^{log p} with the pair: the same values and gradients as without", "[fused][directions]") {
+TEST_CASE("losses given the masses e^{log p} with the pair: the same values and gradients as without",
+          "[fused][directions]") {
   const bool symmetric = GENERATE(false, true);
   CAPTURE(symmetric);
   torch::Tensor log_p = random_log_table(201, 8, true);
@@ -244,8 +258,10 @@ TEST_CASE("losses given the masses e^{log p} with the pair: the same values and 
   PrivacyLoss& loss = *loss_pointer;
   const auto run = [&](bool masses) {
     const torch::Tensor leaf = log_p.clone().requires_grad_();
-    const torch::Tensor delta = loss.delta(additive_pair(leaf, 5, masses ? p : torch::Tensor()), DirectionCombination::kSum);
-    const torch::Tensor utility = utility_loss(leaf, Grid::symmetric(1.0, 0.01), UtilitySpecification{}, masses ? p : torch::Tensor());
+    const torch::Tensor delta =
+        loss.delta(additive_pair(leaf, 5, masses ? p : torch::Tensor()), DirectionCombination::kSum);
+    const torch::Tensor utility =
+        utility_loss(leaf, Grid::symmetric(1.0, 0.01), UtilitySpecification{}, masses ? p : torch::Tensor());
     (delta + 0.3 * utility).backward();
     return std::make_tuple(delta.item<double>(), utility.item<double>(), leaf.grad().clone());
   };
@@ -257,7 +273,8 @@ TEST_CASE("losses given the masses e^{log p} with the pair: the same values and 
   CHECK(torch::equal(gradient, gradient_ref));
 }
 
-TEST_CASE("is_mirror_symmetric: b is a reversed bit for bit, whichever block of 1,024 a difference falls in", "[fused][directions]") {
+TEST_CASE("is_mirror_symmetric: b is a reversed bit for bit, whichever block of 1,024 a difference falls in",
+          "[fused][directions]") {
   const int64_t n = 5000;
   const torch::Tensor a = torch::linspace(-3.0, 2.0, n, torch::kDouble).sin();
   CHECK(is_mirror_symmetric(DifferentiablePair{a, a.flip(0).clone()}));
@@ -276,7 +293,8 @@ TEST_CASE("is_mirror_symmetric: b is a reversed bit for bit, whichever block of 
   CHECK_FALSE(is_mirror_symmetric(DifferentiablePair{c, a.flip(0).clone()}));
 }
 
-TEST_CASE("a symmetric table's pair is evaluated once: the same value and gradient as both directions", "[fused][directions]") {
+TEST_CASE("a symmetric table's pair is evaluated once: the same value and gradient as both directions",
+          "[fused][directions]") {
   // A symmetric table (log p mirrored bit for bit): B||A is A||B reversed.
   const torch::Tensor half = random_log_table(101, 3, false).narrow(0, 0, 51);
   torch::Tensor log_p = torch::cat({half, half.flip(0).narrow(0, 1, 50)});
@@ -292,18 +310,21 @@ TEST_CASE("a symmetric table's pair is evaluated once: the same value and gradie
     const torch::Tensor value = loss.delta(additive_pair(once, 4), combination);
     value.backward();
     const DifferentiablePair pair = additive_pair(both, 4);
-    const torch::Tensor forward = loss.direction_delta(pair.forward(), 0), backward = loss.direction_delta(pair.backward(), 1);
+    const torch::Tensor forward = loss.direction_delta(pair.forward(), 0),
+                        backward = loss.direction_delta(pair.backward(), 1);
     CHECK(std::abs(forward.item<double>() - backward.item<double>()) <= 1e-14 * forward.item<double>());
     // The separate evaluation with the tie split evenly (torch::maximum's rule for equal values; the two directions
     // differ by rounding only, so the explicit 0.5/0.5 makes the comparison independent of that rounding).
-    const torch::Tensor separate = combination == DirectionCombination::kSum ? forward + backward : 0.5 * (forward + backward);
+    const torch::Tensor separate =
+        combination == DirectionCombination::kSum ? forward + backward : 0.5 * (forward + backward);
     separate.backward();
     CHECK(std::abs(value.item<double>() - separate.item<double>()) <= 1e-13 * separate.item<double>());
     CHECK(max_abs(once.grad() - both.grad()) <= 1e-12 * max_abs(both.grad()));
   }
 }
 
-TEST_CASE("fused moments accountant: the same value and gradients (noise and lambda) as tensor operations", "[fused][moments-accountant]") {
+TEST_CASE("fused moments accountant: the same value and gradients (noise and lambda) as tensor operations",
+          "[fused][moments-accountant]") {
   const int64_t E = GENERATE(7, 201, 2001);
   const bool with_zeros = GENERATE(false, true);
   const int64_t n = GENERATE(1, 128);
@@ -325,10 +346,12 @@ TEST_CASE("fused moments accountant: the same value and gradients (noise and lam
   const auto [reference, reference_lambda] = run(false);
   require_same(fused, reference);
   REQUIRE(fused_lambda.size() == 2);
-  for (size_t d = 0; d < 2; ++d) CHECK(std::abs(fused_lambda[d] - reference_lambda[d]) <= 1e-12 * std::abs(reference_lambda[d]));
+  for (size_t d = 0; d < 2; ++d)
+    CHECK(std::abs(fused_lambda[d] - reference_lambda[d]) <= 1e-12 * std::abs(reference_lambda[d]));
 }
 
-TEST_CASE("fused soft PLD (single release and composition): the same value and gradient as tensor operations", "[fused][soft-pld]") {
+TEST_CASE("fused soft PLD (single release and composition): the same value and gradient as tensor operations",
+          "[fused][soft-pld]") {
   const auto [E, shift] = GENERATE(table<int64_t, int64_t>({{7, 1}, {201, 3}, {2001, 20}}));
   const int64_t n = GENERATE(1, 3, 128);
   const bool with_zeros = GENERATE(false, true);
@@ -353,7 +376,8 @@ TEST_CASE("the moments accountant keeps both directions (a lambda per direction)
   CHECK_FALSE(buckets.has_direction_parameters());
 }
 
-TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, values and gradients of the parameters", "[fused][paper-scale]") {
+TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, values and gradients of the parameters",
+          "[fused][paper-scale]") {
   // E = 60,001 on [-500, 500], K = 10,000, shift 60 cells, n = 128: the benchmark's setting.
   const Grid grid = Grid::symmetric(500.0, 1.0 / 60.0);
   SigmoidStackOptions model_options;
@@ -380,8 +404,9 @@ TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, v
   const auto loss_gradient = [&](PrivacyBucketsLoss& loss, bool separately) {
     const torch::Tensor leaf = log_p.clone().requires_grad_();
     const DifferentiablePair pair = additive_pair(leaf, 60);
-    const torch::Tensor delta = separately ? loss.direction_delta(pair.forward(), 0) + loss.direction_delta(pair.backward(), 1)
-                                           : loss.delta(pair, DirectionCombination::kSum);
+    const torch::Tensor delta = separately
+                                    ? loss.direction_delta(pair.forward(), 0) + loss.direction_delta(pair.backward(), 1)
+                                    : loss.delta(pair, DirectionCombination::kSum);
     delta.backward();
     return std::make_pair(delta.item<double>(), leaf.grad().clone());
   };
@@ -403,8 +428,10 @@ TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, v
   const double noise = max_abs(reference_once_w - w) + max_abs(torch_fft_w - fused_w);
   INFO(fmt::format("delta fused {:.17g}, reference {:.17g}", fused_delta, reference_delta));
   CHECK(std::abs(fused_delta - reference_delta) <= 1e-12 * reference_delta);
-  INFO(fmt::format("dL/dlog p: max |fused - reference| = {:.3e}, the rounding noise {:.3e} (reference {:.3e}, FFTs {:.3e}), max |reference| = {:.3e}",
-                   max_abs(fused_w - w), noise, max_abs(reference_once_w - w), max_abs(torch_fft_w - fused_w), max_abs(w)));
+  INFO(fmt::format(
+      "dL/dlog p: max |fused - reference| = {:.3e}, the rounding noise {:.3e} (reference {:.3e}, FFTs {:.3e}), max "
+      "|reference| = {:.3e}",
+      max_abs(fused_w - w), noise, max_abs(reference_once_w - w), max_abs(torch_fft_w - fused_w), max_abs(w)));
   CHECK(max_abs(fused_w - w) <= 1e-12 * max_abs(w) + 2.0 * noise);
   // With torch's transforms the fused path is still within the reference's own noise, as before the planned FFT.
   CHECK(max_abs(torch_fft_w - w) <= 1e-12 * max_abs(w) + 2.0 * max_abs(reference_once_w - w));
@@ -421,7 +448,8 @@ TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, v
   const torch::Tensor gradient = parameter_gradients();
   const Grid half{grid.origin, grid.step, grid.size - grid.size / 2};
   const auto full_profile = [&] {
-    return mirror_half(sigmoid_stack_log_profile_fast(half, model->A(), model->B(), model->F(), model->options().slope), grid);
+    return mirror_half(sigmoid_stack_log_profile_fast(half, model->A(), model->B(), model->F(), model->options().slope),
+                       grid);
   };
   model->zero_grad();
   (w.abs() * full_profile()).sum().backward();
@@ -431,11 +459,12 @@ TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, v
   const torch::Tensor scale = terms + std::abs(w.sum().item<double>()) * parameter_gradients().abs();
   const torch::Tensor error = (gradient - reference_gradient).abs();
   const int64_t worst = (error - 1e-12 * scale).argmax().item<int64_t>();
-  INFO(fmt::format("worst parameter {} (0: A, then B, then F): |fused - reference| = {:.3e}, scale {:.3e}, reference {:.6e}", worst,
-                   error[worst].item<double>(), scale[worst].item<double>(), reference_gradient[worst].item<double>()));
+  INFO(fmt::format(
+      "worst parameter {} (0: A, then B, then F): |fused - reference| = {:.3e}, scale {:.3e}, reference {:.6e}", worst,
+      error[worst].item<double>(), scale[worst].item<double>(), reference_gradient[worst].item<double>()));
   CHECK((error <= 1e-12 * scale).all().item<bool>());
-  INFO(fmt::format("normwise: max |fused - reference| = {:.3e}, max |reference| = {:.3e}", max_abs(gradient - reference_gradient),
-                   max_abs(reference_gradient)));
+  INFO(fmt::format("normwise: max |fused - reference| = {:.3e}, max |reference| = {:.3e}",
+                   max_abs(gradient - reference_gradient), max_abs(reference_gradient)));
   CHECK(max_abs(gradient - reference_gradient) <= 1e-12 * max_abs(reference_gradient));
   // log p is invariant to scaling A and every B_j together: A dL/dA + sum_j B_j dL/dB_j = 0.
   const int64_t K = model->F().size(0);

@@ -25,11 +25,13 @@ TEST_CASE("planned real FFT agrees with torch::fft at the losses' sizes", "[real
     const torch::Tensor x = torch::rand({n / 2 + 1}, torch::kDouble);
     const torch::Tensor reference = torch::fft::rfft(x, n);
     torch::Tensor ours = torch::empty({n / 2 + 1}, torch::kComplexDouble);
-    RealFft::planned(n).forward(x.data_ptr<double>(), x.size(0), reinterpret_cast<std::complex<double>*>(ours.data_ptr()));
+    RealFft::planned(n).forward(x.data_ptr<double>(), x.size(0),
+                                reinterpret_cast<std::complex<double>*>(ours.data_ptr()));
     CHECK((ours - reference).abs().max().item<double>() <= 1e-14 * reference.abs().max().item<double>());
     const torch::Tensor back = torch::fft::irfft(reference, n);
     torch::Tensor ours_back = torch::empty({n}, torch::kDouble);
-    RealFft::planned(n).inverse(reinterpret_cast<const std::complex<double>*>(reference.data_ptr()), ours_back.data_ptr<double>(), n);
+    RealFft::planned(n).inverse(reinterpret_cast<const std::complex<double>*>(reference.data_ptr()),
+                                ours_back.data_ptr<double>(), n);
     CHECK((ours_back - back).abs().max().item<double>() <= 1e-14 * back.abs().max().item<double>());
   }
 }
@@ -40,7 +42,8 @@ bool same_bits(double a, double b) { return (std::isnan(a) && std::isnan(b)) || 
 
 }  // namespace
 
-TEST_CASE("vectorised log, exp and expm1 are ATen's values bit for bit, at every length (tails too)", "[vectorised-math]") {
+TEST_CASE("vectorised log, exp and expm1 are ATen's values bit for bit, at every length (tails too)",
+          "[vectorised-math]") {
   std::mt19937_64 rng(29);
   const double inf = std::numeric_limits<double>::infinity();
   for (const int which : {0, 1, 2}) {

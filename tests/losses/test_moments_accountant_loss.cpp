@@ -43,7 +43,8 @@ TEST_CASE("MA loss equals the accountant's formula at its lambda, both direction
     const double exponent = 8 * moments_log_gamma(first, second, lambda) - lambda * 8.0;
     REQUIRE(exponent < 0.0);
     const double expected = -std::expm1(8 * std::log1p(-omega)) + std::exp(exponent);
-    const double value = loss.direction_delta(direction == 0 ? pair.forward() : pair.backward(), direction).item<double>();
+    const double value =
+        loss.direction_delta(direction == 0 ? pair.forward() : pair.backward(), direction).item<double>();
     CHECK(value == Approx(expected).epsilon(1e-12));
     // Above 0 the moment term continues linearly (overflow guard): 1 + t.
     MomentsAccountantLossOptions loose = options;

@@ -1,8 +1,8 @@
 // The PrivacyBuckets ADP/PDP training losses (Sommer et al., 3.4.2-3.4.3): value against an independent
 // long-double bucketing, upper bound of the certified delta (and its bias), PDP >= ADP, the surrogate
 // gradients against a hand derivation, and the composed infinity bucket in closed form.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <limits>
@@ -54,7 +54,8 @@ ReferenceBuckets reference_single_release(const std::vector<double>& log_first, 
 }
 
 ReferenceBuckets reference_compose(const ReferenceBuckets& a, const ReferenceBuckets& b, int64_t h) {
-  ReferenceBuckets c{std::vector<Real>(static_cast<size_t>(2 * h + 1), 0), a.infinity + b.infinity - a.infinity * b.infinity};
+  ReferenceBuckets c{std::vector<Real>(static_cast<size_t>(2 * h + 1), 0),
+                     a.infinity + b.infinity - a.infinity * b.infinity};
   for (int64_t i = -h; i <= h; ++i) {
     for (int64_t k = -h; k <= h; ++k) {
       const Real product = a.finite[static_cast<size_t>(i + h)] * b.finite[static_cast<size_t>(k + h)];
@@ -84,12 +85,15 @@ ReferenceBuckets reference_self_compose(const ReferenceBuckets& single, int64_t 
 
 Real reference_weight(int64_t j, Real ln_f, double epsilon, PrivacyBucketsOptions::Kind kind) {
   if (Real(j) < std::ceil(Real(epsilon) / ln_f)) return 0;
-  return kind == PrivacyBucketsOptions::Kind::kPdp ? Real(1) : std::max(Real(0), -std::expm1(Real(epsilon) - Real(j) * ln_f));
+  return kind == PrivacyBucketsOptions::Kind::kPdp ? Real(1)
+                                                   : std::max(Real(0), -std::expm1(Real(epsilon) - Real(j) * ln_f));
 }
 
-Real reference_delta(const ReferenceBuckets& composed, Real ln_f, double epsilon, PrivacyBucketsOptions::Kind kind, int64_t h) {
+Real reference_delta(const ReferenceBuckets& composed, Real ln_f, double epsilon, PrivacyBucketsOptions::Kind kind,
+                     int64_t h) {
   Real delta = composed.infinity;
-  for (int64_t j = -h; j <= h; ++j) delta += reference_weight(j, ln_f, epsilon, kind) * composed.finite[static_cast<size_t>(j + h)];
+  for (int64_t j = -h; j <= h; ++j)
+    delta += reference_weight(j, ln_f, epsilon, kind) * composed.finite[static_cast<size_t>(j + h)];
   return delta;
 }
 
@@ -116,10 +120,12 @@ LogPair random_pair(std::mt19937_64& rng, double spread) {
   }
   first[5] -= 4.0;
   second[5] = kMinusInfinity;
-  return {torch::log_softmax(torch::tensor(first, torch::kDouble), 0), torch::log_softmax(torch::tensor(second, torch::kDouble), 0)};
+  return {torch::log_softmax(torch::tensor(first, torch::kDouble), 0),
+          torch::log_softmax(torch::tensor(second, torch::kDouble), 0)};
 }
 
-PrivacyBucketsOptions options_with(double epsilon, int64_t n, int64_t buckets, double factor, PrivacyBucketsOptions::Kind kind) {
+PrivacyBucketsOptions options_with(double epsilon, int64_t n, int64_t buckets, double factor,
+                                   PrivacyBucketsOptions::Kind kind) {
   PrivacyBucketsOptions options;
   options.epsilon = epsilon;
   options.compositions = n;
@@ -147,21 +153,23 @@ TEST_CASE("PrivacyBuckets forward equals an independent long-double bucketing", 
       const double factor = std::exp(0.1), epsilon = 0.45;
       const LogPair pair = random_pair(rng, spread);
       const Real ln_f = std::log(Real(factor));
-      const ReferenceBuckets single = reference_single_release(to_vector(pair.log_first), to_vector(pair.log_second), ln_f, h);
+      const ReferenceBuckets single =
+          reference_single_release(to_vector(pair.log_first), to_vector(pair.log_second), ln_f, h);
       const ReferenceBuckets composed = reference_self_compose(single, n, h);
       for (const auto kind : {PrivacyBucketsOptions::Kind::kAdp, PrivacyBucketsOptions::Kind::kPdp}) {
         PrivacyBucketsLoss loss(options_with(epsilon, n, 2 * h, factor, kind));
         const double value = loss.direction_delta(pair, 0).item<double>();
         const Real expected = reference_delta(composed, ln_f, epsilon, kind, h);
-        INFO("spread " << spread << " n " << n << " " << loss.loss_name() << " value " << value << " reference " << double(expected)
-                       << " (infinity " << double(composed.infinity) << ")");
+        INFO("spread " << spread << " n " << n << " " << loss.loss_name() << " value " << value << " reference "
+                       << double(expected) << " (infinity " << double(composed.infinity) << ")");
         CHECK(std::abs(value - double(expected)) <= 1e-12 * double(expected));
       }
     }
   }
 }
 
-TEST_CASE("PrivacyBuckets ADP is an upper bound of the certified delta, with the errata's upward bias", "[privacy-buckets]") {
+TEST_CASE("PrivacyBuckets ADP is an upper bound of the certified delta, with the errata's upward bias",
+          "[privacy-buckets]") {
   // The benchmark Gaussian: sigma = 30 on [-500, 500], step 1/60, sensitivity 1 = 60 cells.
   const NoiseTable table = gaussian_table(Grid::symmetric(500.0, 1.0 / 60.0), 30.0);
   const LogPair pair = additive_pair(log_probabilities_of(table), 60).forward();
@@ -173,15 +181,18 @@ TEST_CASE("PrivacyBuckets ADP is an upper bound of the certified delta, with the
     for (const double epsilon : {0.3, 0.5, 1.0}) {
       const double upper = certified.delta_upper(epsilon), lower = certified.delta_lower(epsilon);
       PrivacyBucketsLoss automatic(options_with(epsilon, n, 1000, 0.0, PrivacyBucketsOptions::Kind::kAdp));
-      PrivacyBucketsLoss paper(options_with(epsilon, n, 1000, paper_code_factor(epsilon, 500), PrivacyBucketsOptions::Kind::kAdp));
+      PrivacyBucketsLoss paper(
+          options_with(epsilon, n, 1000, paper_code_factor(epsilon, 500), PrivacyBucketsOptions::Kind::kAdp));
       torch::NoGradGuard no_grad;
       const double automatic_delta = automatic.direction_delta(pair, 0).item<double>();
       const double paper_delta = paper.direction_delta(pair, 0).item<double>();
       const double paper_half_range = 500.0 * std::log(paper_code_factor(epsilon, 500));
-      WARN(fmt::format("n {} eps {}: certified [{:.6e}, {:.6e}]; PrivacyBuckets 2h = 1000: automatic (h ln f = {:.3f}) {:.6e} ({:+.1f}%), "
-                       "authors' factor (h ln f = {:.3f}) {:.6e} ({:+.1f}%)",
-                       n, epsilon, lower, upper, 500.0 * automatic.log_factor(pair), automatic_delta, 100.0 * (automatic_delta / upper - 1.0),
-                       paper_half_range, paper_delta, 100.0 * (paper_delta / upper - 1.0)));
+      WARN(fmt::format(
+          "n {} eps {}: certified [{:.6e}, {:.6e}]; PrivacyBuckets 2h = 1000: automatic (h ln f = {:.3f}) {:.6e} "
+          "({:+.1f}%), "
+          "authors' factor (h ln f = {:.3f}) {:.6e} ({:+.1f}%)",
+          n, epsilon, lower, upper, 500.0 * automatic.log_factor(pair), automatic_delta,
+          100.0 * (automatic_delta / upper - 1.0), paper_half_range, paper_delta, 100.0 * (paper_delta / upper - 1.0)));
       // Every loss rounded up, every confinement pessimistic: above the exact delta, hence above the certified
       // lower bound, and above the certified upper bound wherever the bracket is tight (it is not at delta
       // ~ 1e-14, where the accountant's tail allowance dominates).
@@ -236,8 +247,8 @@ struct HandGradient {
   std::vector<double> d_log_first, d_log_second;
 };
 
-HandGradient hand_gradient(const std::vector<double>& log_first, const std::vector<double>& log_second, double ln_f, double epsilon,
-                           int64_t h) {
+HandGradient hand_gradient(const std::vector<double>& log_first, const std::vector<double>& log_second, double ln_f,
+                           double epsilon, int64_t h) {
   const auto kind = PrivacyBucketsOptions::Kind::kAdp;
   const ReferenceBuckets single = reference_single_release(log_first, log_second, ln_f, h);
   auto B = [&](int64_t j) { return single.finite[static_cast<size_t>(j + h)]; };
@@ -270,8 +281,8 @@ HandGradient hand_gradient(const std::vector<double>& log_first, const std::vect
   return hand;
 }
 
-void check_against_hand_gradient(const std::vector<double>& log_first, const std::vector<double>& log_second, double ln_f,
-                                 double epsilon, int64_t h) {
+void check_against_hand_gradient(const std::vector<double>& log_first, const std::vector<double>& log_second,
+                                 double ln_f, double epsilon, int64_t h) {
   torch::Tensor first = torch::tensor(log_first, torch::kDouble).requires_grad_(true);
   torch::Tensor second = torch::tensor(log_second, torch::kDouble).requires_grad_(true);
   PrivacyBucketsLoss loss(options_with(epsilon, 2, 2 * h, std::exp(ln_f), PrivacyBucketsOptions::Kind::kAdp));
@@ -281,10 +292,11 @@ void check_against_hand_gradient(const std::vector<double>& log_first, const std
   CHECK(delta.item<double>() == Approx(hand.delta).epsilon(1e-12));
   const std::vector<double> d_first = to_vector(first.grad()), d_second = to_vector(second.grad());
   double scale = 0.0;
-  for (size_t i = 0; i < d_first.size(); ++i) scale = std::max({scale, std::abs(hand.d_log_first[i]), std::abs(hand.d_log_second[i])});
+  for (size_t i = 0; i < d_first.size(); ++i)
+    scale = std::max({scale, std::abs(hand.d_log_first[i]), std::abs(hand.d_log_second[i])});
   for (size_t i = 0; i < d_first.size(); ++i) {
-    INFO("outcome " << i << ": d/dlog first " << d_first[i] << " (hand " << hand.d_log_first[i] << "), d/dlog second " << d_second[i]
-                    << " (hand " << hand.d_log_second[i] << ")");
+    INFO("outcome " << i << ": d/dlog first " << d_first[i] << " (hand " << hand.d_log_first[i] << "), d/dlog second "
+                    << d_second[i] << " (hand " << hand.d_log_second[i] << ")");
     CHECK(std::isfinite(d_first[i]));
     CHECK(std::isfinite(d_second[i]));
     CHECK(std::abs(d_first[i] - hand.d_log_first[i]) <= 1e-12 * scale);
@@ -342,7 +354,8 @@ TEST_CASE("PrivacyBuckets equal's backward is the full Lorentzian sum at every d
       sum += weights[static_cast<size_t>(j + h - 1)] / (1 + 100 * d * d);
       magnitude += std::abs(weights[static_cast<size_t>(j + h - 1)]) / (1 + 100 * d * d);
     }
-    const double in_bucket = indices[i] > -h && indices[i] <= h ? weights[static_cast<size_t>(indices[i] + h - 1)] : 0.0;
+    const double in_bucket =
+        indices[i] > -h && indices[i] <= h ? weights[static_cast<size_t>(indices[i] + h - 1)] : 0.0;
     // FFT window: absolute error ~ u log2(L) sum_j |g_j|; multipole series: relative to the terms' magnitude.
     const bool far = std::abs(indices[i] - 0.5) > 3 * h;
     const double tolerance = far ? 1e-13 * double(masses[i] * magnitude) : 1e-14 * total_weight;

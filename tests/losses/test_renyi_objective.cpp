@@ -8,21 +8,23 @@
 #include <random>
 #include <vector>
 
+#include "accounting/hybrid_renyi.hpp"
 #include "accounting/renyi.hpp"
 #include "core/errors.hpp"
+#include "core/one_sided_baselines.hpp"
 #include "gradient_check.hpp"
 #include "losses/geometric_tail_pair.hpp"
 #include "losses/renyi_loss.hpp"
 #include "losses/renyi_objective.hpp"
-#include "accounting/hybrid_renyi.hpp"
-#include "core/one_sided_baselines.hpp"
 #include "models/geometric_tail_family.hpp"
 
 using namespace noiselearn;
 
 namespace {
 
-torch::Tensor as_tensor(const std::vector<double>& v) { return torch::tensor(v, torch::TensorOptions().dtype(torch::kDouble)); }
+torch::Tensor as_tensor(const std::vector<double>& v) {
+  return torch::tensor(v, torch::TensorOptions().dtype(torch::kDouble));
+}
 
 std::vector<double> random_log_window(int64_t window, double ratio, uint32_t seed) {
   GeometricTailShape shape;
@@ -67,7 +69,8 @@ double paper_eq23(const std::vector<double>& log_window, double r, int64_t t, do
   for (int64_t j = n - t + 1; j <= n; ++j) s += std::pow(r, alpha * static_cast<double>(j)) * std::pow(p(j), 1 - alpha);
   g += std::pow(pn, alpha) * std::pow(r, alpha * (td - nd)) * s;
   s = 0.0;
-  for (int64_t j = -t - n; j <= -n - 1; ++j) s += std::pow(p(t + j), alpha) * std::pow(r, -static_cast<double>(j) * (1 - alpha));
+  for (int64_t j = -t - n; j <= -n - 1; ++j)
+    s += std::pow(p(t + j), alpha) * std::pow(r, -static_cast<double>(j) * (1 - alpha));
   g += std::pow(pn, 1 - alpha) * std::pow(r, -nd * (1 - alpha)) * s;
   return g;
 }
@@ -113,7 +116,8 @@ TEST_CASE("the family's pair is exact: both sides sum to 1, and g_alpha equals b
   }
 }
 
-TEST_CASE("log_renyi_moment: one logsumexp, zeros of first skipped, distinguishing events infinite, gradients finite", "[renyi]") {
+TEST_CASE("log_renyi_moment: one logsumexp, zeros of first skipped, distinguishing events infinite, gradients finite",
+          "[renyi]") {
   const double inf = std::numeric_limits<double>::infinity();
   const torch::Tensor first = torch::tensor({std::log(0.5), std::log(0.5), -inf}, torch::kDouble).requires_grad_(true);
   const torch::Tensor second = torch::tensor({std::log(0.25), std::log(0.25), std::log(0.5)}, torch::kDouble);
@@ -152,7 +156,8 @@ TEST_CASE("gamma's gradient in theta (the preconditioned gradient) agrees with f
   }
 }
 
-TEST_CASE("alpha derivatives: G' = E_pi[l], G'' = Var_pi[l] and gamma', gamma'' agree with finite differences", "[renyi]") {
+TEST_CASE("alpha derivatives: G' = E_pi[l], G'' = Var_pi[l] and gamma', gamma'' agree with finite differences",
+          "[renyi]") {
   const double r = 0.8;
   const std::vector<double> log_window = random_log_window(6, r, 23u);
   const torch::Tensor theta = as_tensor(log_window);
@@ -189,7 +194,8 @@ TEST_CASE("alpha derivatives: G' = E_pi[l], G'' = Var_pi[l] and gamma', gamma'' 
   }
 }
 
-TEST_CASE("the tighter conversion (Balle et al. 2020 = Canonne-Kamath-Steinke = Asoodeh) never exceeds Mironov's", "[renyi]") {
+TEST_CASE("the tighter conversion (Balle et al. 2020 = Canonne-Kamath-Steinke = Asoodeh) never exceeds Mironov's",
+          "[renyi]") {
   for (double alpha : {1.01, 1.5, 2.0, 9.3113, 12.58, 100.0}) {
     for (double delta : {1e-12, 1e-6, 0.01}) {
       const RenyiMomentDerivatives moment{0.37, 0.0, 0.0};
@@ -259,7 +265,8 @@ TEST_CASE("the smooth max lies between the max and the max + tau log m", "[renyi
   CHECK(smooth <= hard + 0.1 * std::log(6.0) + 1e-15);
 }
 
-TEST_CASE("RenyiLoss: delta = exp(n G - (alpha - 1) eps) on a table's pair, NaN-free on truncated pairs, Newton alpha", "[renyi]") {
+TEST_CASE("RenyiLoss: delta = exp(n G - (alpha - 1) eps) on a table's pair, NaN-free on truncated pairs, Newton alpha",
+          "[renyi]") {
   // a discrete Gaussian-like table and its pair shifted by 2 cells
   std::vector<double> p;
   for (int i = -30; i <= 30; ++i) p.push_back(std::exp(-0.5 * i * i / 25.0));
@@ -278,10 +285,11 @@ TEST_CASE("RenyiLoss: delta = exp(n G - (alpha - 1) eps) on a table's pair, NaN-
   const LogPair forward = pair.forward();
   const torch::Tensor delta = loss.direction_delta(forward, 0);
   const torch::Tensor finite = finite_loss_mask(forward);
-  const double g = log_renyi_moment({torch::where(finite, forward.log_first, torch::full_like(forward.log_first, -INFINITY)),
-                                     forward.log_second},
-                                    6.0)
-                       .item<double>();
+  const double g =
+      log_renyi_moment(
+          {torch::where(finite, forward.log_first, torch::full_like(forward.log_first, -INFINITY)), forward.log_second},
+          6.0)
+          .item<double>();
   const double omega = torch::exp(forward.log_first.masked_select(infinite_loss_mask(forward))).sum().item<double>();
   CHECK(omega > 0.0);
   CHECK(5 * g - 5 * 3.0 < 0.0);
@@ -289,12 +297,14 @@ TEST_CASE("RenyiLoss: delta = exp(n G - (alpha - 1) eps) on a table's pair, NaN-
   delta.backward();
   // above delta_R = 1 the surrogate continues as 1 + t (t = n G - (alpha - 1) eps), finite, no overflow
   RenyiLoss loose(RenyiLossOptions{0.5, 5, 6.0});
-  CHECK(loose.direction_delta(forward, 0).item<double>() == Approx(1 - std::pow(1 - omega, 5) + 1 + 5 * g - 5 * 0.5).epsilon(1e-12));
+  CHECK(loose.direction_delta(forward, 0).item<double>() ==
+        Approx(1 - std::pow(1 - omega, 5) + 1 + 5 * g - 5 * 0.5).epsilon(1e-12));
   RenyiLossOptions balle_options{3.0, 5, 6.0};
   balle_options.conversion = RdpConversion::kBalle;
   RenyiLoss balle(balle_options);
   CHECK(balle.direction_delta(forward, 0).item<double>() ==
-        Approx(1 - std::pow(1 - omega, 5) + std::exp(5 * g - 5 * 3.0 + 5 * std::log(1 - 1 / 6.0) - std::log(6.0))).epsilon(1e-12));
+        Approx(1 - std::pow(1 - omega, 5) + std::exp(5 * g - 5 * 3.0 + 5 * std::log(1 - 1 / 6.0) - std::log(6.0)))
+            .epsilon(1e-12));
   for (const auto& parameter : loss.parameters())
     if (parameter.grad().defined()) CHECK(torch::isfinite(parameter.grad()).all().item<bool>());
 
@@ -303,7 +313,8 @@ TEST_CASE("RenyiLoss: delta = exp(n G - (alpha - 1) eps) on a table's pair, NaN-
   options.epsilon = 3.0;
   RenyiLoss newton(options);
   CHECK(newton.parameters().empty());
-  const LogPair finite_pair{torch::where(finite, forward.log_first, torch::full_like(forward.log_first, -INFINITY)), forward.log_second};
+  const LogPair finite_pair{torch::where(finite, forward.log_first, torch::full_like(forward.log_first, -INFINITY)),
+                            forward.log_second};
   for (int step = 0; step < 30; ++step) newton.direction_delta(forward, 0);
   const double alpha = newton.alpha(0);
   const RenyiMomentDerivatives d = renyi_moment_derivatives(
@@ -312,7 +323,8 @@ TEST_CASE("RenyiLoss: delta = exp(n G - (alpha - 1) eps) on a table's pair, NaN-
   CHECK_THROWS_AS(RenyiLoss(RenyiLossOptions{1.0, 1, 1.0}), InputError);
 }
 
-TEST_CASE("the Newton model: each shift's gradient and q-space curvature equal autograd's, the Hessian is a Laplacian", "[renyi]") {
+TEST_CASE("the Newton model: each shift's gradient and q-space curvature equal autograd's, the Hessian is a Laplacian",
+          "[renyi]") {
   // gamma_a = c G_a + h(alpha), c = n / (alpha - 1). With theta = theta0 + log q, the q-Hessian of g_a / g_a(theta0) at
   // q = 1 is Hess G + grad G grad G^T - diag(grad G) (theta-derivatives); the model's curvature for shift a alone
   // (weights = indicator, no other shifts) must be c times that, exactly (it drops only gamma's own rank-one term).
@@ -333,7 +345,8 @@ TEST_CASE("the Newton model: each shift's gradient and q-space curvature equal a
     REQUIRE(model.gradients.size() == static_cast<size_t>(m));
     const torch::Tensor leaf = as_tensor(log_window).requires_grad_(true);
     const torch::Tensor g_a = objective.log_moments(leaf, torch::full({}, 5.5, torch::kDouble))[a - 1];
-    const torch::Tensor gradient = torch::autograd::grad({g_a}, {leaf}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    const torch::Tensor gradient =
+        torch::autograd::grad({g_a}, {leaf}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
     INFO("shift " << a);
     for (int64_t i = 0; i <= window; ++i) {
       CHECK(model.gradients[a - 1][i] == Approx(c * gradient[i].item<double>()).epsilon(1e-12).margin(1e-15));
@@ -350,10 +363,12 @@ TEST_CASE("the Newton model: each shift's gradient and q-space curvature equal a
   }
   // The pieces' values are the per-shift gammas; their max is the objective.
   const MaxNewtonModel model = objective.newton_model(as_tensor(log_window), {});
-  CHECK(*std::max_element(model.values.begin(), model.values.end()) == Approx(objective.value(as_tensor(log_window))).epsilon(1e-14));
+  CHECK(*std::max_element(model.values.begin(), model.values.end()) ==
+        Approx(objective.value(as_tensor(log_window))).epsilon(1e-14));
 }
 
-TEST_CASE("minimise_alpha: gamma'(alpha) = 0 at the result, and a rejected alpha step leaves gamma no higher", "[renyi]") {
+TEST_CASE("minimise_alpha: gamma'(alpha) = 0 at the result, and a rejected alpha step leaves gamma no higher",
+          "[renyi]") {
   const double r = 0.9;
   const std::vector<double> log_window = random_log_window(12, r, 3u);
   RenyiFamilyObjectiveOptions options;
@@ -377,11 +392,15 @@ TEST_CASE("minimise_alpha: gamma'(alpha) = 0 at the result, and a rejected alpha
   }
   // accept_alpha refuses a candidate that raises gamma and keeps alpha.
   const double accepted = objective.accept_alpha(theta, alpha + 5.0, best);
-  CHECK(std::abs(accepted - alpha) < 1e-6);  // every step but the tiniest raises gamma: alpha stays (or moves by rounding)
+  CHECK(std::abs(accepted - alpha) <
+        1e-6);  // every step but the tiniest raises gamma: alpha stays (or moves by rounding)
   CHECK(objective.value(theta) <= best);
 }
 
-TEST_CASE("RenyiLoss as Xiao et al.'s HRDP (loss.kind hrdp): delta = T omega + exp(T log D - (alpha - 1) eps), D and omega as the HRDP accountant computes them", "[renyi][hrdp]") {
+TEST_CASE(
+    "RenyiLoss as Xiao et al.'s HRDP (loss.kind hrdp): delta = T omega + exp(T log D - (alpha - 1) eps), D and omega "
+    "as the HRDP accountant computes them",
+    "[renyi][hrdp]") {
   // A one-sided discrete TBL on 0 .. 120: both directions have degenerate mass (p_0 forward, p_120 backward).
   const NoiseTable table = discrete_tbl_table(120, 61.0, 10.0);
   const torch::Tensor log_p = torch::log(torch::tensor(table.probabilities(), torch::kDouble));
@@ -408,5 +427,6 @@ TEST_CASE("RenyiLoss as Xiao et al.'s HRDP (loss.kind hrdp): delta = T omega + e
   // The plain Renyi loss on the same pair pays 1 - (1 - omega)^T <= T omega for the degenerate mass.
   options.hybrid_renyi = false;
   RenyiLoss renyi(options);
-  CHECK(renyi.direction_delta(pair.forward(), 0).item<double>() < loss.direction_delta(pair.forward(), 0).item<double>());
+  CHECK(renyi.direction_delta(pair.forward(), 0).item<double>() <
+        loss.direction_delta(pair.forward(), 0).item<double>());
 }

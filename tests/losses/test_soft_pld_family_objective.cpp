@@ -18,7 +18,9 @@ using namespace noiselearn;
 
 namespace {
 
-torch::Tensor as_tensor(const std::vector<double>& v) { return torch::tensor(v, torch::TensorOptions().dtype(torch::kDouble)); }
+torch::Tensor as_tensor(const std::vector<double>& v) {
+  return torch::tensor(v, torch::TensorOptions().dtype(torch::kDouble));
+}
 
 // A normalised family whose window is random (not monotone): different shifts dominate at different eps.
 std::vector<double> random_log_window(const GeometricTailShape& shape, uint32_t seed) {
@@ -53,7 +55,8 @@ PairBounds certified(const GeometricTailShape& shape, const std::vector<double>&
   return account(make_pair_family(table, specification), n, options);
 }
 
-SoftPldFamilyObjectiveOptions log_delta_options(int64_t shifts, int64_t n, double epsilon, ShiftCombination combination) {
+SoftPldFamilyObjectiveOptions log_delta_options(int64_t shifts, int64_t n, double epsilon,
+                                                ShiftCombination combination) {
   SoftPldFamilyObjectiveOptions options;
   options.max_shift = shifts;
   options.compositions = n;
@@ -66,7 +69,10 @@ SoftPldFamilyObjectiveOptions log_delta_options(int64_t shifts, int64_t n, doubl
 
 }  // namespace
 
-TEST_CASE("soft-PLD family delta: the Gaussian start lies in the certified bracket, a random window's envelope under the upper bound and above every same-shift composition", "[soft-pld-family]") {
+TEST_CASE(
+    "soft-PLD family delta: the Gaussian start lies in the certified bracket, a random window's envelope under the "
+    "upper bound and above every same-shift composition",
+    "[soft-pld-family]") {
   const GeometricTailShape shape = small_shape();
   const int64_t shifts = 4, n = 6;
   const double epsilon = 1.0;
@@ -77,7 +83,8 @@ TEST_CASE("soft-PLD family delta: the Gaussian start lies in the certified brack
     const std::vector<double> log_window = gaussian_initialisation(shape, 2.0).log_probabilities;
     const PairBounds bounds = certified(shape, log_window, shifts, n);
     for (ShiftCombination combination : {ShiftCombination::kEnvelope, ShiftCombination::kWorstShift}) {
-      const SoftPldFamilyObjective objective(shape.window, shape.ratio, log_delta_options(shifts, n, epsilon, combination));
+      const SoftPldFamilyObjective objective(shape.window, shape.ratio,
+                                             log_delta_options(shifts, n, epsilon, combination));
       const SoftPldFamilyEvaluation e = objective.evaluate(as_tensor(log_window));
       INFO(to_string(combination) << ": soft " << e.delta << ", certified [" << bounds.delta_lower(epsilon) << ", "
                                   << bounds.delta_upper(epsilon) << "]");
@@ -96,8 +103,10 @@ TEST_CASE("soft-PLD family delta: the Gaussian start lies in the certified brack
     const PairBounds exact = certified(shape, log_window, shifts, n);
     CHECK(exact.delta_upper(epsilon) <= bounds.delta_upper(epsilon));
     CHECK(exact.delta_upper(epsilon) >= bounds.delta_lower(epsilon));
-    const SoftPldFamilyObjective envelope(shape.window, shape.ratio, log_delta_options(shifts, n, epsilon, ShiftCombination::kEnvelope));
-    const SoftPldFamilyObjective worst(shape.window, shape.ratio, log_delta_options(shifts, n, epsilon, ShiftCombination::kWorstShift));
+    const SoftPldFamilyObjective envelope(shape.window, shape.ratio,
+                                          log_delta_options(shifts, n, epsilon, ShiftCombination::kEnvelope));
+    const SoftPldFamilyObjective worst(shape.window, shape.ratio,
+                                       log_delta_options(shifts, n, epsilon, ShiftCombination::kWorstShift));
     const SoftPldFamilyEvaluation e = envelope.evaluate(as_tensor(log_window));
     const SoftPldFamilyEvaluation w = worst.evaluate(as_tensor(log_window));
     INFO("envelope " << e.delta << ", worst shift " << w.delta << " (shift " << w.worst_shift << "), certified ["
@@ -112,7 +121,10 @@ TEST_CASE("soft-PLD family delta: the Gaussian start lies in the certified brack
   }
 }
 
-TEST_CASE("soft-PLD family epsilon: the closed-form epsilon(delta) inverts delta(epsilon), and lies in the certified epsilon bracket", "[soft-pld-family]") {
+TEST_CASE(
+    "soft-PLD family epsilon: the closed-form epsilon(delta) inverts delta(epsilon), and lies in the certified epsilon "
+    "bracket",
+    "[soft-pld-family]") {
   const GeometricTailShape shape = small_shape();
   const std::vector<double> log_window = gaussian_initialisation(shape, 2.0).log_probabilities;
   SoftPldFamilyObjectiveOptions options = log_delta_options(4, 6, 0.0, ShiftCombination::kEnvelope);
@@ -126,12 +138,16 @@ TEST_CASE("soft-PLD family epsilon: the closed-form epsilon(delta) inverts delta
   CHECK(std::exp(by_epsilon.value(as_tensor(log_window))) == Approx(1e-5).epsilon(1e-10));
   PairBounds bounds = certified(shape, log_window, 4, 6);
   bounds = refined_for_delta(std::move(bounds), 1e-5);
-  INFO("soft epsilon " << epsilon << ", certified [" << bounds.epsilon_lower(1e-5) << ", " << bounds.epsilon_upper(1e-5) << "]");
+  INFO("soft epsilon " << epsilon << ", certified [" << bounds.epsilon_lower(1e-5) << ", " << bounds.epsilon_upper(1e-5)
+                       << "]");
   CHECK(epsilon >= bounds.epsilon_lower(1e-5) - 1e-4);
   CHECK(epsilon <= bounds.epsilon_upper(1e-5) + 1e-4);
 }
 
-TEST_CASE("soft-PLD family gradients (implicit-function epsilon and log delta, envelope and worst shift) agree with finite differences", "[soft-pld-family]") {
+TEST_CASE(
+    "soft-PLD family gradients (implicit-function epsilon and log delta, envelope and worst shift) agree with finite "
+    "differences",
+    "[soft-pld-family]") {
   GeometricTailShape shape = small_shape();
   shape.window = 12;
   const std::vector<double> log_window = random_log_window(shape, 3);
@@ -147,15 +163,16 @@ TEST_CASE("soft-PLD family gradients (implicit-function epsilon and log delta, e
       CHECK(value == Approx(objective.value(as_tensor(log_window))).epsilon(1e-12));
       // Smooth between grid crossings and envelope switches: a step of 1e-7 in log p moves a loss by about
       // 1e-7 << the grid step.
-      const torch::Tensor numeric =
-          testing::finite_difference_gradient([&](const torch::Tensor& t) { return objective.value(t); }, as_tensor(log_window), 1e-7);
+      const torch::Tensor numeric = testing::finite_difference_gradient(
+          [&](const torch::Tensor& t) { return objective.value(t); }, as_tensor(log_window), 1e-7);
       INFO(to_string(target) << " " << to_string(combination) << "\nautograd " << gradient << "\nnumeric " << numeric);
       CHECK(torch::allclose(gradient, numeric, 1e-4, 1e-7));
     }
   }
 }
 
-TEST_CASE("soft-PLD family worst shift: the Danskin max is the largest same-shift value, with that shift's gradient", "[soft-pld-family]") {
+TEST_CASE("soft-PLD family worst shift: the Danskin max is the largest same-shift value, with that shift's gradient",
+          "[soft-pld-family]") {
   const GeometricTailShape shape = small_shape();
   const std::vector<double> log_window = random_log_window(shape, 11);
   SoftPldFamilyObjectiveOptions options = log_delta_options(4, 5, 0.0, ShiftCombination::kWorstShift);
@@ -167,7 +184,8 @@ TEST_CASE("soft-PLD family worst shift: the Danskin max is the largest same-shif
   double largest = -1.0;
   int64_t argmax = 0;
   for (size_t a = 0; a < e.shift_values.size(); ++a) {
-    const auto [value, gradient] = objective.shift_value_and_gradient(as_tensor(log_window), static_cast<int64_t>(a) + 1);
+    const auto [value, gradient] =
+        objective.shift_value_and_gradient(as_tensor(log_window), static_cast<int64_t>(a) + 1);
     CHECK(value == Approx(e.shift_values[a]).epsilon(1e-12));
     if (value > largest) largest = value, argmax = static_cast<int64_t>(a) + 1;
   }

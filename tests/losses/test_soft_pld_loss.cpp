@@ -20,20 +20,21 @@ TEST_CASE("soft PLD delta agrees with the certified accountant", "[soft-pld]") {
     double epsilon;
   };
   const Grid grid = Grid::symmetric(60.0, 0.05);
-  for (const Case& c : {Case{gaussian_table(grid, 4.0), 20, 1, 0.3}, Case{gaussian_table(grid, 4.0), 20, 16, 1.0},
-                        Case{truncated_gaussian_table(grid, 6.0, 20.0), 20, 8, 0.5},
-                        Case{laplace_table(grid, 3.0), 20, 128, 2.0}}) {
+  for (const Case& c :
+       {Case{gaussian_table(grid, 4.0), 20, 1, 0.3}, Case{gaussian_table(grid, 4.0), 20, 16, 1.0},
+        Case{truncated_gaussian_table(grid, 6.0, 20.0), 20, 8, 0.5}, Case{laplace_table(grid, 3.0), 20, 128, 2.0}}) {
     SoftPldLossOptions options;
     options.epsilon = c.epsilon;
     options.compositions = c.n;
     options.loss_step = 1e-4;
     SoftPldLoss loss(options);
-    const double soft = loss.delta(additive_pair(log_probabilities_of(c.table), c.shift), DirectionCombination::kMax).item<double>();
+    const double soft =
+        loss.delta(additive_pair(log_probabilities_of(c.table), c.shift), DirectionCombination::kMax).item<double>();
     PairSpecification specification;
     specification.sensitivity = static_cast<double>(c.shift) * grid.step;
     const PairBounds bounds = account(make_pair_family(c.table, specification), c.n, {});
-    INFO("n " << c.n << " eps " << c.epsilon << " soft " << soft << " certified [" << bounds.delta_lower(c.epsilon) << ", "
-              << bounds.delta_upper(c.epsilon) << "]");
+    INFO("n " << c.n << " eps " << c.epsilon << " soft " << soft << " certified [" << bounds.delta_lower(c.epsilon)
+              << ", " << bounds.delta_upper(c.epsilon) << "]");
     // Linear splitting keeps mass and mean loss; its error is O(step^2) per release like the certified
     // bounds': it must fall within a relative 1e-4 of the certified bracket.
     CHECK(soft >= bounds.delta_lower(c.epsilon) * (1 - 1e-4));

@@ -20,7 +20,8 @@ TEST_CASE("utility losses equal the table utilities", "[utility-loss]") {
   CHECK(utility_loss(log_p, table.grid(), options).item<double>() == Approx(second_moment(table)).epsilon(1e-12));
   options.kind = UtilityKind::kTailProbability;
   options.tail_threshold = 3.0;
-  CHECK(utility_loss(log_p, table.grid(), options).item<double>() == Approx(tail_probability(table, 3.0)).epsilon(1e-12));
+  CHECK(utility_loss(log_p, table.grid(), options).item<double>() ==
+        Approx(tail_probability(table, 3.0)).epsilon(1e-12));
 }
 
 TEST_CASE("utility loss gradient: d L1 / d log p_i = |x_i| p_i", "[utility-loss]") {

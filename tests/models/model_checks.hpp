@@ -1,8 +1,8 @@
 #pragma once
 // Checks shared by the model tests: a model reproduces a table, and its output is a valid distribution with
 // the model's invariants.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <ATen/CPUGeneratorImpl.h>
 

@@ -39,7 +39,8 @@ double exceeding_length(double lo, double hi, double tau) {
 
 // E[c(Z)] by brute force: every bin |i| <= 2000 with its exact integral (Simpson's rule on each half bin is
 // exact for z^2 and for |z| on an interval that does not cross 0).
-double brute_force_cost(const GeometricTailShape& shape, const std::vector<double>& log_window, const CostSpecification& cost) {
+double brute_force_cost(const GeometricTailShape& shape, const std::vector<double>& log_window,
+                        const CostSpecification& cost) {
   const double d = shape.bin_width;
   double total = 0.0;
   for (int64_t i = -2000; i <= 2000; ++i) {
@@ -47,7 +48,9 @@ double brute_force_cost(const GeometricTailShape& shape, const std::vector<doubl
     double average = 0.0;
     if (shape.domain == FamilyDomain::kDiscrete) {
       const double x = static_cast<double>(i);
-      average = cost.kind == CostKind::kSquare ? x * x : cost.kind == CostKind::kAbsolute ? std::abs(x) : (std::abs(x) > cost.threshold ? 1.0 : 0.0);
+      average = cost.kind == CostKind::kSquare     ? x * x
+                : cost.kind == CostKind::kAbsolute ? std::abs(x)
+                                                   : (std::abs(x) > cost.threshold ? 1.0 : 0.0);
     } else {
       const double lo = (static_cast<double>(i) - 0.5) * d, hi = (static_cast<double>(i) + 0.5) * d;
       if (cost.kind == CostKind::kExceedance) {
@@ -63,7 +66,8 @@ double brute_force_cost(const GeometricTailShape& shape, const std::vector<doubl
   return total;
 }
 
-double coefficient_cost(const GeometricTailShape& shape, const std::vector<double>& log_window, const CostSpecification& cost) {
+double coefficient_cost(const GeometricTailShape& shape, const std::vector<double>& log_window,
+                        const CostSpecification& cost) {
   const std::vector<double> c = cost_coefficients(shape, cost);
   double total = 0.0;
   for (size_t k = 0; k < c.size(); ++k) total += c[k] * std::exp(log_window[k]);
@@ -104,13 +108,15 @@ TEST_CASE("family domain and cost names parse and print, and shapes are validate
   CHECK_THROWS_AS((CostSpecification{CostKind::kExceedance, -1.0}.validate()), InputError);
 }
 
-TEST_CASE("S_N = sum_{i >= N} r^(i-N) i^2 in closed form: the issue's vectors, brute force and eq. 50", "[geometric_tail]") {
+TEST_CASE("S_N = sum_{i >= N} r^(i-N) i^2 in closed form: the issue's vectors, brute force and eq. 50",
+          "[geometric_tail]") {
   CHECK(geometric_square_series(5, 0.5) == 76.0);  // exactly
   CHECK(geometric_square_series(2000, 0.9999) == Approx(2.43966001e12).epsilon(1e-10));
   CHECK(geometric_square_series(100, 0.998) == Approx(3.0415050e8).epsilon(1e-8));
   for (const auto& [n, r] : std::vector<std::pair<int64_t, double>>{{1, 0.5}, {7, 0.3}, {40, 0.9}, {300, 0.97}}) {
     long double brute = 0.0L;
-    for (int64_t i = n; i < n + 20000; ++i) brute += std::pow(static_cast<long double>(r), i - n) * static_cast<long double>(i) * i;
+    for (int64_t i = n; i < n + 20000; ++i)
+      brute += std::pow(static_cast<long double>(r), i - n) * static_cast<long double>(i) * i;
     CHECK(geometric_square_series(n, r) == Approx(static_cast<double>(brute)).epsilon(1e-13));
     // eq. 50 as printed (same value; it loses digits to cancellation for r close to 1, hence the other form)
     const double nd = static_cast<double>(n);
@@ -119,7 +125,8 @@ TEST_CASE("S_N = sum_{i >= N} r^(i-N) i^2 in closed form: the issue's vectors, b
   }
 }
 
-TEST_CASE("normalisation and cost coefficients equal brute-force sums over the whole family (Prop. 3.5)", "[geometric_tail]") {
+TEST_CASE("normalisation and cost coefficients equal brute-force sums over the whole family (Prop. 3.5)",
+          "[geometric_tail]") {
   for (FamilyDomain domain : {FamilyDomain::kContinuous, FamilyDomain::kDiscrete}) {
     GeometricTailShape shape;
     shape.domain = domain;
@@ -138,7 +145,8 @@ TEST_CASE("normalisation and cost coefficients equal brute-force sums over the w
     std::vector<CostSpecification> costs = {{CostKind::kSquare, 0.0}, {CostKind::kAbsolute, 0.0}};
     // thresholds: 0, inside the centre bin, on a bin edge, inside the window, in the partial bin at the window's
     // end, inside the tail, far in the tail
-    for (double t : {0.0, 0.05, 0.45, 1.0, 1.3, 2.0, 2.1, 2.2, 3.0, 4.4, 9.0, 30.0}) costs.push_back({CostKind::kExceedance, t});
+    for (double t : {0.0, 0.05, 0.45, 1.0, 1.3, 2.0, 2.1, 2.2, 3.0, 4.4, 9.0, 30.0})
+      costs.push_back({CostKind::kExceedance, t});
     for (const CostSpecification& cost : costs) {
       INFO(to_string(cost.kind) << " tau " << cost.threshold);
       const double brute = brute_force_cost(shape, log_window, cost);
@@ -190,14 +198,16 @@ TEST_CASE("Alg. 2 reproduces the issue's variance parameters and matches sigma^2
     INFO("bin " << i);
     CHECK(std::exp(continuous.log_probabilities[static_cast<size_t>(i)]) == Approx(reference).epsilon(1e-11));
   }
-  const double naive = 0.5 * (1.0 + std::erf(1000.5 * scale / M_SQRT2)) - 0.5 * (1.0 + std::erf(999.5 * scale / M_SQRT2));
+  const double naive =
+      0.5 * (1.0 + std::erf(1000.5 * scale / M_SQRT2)) - 0.5 * (1.0 + std::erf(999.5 * scale / M_SQRT2));
   CHECK(naive == 0.0);  // why log space is needed: bin 1000 (10 sigma) has mass ~1e-24
 
   CHECK_THROWS_AS(gaussian_initialisation(shape, 0.01), InputError);  // sigma^2 < Delta^2 / 12
   CHECK_THROWS_AS(gaussian_initialisation(shape, -1.0), InputError);
 }
 
-TEST_CASE("the family's table: 2N + 1 grid points, P(|i|) at i Delta, geometric tails summing to 1", "[geometric_tail]") {
+TEST_CASE("the family's table: 2N + 1 grid points, P(|i|) at i Delta, geometric tails summing to 1",
+          "[geometric_tail]") {
   GeometricTailShape shape;
   shape.window = 6;
   shape.ratio = 0.5;
@@ -211,9 +221,11 @@ TEST_CASE("the family's table: 2N + 1 grid points, P(|i|) at i Delta, geometric 
   CHECK(table.support_kind() == SupportKind::kSymmetric);
   REQUIRE(table.tails().has_value());
   CHECK(table.tails()->ratio == 0.5);
-  for (int64_t i = -6; i <= 6; ++i) CHECK(table.p(i + 6) == Approx(std::exp(log_window[static_cast<size_t>(std::abs(i))])).epsilon(1e-15));
+  for (int64_t i = -6; i <= 6; ++i)
+    CHECK(table.p(i + 6) == Approx(std::exp(log_window[static_cast<size_t>(std::abs(i))])).epsilon(1e-15));
   CHECK(table.right_tail_mass() == Approx(std::exp(log_window[6]) * 0.5 / 0.5).epsilon(1e-15));
-  for (int64_t i = -30; i <= 30; ++i) CHECK(table.p_extended(i + 6) == Approx(family_p(shape, log_window, i)).epsilon(1e-14));
+  for (int64_t i = -30; i <= 30; ++i)
+    CHECK(table.p_extended(i + 6) == Approx(family_p(shape, log_window, i)).epsilon(1e-14));
 }
 
 TEST_CASE("the module holds theta = log p as one float64 parameter", "[geometric_tail]") {

@@ -95,8 +95,8 @@ void require_gradients_match(const Gradients& fast, const Gradients& direct, con
 //     by the sign argument of 2), plus the saturated-sigmoid bound 2 Σ_i |w_i| C e^{-T}.
 // `evaluate` is forward_fast, or log_probabilities (the fused evaluation, or forward_fast where the fused one does
 // not apply); the profile section 2 exists for forward_fast only (the fused function returns log p).
-void require_matches_direct(SigmoidStack& model, const std::string& name, const std::function<torch::Tensor()>& evaluate,
-                            bool profile) {
+void require_matches_direct(SigmoidStack& model, const std::string& name,
+                            const std::function<torch::Tensor()>& evaluate, bool profile) {
   INFO("evaluation: " << name);
   const int64_t E = model.grid().size, H = E - E / 2;
   const double c_e_t = model.options().slope * std::exp(-kSigmoidSaturation);
@@ -139,8 +139,10 @@ void require_matches_direct(SigmoidStack& model, const std::string& name, const 
 
 // Both fast evaluations (the tensor-operation one and the fused one) against the direct matrix.
 void require_fast_matches_direct(SigmoidStack& model) {
-  require_matches_direct(model, "tensor operations", [&] { return model.forward_fast(); }, true);
-  require_matches_direct(model, "fused", [&] { return model.log_probabilities(); }, false);
+  require_matches_direct(
+      model, "tensor operations", [&] { return model.forward_fast(); }, true);
+  require_matches_direct(
+      model, "fused", [&] { return model.log_probabilities(); }, false);
 }
 
 // Norm-wise over all parameters: ||g_fast - g_direct||_inf <= 1e-12 ||g_direct||_inf + 2 Σ_i |w_i| C e^{-T}
@@ -163,8 +165,9 @@ void require_symmetric_monotone_distribution(SigmoidStack& model) {
   torch::NoGradGuard no_grad;
   for (int evaluation : {0, 1, 2}) {
     INFO((evaluation == 0 ? "fast" : evaluation == 1 ? "direct" : "fused"));
-    const torch::Tensor log_p =
-        evaluation == 0 ? model.forward_fast() : evaluation == 1 ? model.forward_direct() : model.log_probabilities();
+    const torch::Tensor log_p = evaluation == 0   ? model.forward_fast()
+                                : evaluation == 1 ? model.forward_direct()
+                                                  : model.log_probabilities();
     CHECK(std::abs(torch::logsumexp(log_p, 0).item<double>()) <= 1e-13);
     CHECK(torch::equal(log_p, log_p.flip(0)));
     const torch::Tensor half = log_p.narrow(0, 0, model.grid().size / 2 + 1);
@@ -194,7 +197,8 @@ TEST_CASE("sigmoid stack: fast evaluation equals the direct matrix on the paper'
   require_symmetric_monotone_distribution(*model);
 }
 
-TEST_CASE("sigmoid stack: an even number of grid points (no point at 0): every evaluation agrees", "[models][sigmoid-stack]") {
+TEST_CASE("sigmoid stack: an even number of grid points (no point at 0): every evaluation agrees",
+          "[models][sigmoid-stack]") {
   const Grid grid{-0.995, 0.01, 200};  // ±0.005 .. ±0.995
   REQUIRE(grid.is_symmetric());
   auto model = make_stack(grid, 40, 500.0);

@@ -7,7 +7,8 @@
 
 using namespace noiselearn;
 
-TEST_CASE("every registered optimiser kind has the run layer's factory or names the learners that build it", "[run][kinds]") {
+TEST_CASE("every registered optimiser kind has the run layer's factory or names the learners that build it",
+          "[run][kinds]") {
   // This suite links the run layer without the learners (no LibTorch): only what the run layer builds is registered.
   for (const auto& kind : optimiser_kinds()) {
     INFO(kind.name);

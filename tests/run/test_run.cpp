@@ -62,8 +62,9 @@ RunOptions options_in(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("run: a C++ caller gets the certified table, and the certificate is the accountant's and within the HRDP guarantee",
-          "[run]") {
+TEST_CASE(
+    "run: a C++ caller gets the certified table, and the certificate is the accountant's and within the HRDP guarantee",
+    "[run]") {
   const fs::path dir = fresh_directory("library-call");
   const RunSummary summary = run(options_in(dir));
   REQUIRE_FALSE(summary.skipped);
@@ -152,16 +153,20 @@ TEST_CASE("run: the least epsilon of the LP optimum meets delta and the budget u
   CHECK((!cheaper.feasible || cheaper.cost > 0.2));
 }
 
-TEST_CASE("run: without the learners linked, Adam and the geometric-tail families are refused by name, and nothing is written",
-          "[run]") {
+TEST_CASE(
+    "run: without the learners linked, Adam and the geometric-tail families are refused by name, and nothing is "
+    "written",
+    "[run]") {
   // This suite links the run layer alone (no LibTorch): the convex program above runs, the learners are not there.
   const fs::path dir = fresh_directory("no-learners");
   std::ofstream(dir / "adam.yaml") << "grid: {range: 2, step: 1}\nmodel: {sigmoids: 2}\noptimiser: {epochs: 1}\n";
-  std::ofstream(dir / "family.yaml") << "grid: {range: 20, step: 1}\nmodel: {kind: geometric-tail}\noptimiser: {kind: pgd}\n";
+  std::ofstream(dir / "family.yaml")
+      << "grid: {range: 20, step: 1}\nmodel: {kind: geometric-tail}\noptimiser: {kind: pgd}\n";
   RunOptions options;
   options.directory = dir / "run";
   options.config_path = (dir / "adam.yaml").string();
-  CHECK_THROWS_WITH(run(options), Catch::Contains("training a neural model with Adam needs the learners: link noiselearn::learners"));
+  CHECK_THROWS_WITH(run(options),
+                    Catch::Contains("training a neural model with Adam needs the learners: link noiselearn::learners"));
   CHECK_FALSE(fs::exists(dir / "run"));
   options.config_path = (dir / "family.yaml").string();
   CHECK_THROWS_WITH(run(options), Catch::Contains("training a geometric-tail family needs the learners"));

@@ -2,20 +2,20 @@
 // naming the file (InputError: exit code 2 in the CLI).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "core/errors.hpp"
 #include "io/checksum.hpp"
 #include "sampler/sampler_table_file.hpp"
 
 namespace fs = std::filesystem;
-using noiselearn::InputError;
-using noiselearn::fnv1a64_checksum;
-using noiselearn::sampler::read_sampler_table;
 using Catch::Matchers::Contains;
+using noiselearn::fnv1a64_checksum;
+using noiselearn::InputError;
+using noiselearn::sampler::read_sampler_table;
 
 namespace {
 
@@ -32,7 +32,8 @@ const std::string kCsv = "x,p\n-1,0.25\n0,0.5\n1,0.25\n";
 
 std::string metadata(const std::string& checksum, const std::string& more = "") {
   return R"({"format": "noiselearn-noise-table", "version": 1, "grid": {"origin": -1, "step": 1, "size": 3},
-             "support": "symmetric", "csv_checksum": ")" + checksum + "\"" + more + "}";
+             "support": "symmetric", "csv_checksum": ")" +
+         checksum + "\"" + more + "}";
 }
 
 std::string message_of(const fs::path& path) {
@@ -71,7 +72,8 @@ TEST_CASE("sampler table file: bad files are refused naming the file", "[sampler
   const fs::path dir = scratch("bad");
   write(dir / "changed.csv", "x,p\n-1,0.25\n0,0.5\n1,0.2500\n");
   write(dir / "changed.json", metadata(fnv1a64_checksum(kCsv)));
-  CHECK_THAT(message_of(dir / "changed.csv"), Contains("changed.json does not describe") && Contains("checksum mismatch"));
+  CHECK_THAT(message_of(dir / "changed.csv"),
+             Contains("changed.json does not describe") && Contains("checksum mismatch"));
 
   write(dir / "word.csv", "x,p\n-1,0.25\n0,abc\n1,0.25\n");
   CHECK_THAT(message_of(dir / "word.csv"), Contains("word.csv:3:") && Contains("'abc'"));

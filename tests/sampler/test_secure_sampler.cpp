@@ -80,7 +80,8 @@ TEST_CASE("chi-square threshold: closed forms for 1 and 2 degrees of freedom", "
   CHECK(chi_square_tail(1000, 1000.0 * std::pow(1.0 - 2.0 / 9000.0, 3)) == Approx(0.5).margin(1e-3));
 }
 
-TEST_CASE("uniform_below: each value below n is accepted from exactly one bit pattern, the rest rejected", "[sampler]") {
+TEST_CASE("uniform_below: each value below n is accepted from exactly one bit pattern, the rest rejected",
+          "[sampler]") {
   // Counting argument: uniform_below(n) reads k = bit width of n - 1 bits; if every value below n comes from
   // exactly one of the 2^k equally likely patterns and every other pattern is rejected (and redrawn), each
   // value has probability 1/n exactly. Each pattern v is followed by fields 0 and 1 so that acceptance
@@ -158,7 +159,8 @@ TEST_CASE("quantisation: largest remainder, excess taken from the smallest remai
   CHECK_THROWS_AS(quantise(std::vector<double>(9, 1.0 / 9), 3), std::invalid_argument);
 }
 
-TEST_CASE("quantisation at 53 bits is idempotent: the quantised table read back as doubles gives the same weights", "[sampler]") {
+TEST_CASE("quantisation at 53 bits is idempotent: the quantised table read back as doubles gives the same weights",
+          "[sampler]") {
   const std::vector<double> p = normalised({1e-300, 0.1, 0.2, 1e-20, 0.3, 0.4});
   const QuantisedTable q = quantise(p, 53);
   const QuantisedTable again = quantise(q.probabilities(), 53);
@@ -169,10 +171,8 @@ TEST_CASE("quantisation at 53 bits is idempotent: the quantised table read back 
 TEST_CASE("alias table and inverse CDF: every random input enumerated gives exactly the integer weights", "[sampler]") {
   // P(i) = #{(column, unit) -> i} / (K T) for the alias table and #{unit -> i} / T for the inverse CDF:
   // enumerating all K T (resp. T) equally likely inputs must count exactly w_i K (resp. w_i) for each cell.
-  for (const auto& p : std::vector<std::vector<double>>{{0.5, 0.3, 0.2, 1e-300},
-                                                        {0.05, 0.4, 1e-20, 0.15, 0.4},
-                                                        {1.0},
-                                                        {0.2, 0.0, 0.3, 0.25, 0.0, 0.25, 1e-300}}) {
+  for (const auto& p : std::vector<std::vector<double>>{
+           {0.5, 0.3, 0.2, 1e-300}, {0.05, 0.4, 1e-20, 0.15, 0.4}, {1.0}, {0.2, 0.0, 0.3, 0.25, 0.0, 0.25, 1e-300}}) {
     for (int bits : {5, 8}) {
       const QuantisedTable q = quantise(p, bits);
       const IntegerAliasTable alias(q);
@@ -233,7 +233,8 @@ TEST_CASE("the OS entropy source is the default and is cryptographic", "[sampler
   CHECK(counts[1] > 0);
 }
 
-TEST_CASE("grid release: the answer is snapped to the lattice and the output depends on the integer sum only", "[sampler]") {
+TEST_CASE("grid release: the answer is snapped to the lattice and the output depends on the integer sum only",
+          "[sampler]") {
   CHECK(snap_to_grid_steps(2.6, 0.5) == 5);
   CHECK(snap_to_grid_steps(2.75, 0.5) == 6);  // 5.5 steps: ties to even
   CHECK(snap_to_grid_steps(-7.2, 1.0) == -7);

@@ -22,8 +22,9 @@ TEST_CASE("utility calibration hits the target and matches the closed form", "[c
   // Truncated families saturate: L1 of the uniform on [-1, 1] is 0.5, unreachable beyond.
   BaselineParameters truncated;
   truncated.range = 1.0;
-  CHECK_THROWS_WITH(calibrate_to_utility("truncated-gaussian", Grid::symmetric(2.0, 0.01), truncated, UtilityKind::kL1, 0.6),
-                    Catch::Contains("out of reach"));
+  CHECK_THROWS_WITH(
+      calibrate_to_utility("truncated-gaussian", Grid::symmetric(2.0, 0.01), truncated, UtilityKind::kL1, 0.6),
+      Catch::Contains("out of reach"));
   CHECK_THROWS_AS(calibrate_to_utility("staircase", grid, {}, UtilityKind::kL1, 1.0), InputError);
 }
 
@@ -94,15 +95,18 @@ TEST_CASE("delta calibration finds a target inside the narrow dip of a truncated
   CHECK(delta_at(c.value * (1.0 - 1e-5)) > target.delta);
   // Below the least delta it is out of reach, and the message reports (at most) the brute-force least delta.
   target.delta = least * (1.0 - 1e-3);
-  CHECK_THROWS_WITH(calibrate_to_delta("truncated-gaussian", grid, whole, target), Catch::Contains("smallest delta found"));
+  CHECK_THROWS_WITH(calibrate_to_delta("truncated-gaussian", grid, whole, target),
+                    Catch::Contains("smallest delta found"));
 }
 
-TEST_CASE("delta calibration decides far scales by a coarse composition's lower bound and finds the same scale, bit for bit",
-          "[calibration]") {
+TEST_CASE(
+    "delta calibration decides far scales by a coarse composition's lower bound and finds the same scale, bit for bit",
+    "[calibration]") {
   // The coarse composition only ever says "infeasible" where its rigorous lower bound exceeds the target, which the
   // full composition's upper bound then does too: the search takes the same path. The reference is the search with
   // every decision by the full composition (coarse_first = false).
-  auto both = [](const std::string& family, const Grid& grid, const BaselineParameters& parameters, DeltaTarget target) {
+  auto both = [](const std::string& family, const Grid& grid, const BaselineParameters& parameters,
+                 DeltaTarget target) {
     target.coarse_first = false;
     const Calibration full = calibrate_to_delta(family, grid, parameters, target);
     target.coarse_first = true;

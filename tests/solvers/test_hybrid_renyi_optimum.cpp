@@ -11,9 +11,9 @@
 #include "accounting/pair_accountant.hpp"
 #include "core/dominating_pair.hpp"
 #include "core/errors.hpp"
+#include "core/one_sided_baselines.hpp"
 #include "solvers/hybrid_renyi_optimum.hpp"
 #include "solvers/one_sided_composition.hpp"
-#include "core/one_sided_baselines.hpp"
 
 using namespace noiselearn;
 
@@ -37,7 +37,10 @@ double moment(const std::vector<double>& p, int power) {
 
 }  // namespace
 
-TEST_CASE("HRDP optimum at T = 500, delta = 1e-5, eps 4, alpha 7, R0 = 280 reaches the issue's 10,939.7 with the constraint active", "[hrdp-optimum]") {
+TEST_CASE(
+    "HRDP optimum at T = 500, delta = 1e-5, eps 4, alpha 7, R0 = 280 reaches the issue's 10,939.7 with the constraint "
+    "active",
+    "[hrdp-optimum]") {
   const HybridRenyiOptimumOptions o = fig2_options();
   const HybridRenyiOptimum r = hybrid_renyi_optimum(o);
   INFO(r.report());
@@ -49,7 +52,8 @@ TEST_CASE("HRDP optimum at T = 500, delta = 1e-5, eps 4, alpha 7, R0 = 280 reach
   // The independent accountant (accounting/hybrid_renyi) agrees: feasible, and the constraint is active.
   CHECK(r.hrdp_epsilon <= o.epsilon * (1.0 + 1e-12));
   CHECK(r.hrdp_epsilon > o.epsilon - 1e-6);
-  CHECK(hybrid_renyi_epsilon_at(r.table(), 1, o.compositions, o.delta, o.alpha) == Approx(r.hrdp_epsilon).epsilon(1e-12));
+  CHECK(hybrid_renyi_epsilon_at(r.table(), 1, o.compositions, o.delta, o.alpha) ==
+        Approx(r.hrdp_epsilon).epsilon(1e-12));
   CHECK(moment(r.probabilities, 2) == Approx(r.cost).epsilon(1e-12));
 }
 
@@ -104,7 +108,8 @@ TEST_CASE("HRDP optimum against brute force over the simplex of a 4-point suppor
   CHECK(hybrid_renyi_optimum(o).status == HybridRenyiOptimumStatus::kInfeasible);
 }
 
-TEST_CASE("HRDP optima of two costs are each optimal for their own cost (cross-check of optimality)", "[hrdp-optimum]") {
+TEST_CASE("HRDP optima of two costs are each optimal for their own cost (cross-check of optimality)",
+          "[hrdp-optimum]") {
   HybridRenyiOptimumOptions o = fig2_options();
   o.range_steps = 300;
   const HybridRenyiOptimum second = hybrid_renyi_optimum(o);
@@ -119,7 +124,8 @@ TEST_CASE("HRDP optima of two costs are each optimal for their own cost (cross-c
   CHECK(moment(first.probabilities, 1) < moment(second.probabilities, 1));  // strictly: the shapes differ
 }
 
-TEST_CASE("HRDP optimum: cheaper for a larger epsilon and for the same-direction reading, infeasible when it must be", "[hrdp-optimum]") {
+TEST_CASE("HRDP optimum: cheaper for a larger epsilon and for the same-direction reading, infeasible when it must be",
+          "[hrdp-optimum]") {
   HybridRenyiOptimumOptions o = fig2_options();
   double previous = std::numeric_limits<double>::infinity();
   for (double eps : {3.5, 4.0, 5.0}) {
@@ -154,7 +160,10 @@ TEST_CASE("HRDP optimum: cheaper for a larger epsilon and for the same-direction
   CHECK_THROWS_AS(none.table(), InputError);
 }
 
-TEST_CASE("HRDP optimum over real alpha beats the grid's alpha 7 and TBL + HRDP on the authors' grid, and its certified epsilon is lower", "[hrdp-optimum]") {
+TEST_CASE(
+    "HRDP optimum over real alpha beats the grid's alpha 7 and TBL + HRDP on the authors' grid, and its certified "
+    "epsilon is lower",
+    "[hrdp-optimum]") {
   HybridRenyiOptimumOptions o = fig2_options();
   AlphaSearch search;
   search.alphas = {5.0, 6.0, 7.0, 8.0, 10.0};
@@ -194,7 +203,8 @@ TEST_CASE("HRDP optimum with a sensitivity of two grid steps and a half-step gri
   CHECK(r.hrdp_epsilon > 3.0 - 1e-6);
   CHECK(r.table().grid().step == 0.5);
   double second = 0.0;
-  for (size_t j = 0; j < r.probabilities.size(); ++j) second += std::pow(0.5 * static_cast<double>(j), 2) * r.probabilities[j];
+  for (size_t j = 0; j < r.probabilities.size(); ++j)
+    second += std::pow(0.5 * static_cast<double>(j), 2) * r.probabilities[j];
   CHECK(second == Approx(r.cost).epsilon(1e-12));
   HybridRenyiOptimumOptions bad = o;
   bad.range_steps = 3;
@@ -204,7 +214,9 @@ TEST_CASE("HRDP optimum with a sensitivity of two grid steps and a half-step gri
   CHECK_THROWS_AS(hybrid_renyi_optimum(bad), InputError);
 }
 
-TEST_CASE("HRDP optimum for one release costs at least the single-release optimum of Thm 1 (HRDP implies (eps, delta)-DP)", "[hrdp-optimum]") {
+TEST_CASE(
+    "HRDP optimum for one release costs at least the single-release optimum of Thm 1 (HRDP implies (eps, delta)-DP)",
+    "[hrdp-optimum]") {
   // Thm 2 with T = 1: an (eps, delta)-HRDP table is (eps, delta)-DP, so it cannot beat the least E[e^2] of one-sided
   // (eps, delta)-DP noise. Thm 1 (corrected) attains that least value up to the 4th-5th digit (the LP of the errata can
   // be slightly lower), hence the 1e-3 margin.

@@ -30,7 +30,8 @@ LpOptimumOptions staircase_setting() {
 
 }  // namespace
 
-TEST_CASE("lp optimum: the staircase setting's symmetric monotone optimum is delta 0.05014528 at L1 <= 1.88613", "[solvers][lp]") {
+TEST_CASE("lp optimum: the staircase setting's symmetric monotone optimum is delta 0.05014528 at L1 <= 1.88613",
+          "[solvers][lp]") {
   // The reference value comes from an independent LP (another solver) on the same problem, rounded to 8 digits.
   LpOptimumOptions o = staircase_setting();
   o.cost_budget = 1.88613;
@@ -67,34 +68,36 @@ TEST_CASE("lp optimum: never worse than the staircase mechanism on the staircase
   CHECK(staircase_delta <= r.delta * (1.0 + 1e-5));
 }
 
-TEST_CASE("lp optimum: never worse than Thm 1's one-sided optimum, and certified below its delta target", "[solvers][lp]") {
+TEST_CASE("lp optimum: never worse than Thm 1's one-sided optimum, and certified below its delta target",
+          "[solvers][lp]") {
   for (const double delta : {1e-4, 1e-6})
-  for (double epsilon : {0.5, 1.0, 2.0}) {
-    INFO("epsilon " << epsilon << ", delta " << delta);
-    LpOptimumOptions o;
-    o.grid = Grid::spanning(0.0, 60.0, 1.0);
-    o.shift_cells = 1;
-    o.epsilon = epsilon;
-    o.objective = LpObjective::kLeastCost;
-    o.delta = delta;
-    o.cost = LpCost::kSquare;
-    // The written table is judged by the certified accountant's upper bound.
-    o.delta_judge = [&](const std::vector<double>& p) {
-      PairSpecification pair;
-      return account(make_pair_family(NoiseTable(o.grid, p), pair), 1, AccountantOptions{}).delta_upper(epsilon);
-    };
-    const LpOptimum r = solve_lp_optimum(o);
-    REQUIRE(r.feasible);
-    CHECK(r.judged_delta <= delta);
-    CHECK(r.delta <= delta);
-    const NoiseTable thm1 = one_sided_optimum_table(Grid::spanning(0.0, 60.0, 1.0), epsilon, delta);
-    REQUIRE(single_release_delta(thm1.probabilities(), 1, epsilon) <= delta * (1.0 + 1e-9));
-    CHECK(r.cost <= second_moment(thm1) * (1.0 + 1e-9));
-    // The certificate is within 1e-9 relative of the exact delta of these tables, whose ratios are e^eps to about
-    // 1e-12 (the curve's kink sits at eps): the target needs tightening by far less than what the LP gains over
-    // Thm 1. (Until issue 21's fix it needed 1e-5 at delta 1e-6, and the certified LP table was no better than Thm 1.)
-    CHECK(r.margin <= 1e-7);
-  }
+    for (double epsilon : {0.5, 1.0, 2.0}) {
+      INFO("epsilon " << epsilon << ", delta " << delta);
+      LpOptimumOptions o;
+      o.grid = Grid::spanning(0.0, 60.0, 1.0);
+      o.shift_cells = 1;
+      o.epsilon = epsilon;
+      o.objective = LpObjective::kLeastCost;
+      o.delta = delta;
+      o.cost = LpCost::kSquare;
+      // The written table is judged by the certified accountant's upper bound.
+      o.delta_judge = [&](const std::vector<double>& p) {
+        PairSpecification pair;
+        return account(make_pair_family(NoiseTable(o.grid, p), pair), 1, AccountantOptions{}).delta_upper(epsilon);
+      };
+      const LpOptimum r = solve_lp_optimum(o);
+      REQUIRE(r.feasible);
+      CHECK(r.judged_delta <= delta);
+      CHECK(r.delta <= delta);
+      const NoiseTable thm1 = one_sided_optimum_table(Grid::spanning(0.0, 60.0, 1.0), epsilon, delta);
+      REQUIRE(single_release_delta(thm1.probabilities(), 1, epsilon) <= delta * (1.0 + 1e-9));
+      CHECK(r.cost <= second_moment(thm1) * (1.0 + 1e-9));
+      // The certificate is within 1e-9 relative of the exact delta of these tables, whose ratios are e^eps to about
+      // 1e-12 (the curve's kink sits at eps): the target needs tightening by far less than what the LP gains over
+      // Thm 1. (Until issue 21's fix it needed 1e-5 at delta 1e-6, and the certified LP table was no better than
+      // Thm 1.)
+      CHECK(r.margin <= 1e-7);
+    }
 }
 
 TEST_CASE("lp optimum: no table on a lattice of the simplex beats it, and the lattice gets within its resolution",
@@ -123,8 +126,8 @@ TEST_CASE("lp optimum: no table on a lattice of the simplex beats it, and the la
         best = std::min(best, delta);
         if (cost <= budget) best_tightened = std::min(best_tightened, delta);
       }
-  INFO("LP " << std::setprecision(17) << r.delta << ", lattice " << best << ", under the tightened budget " << best_tightened
-             << ", margin " << r.margin);
+  INFO("LP " << std::setprecision(17) << r.delta << ", lattice " << best << ", under the tightened budget "
+             << best_tightened << ", margin " << r.margin);
   CHECK(r.delta <= best_tightened + 1e-14);  // double rounding only
   CHECK(r.delta <= best + 1e-9 * best);      // the margin costs at most a few 1e-12 here
   // delta is Lipschitz in p (each |p_y - e^eps p_{y-d}| moves by at most (1 + e^eps) per unit of l1 change), and a
@@ -132,7 +135,8 @@ TEST_CASE("lp optimum: no table on a lattice of the simplex beats it, and the la
   CHECK(best <= r.delta + 4.0 * (1.0 + std::exp(0.4)) * 4.0 / m);
 }
 
-TEST_CASE("lp optimum: an impossible delta is reported infeasible, a shift as wide as the grid is refused", "[solvers][lp][errors]") {
+TEST_CASE("lp optimum: an impossible delta is reported infeasible, a shift as wide as the grid is refused",
+          "[solvers][lp][errors]") {
   LpOptimumOptions o;
   o.grid = Grid::symmetric(1.0, 1.0);  // 3 points: every edge cell is a distinguishing event for some shift
   o.shift_cells = 1;
@@ -153,7 +157,8 @@ TEST_CASE("lp optimum: an epsilon beyond the LP's numerical range is refused, no
   LpOptimumOptions o;
   o.grid = Grid::symmetric(5.0, 1.0);
   o.cost_budget = 1.0;
-  o.epsilon = 41.0;  // e^41 coefficients: GLPK's scaling would fail (it aborts the process unless its error hook is set)
+  o.epsilon =
+      41.0;  // e^41 coefficients: GLPK's scaling would fail (it aborts the process unless its error hook is set)
   CHECK_THROWS_WITH(solve_lp_optimum(o), Catch::Contains("must be in [0, 40]"));
   o.epsilon = 40.0;
   CHECK(solve_lp_optimum(o).feasible);

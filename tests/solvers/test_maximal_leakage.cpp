@@ -16,7 +16,8 @@ using namespace noiselearn;
 namespace {
 
 // n = m inputs, F(X_i) = i, cost from a formula of (i, j) in the given numbering.
-MaximalLeakageProblem identity_problem(const std::vector<double>& prior, const std::string& formula, int64_t first_state) {
+MaximalLeakageProblem identity_problem(const std::vector<double>& prior, const std::string& formula,
+                                       int64_t first_state) {
   const CostFormula cost(formula);
   MaximalLeakageProblem p;
   p.states = static_cast<int64_t>(prior.size());
@@ -25,7 +26,8 @@ MaximalLeakageProblem identity_problem(const std::vector<double>& prior, const s
   for (int64_t i = 0; i < p.states; ++i) {
     p.start_states.push_back(i);
     std::vector<double> row;
-    for (int64_t j = 0; j < p.states; ++j) row.push_back(cost(static_cast<double>(i + first_state), static_cast<double>(j + first_state)));
+    for (int64_t j = 0; j < p.states; ++j)
+      row.push_back(cost(static_cast<double>(i + first_state), static_cast<double>(j + first_state)));
     p.cost.push_back(row);
   }
   return p;
@@ -82,7 +84,8 @@ MaximalLeakageProblem random_problem(std::mt19937_64& rng, int64_t n, int64_t m)
 
 }  // namespace
 
-TEST_CASE("maximal leakage: the Fig. 3 instance (7 states, uniform prior, c_ij = j, 1-indexed)", "[solvers][maximal-leakage]") {
+TEST_CASE("maximal leakage: the Fig. 3 instance (7 states, uniform prior, c_ij = j, 1-indexed)",
+          "[solvers][maximal-leakage]") {
   const auto p = identity_problem(std::vector<double>(7, 1.0 / 7.0), "j", 1);
   // Section 5.1, Fig. 3: the optimal cost for v = 1 .. 7 and the mixture at v = 3.5.
   const std::vector<double> budgets{1, 2, 3, 4, 5, 6, 7, 3.5};
@@ -115,7 +118,8 @@ TEST_CASE("maximal leakage: the mixture at v = 3.5 is Fig. 3(d)'s water-filled m
   CHECK(s.column_caps[6] == 1.0);
 }
 
-TEST_CASE("maximal leakage: the authors' default instance selects states 1, 4, 6 (0-indexed) at cost 87/7", "[solvers][maximal-leakage]") {
+TEST_CASE("maximal leakage: the authors' default instance selects states 1, 4, 6 (0-indexed) at cost 87/7",
+          "[solvers][maximal-leakage]") {
   // 7 states, prior (2, 1, 0, 1, 2, 0, 1) / 7, c_ij = j^2 with 0-indexed states, v = 3. State 0 is never the best
   // choice here, but the lowest state must be selectable: see the next test.
   const auto p = identity_problem({2.0 / 7, 1.0 / 7, 0.0, 1.0 / 7, 2.0 / 7, 0.0, 1.0 / 7}, "j^2", 0);
@@ -134,7 +138,8 @@ TEST_CASE("maximal leakage: the lowest state is selected when it is the only opt
   CHECK(s.cost == Approx(brute_force_cost(p, 2)).epsilon(1e-14));
 }
 
-TEST_CASE("maximal leakage: the dynamic programme equals brute force over every set of states", "[solvers][maximal-leakage]") {
+TEST_CASE("maximal leakage: the dynamic programme equals brute force over every set of states",
+          "[solvers][maximal-leakage]") {
   std::mt19937_64 rng(20250410);
   for (int trial = 0; trial < 60; ++trial) {
     const int64_t m = 1 + trial % 9, n = 1 + (trial * 7) % 12;
@@ -156,7 +161,8 @@ TEST_CASE("maximal leakage: the dynamic programme equals brute force over every 
   }
 }
 
-TEST_CASE("maximal leakage: the recomputed leakage is ln v when every input starts in its own state", "[solvers][maximal-leakage]") {
+TEST_CASE("maximal leakage: the recomputed leakage is ln v when every input starts in its own state",
+          "[solvers][maximal-leakage]") {
   // With positive prior on every state each selected column receives an input at full probability, so the
   // deterministic optimum uses its whole budget; the mixtures use exactly lambda floor v + (1 - lambda) ceil v.
   std::mt19937_64 rng(7);
@@ -176,7 +182,9 @@ TEST_CASE("maximal leakage: the recomputed leakage is ln v when every input star
   }
 }
 
-TEST_CASE("maximal leakage: no randomised mechanism within the budget costs less than Thm 4's (random caps, water-filled)", "[solvers][maximal-leakage]") {
+TEST_CASE(
+    "maximal leakage: no randomised mechanism within the budget costs less than Thm 4's (random caps, water-filled)",
+    "[solvers][maximal-leakage]") {
   // Prop. 4 reduces every mechanism to its column caps (water-filling is the cheapest matrix under given caps), so
   // random caps with sum v cover all mechanisms of leakage ln v that matter. Thm 4 says none beats C(v).
   std::mt19937_64 rng(99);
@@ -200,7 +208,8 @@ TEST_CASE("maximal leakage: no randomised mechanism within the budget costs less
   }
 }
 
-TEST_CASE("maximal leakage: a budget beyond the states gains nothing, ties go to the lowest state", "[solvers][maximal-leakage]") {
+TEST_CASE("maximal leakage: a budget beyond the states gains nothing, ties go to the lowest state",
+          "[solvers][maximal-leakage]") {
   const auto p = identity_problem(std::vector<double>(4, 0.25), "j", 1);
   CHECK(solve_maximal_leakage(p, 9.5).cost == Approx(2.5).epsilon(1e-15));
   // A constant cost makes every scheme cost the same: the tie-break takes the lowest next state at every step, so
@@ -246,7 +255,8 @@ TEST_CASE("cost formula: the paper's costs and operator precedence", "[solvers][
   CHECK_THROWS_WITH(CostFormula("(j"), Catch::Contains("')' expected"));
 }
 
-TEST_CASE("maximal leakage: 100 states, uniform prior, c_ij = j - i: equal blocks in closed form for v = 1 .. 40", "[solvers][maximal-leakage]") {
+TEST_CASE("maximal leakage: 100 states, uniform prior, c_ij = j - i: equal blocks in closed form for v = 1 .. 40",
+          "[solvers][maximal-leakage]") {
   // Each selected state collects the block of inputs just below it; with uniform prior a block of L states costs
   // (0 + 1 + .. + L - 1) / 100, and the optimum makes the v blocks as equal as possible (the cost is convex in L).
   const auto p = identity_problem(std::vector<double>(100, 0.01), "j - i", 0);

@@ -13,8 +13,8 @@
 //      K with p K = p and (S_k p) K = S_j p, which then maps M_k to M_j; where the ordering fails it is infeasible.
 //  (d) the accountant's default certificate of the mixture pair (one shift, k) is above the exact adaptive delta of
 //      every sequence of shifts in [-k, k], n = 1..3.
-#include <catch2/catch.hpp>
 #include <glpk.h>
+#include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -103,8 +103,10 @@ std::vector<Ratio> every_kink(const std::vector<std::pair<Measure, Measure>>& pa
 bool dominated_at_every_g(const std::pair<Measure, Measure>& at_j, const std::pair<Measure, Measure>& at_j_prime,
                           std::string* failure = nullptr) {
   for (const Ratio& g : every_kink({at_j, at_j_prime})) {
-    const bool forward = scaled_hockey_stick(at_j.first, at_j.second, g) <= scaled_hockey_stick(at_j_prime.first, at_j_prime.second, g);
-    const bool backward = scaled_hockey_stick(at_j.second, at_j.first, g) <= scaled_hockey_stick(at_j_prime.second, at_j_prime.first, g);
+    const bool forward =
+        scaled_hockey_stick(at_j.first, at_j.second, g) <= scaled_hockey_stick(at_j_prime.first, at_j_prime.second, g);
+    const bool backward =
+        scaled_hockey_stick(at_j.second, at_j.first, g) <= scaled_hockey_stick(at_j_prime.second, at_j_prime.first, g);
     if (!forward || !backward) {
       if (failure)
         *failure = (forward ? "B||A" : "A||B") + std::string(" at g = ") + std::to_string(static_cast<int64_t>(g.num)) +
@@ -177,7 +179,8 @@ bool kernel_exists(const Measure& from_a, const Measure& from_b, const Measure& 
   if (feasible && kernel) {
     kernel->assign(static_cast<size_t>(m), std::vector<double>(static_cast<size_t>(m)));
     for (int x = 0; x < m; ++x)
-      for (int y = 0; y < m; ++y) (*kernel)[static_cast<size_t>(x)][static_cast<size_t>(y)] = glp_get_col_prim(lp, x * m + y + 1);
+      for (int y = 0; y < m; ++y)
+        (*kernel)[static_cast<size_t>(x)][static_cast<size_t>(y)] = glp_get_col_prim(lp, x * m + y + 1);
   }
   glp_delete_prob(lp);
   return feasible;
@@ -205,8 +208,10 @@ const std::vector<Rate> kRates{{1, 1}, {1, 2}, {1, 4}, {3, 4}, {1, 3}, {7, 10}};
 
 }  // namespace
 
-TEST_CASE("one release: on a symmetric monotone table no shift |j| <= k beats shift k, additive and mixture, both directions, every g",
-          "[shift-dominance]") {
+TEST_CASE(
+    "one release: on a symmetric monotone table no shift |j| <= k beats shift k, additive and mixture, both "
+    "directions, every g",
+    "[shift-dominance]") {
   int tables = 0;
   for (uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
     std::mt19937_64 rng(seed);
@@ -220,7 +225,8 @@ TEST_CASE("one release: on a symmetric monotone table no shift |j| <= k beats sh
           for (int j_prime = -k; j_prime <= k; ++j_prime) {
             if (std::abs(j) > std::abs(j_prime)) continue;
             std::string failure;
-            const bool ordered = dominated_at_every_g(release(p, j, k, rate.u, rate.v), release(p, j_prime, k, rate.u, rate.v), &failure);
+            const bool ordered = dominated_at_every_g(release(p, j, k, rate.u, rate.v),
+                                                      release(p, j_prime, k, rate.u, rate.v), &failure);
             INFO("seed " << seed << " table " << t << " size " << size << " k " << k << " q " << rate.u << "/" << rate.v
                          << " shift " << j << " against " << j_prime << ": " << failure);
             CHECK(ordered);
@@ -237,10 +243,11 @@ TEST_CASE("one release: on a symmetric monotone table no shift |j| <= k beats sh
   CHECK(tables == 600);
 }
 
-TEST_CASE("one release: the ordering needs a symmetric monotone table (the same check fails without)", "[shift-dominance]") {
+TEST_CASE("one release: the ordering needs a symmetric monotone table (the same check fails without)",
+          "[shift-dominance]") {
   // Non-monotone (symmetric) and asymmetric tables, found by a search of random tables: shift 1 beats shift 2.
-  for (const std::vector<int64_t>& p : {std::vector<int64_t>{6, 2, 6}, std::vector<int64_t>{4, 1, 4, 1, 4},
-                                       std::vector<int64_t>{5, 1, 6}}) {
+  for (const std::vector<int64_t>& p :
+       {std::vector<int64_t>{6, 2, 6}, std::vector<int64_t>{4, 1, 4, 1, 4}, std::vector<int64_t>{5, 1, 6}}) {
     INFO("table of " << p.size() << " cells, first weight " << p.front());
     CHECK_FALSE(dominated_at_every_g(release(p, 1, 2, 1, 1), release(p, 2, 2, 1, 1)));
     CHECK_FALSE(dominated_at_every_g(release(p, 1, 2, 1, 2), release(p, 2, 2, 1, 2)));
@@ -275,7 +282,8 @@ TEST_CASE("adaptive composition: choosing each shift in [-k, k] after seeing the
   const std::vector<int64_t> bumpy{6, 2, 6};
   bool gains = false;
   for (const Ratio& g : gs)
-    gains = gains || adaptive_scaled_delta(every_shift(bumpy, 2, 1, 1), 2, g) > adaptive_scaled_delta({release(bumpy, 2, 2, 1, 1)}, 2, g);
+    gains = gains || adaptive_scaled_delta(every_shift(bumpy, 2, 1, 1), 2, g) >
+                         adaptive_scaled_delta({release(bumpy, 2, 2, 1, 1)}, 2, g);
   CHECK(gains);
 }
 
@@ -304,8 +312,10 @@ TEST_CASE("the kernel: a stochastic K with p K = p and (S_k p) K = S_j p exists 
       for (int y = 0; y < m; ++y) {
         long double image_a = 0.0L, image_b = 0.0L;
         for (int x = 0; x < m; ++x) {
-          image_a += static_cast<long double>(mix_a[static_cast<size_t>(x)]) * kernel[static_cast<size_t>(x)][static_cast<size_t>(y)];
-          image_b += static_cast<long double>(mix_k[static_cast<size_t>(x)]) * kernel[static_cast<size_t>(x)][static_cast<size_t>(y)];
+          image_a += static_cast<long double>(mix_a[static_cast<size_t>(x)]) *
+                     kernel[static_cast<size_t>(x)][static_cast<size_t>(y)];
+          image_b += static_cast<long double>(mix_k[static_cast<size_t>(x)]) *
+                     kernel[static_cast<size_t>(x)][static_cast<size_t>(y)];
         }
         const long double allowance = 2.0L * m * unit * 4.0L * static_cast<long double>(total);
         CHECK(std::fabs(image_a - static_cast<long double>(mix_a_j[static_cast<size_t>(y)])) <= allowance);
@@ -314,8 +324,8 @@ TEST_CASE("the kernel: a stochastic K with p K = p and (S_k p) K = S_j p exists 
     }
   }
   // Where the ordering fails no kernel can exist (post-processing never increases a hockey-stick divergence).
-  for (const std::vector<int64_t>& p : {std::vector<int64_t>{6, 2, 6}, std::vector<int64_t>{4, 1, 4, 1, 4},
-                                       std::vector<int64_t>{5, 1, 6}}) {
+  for (const std::vector<int64_t>& p :
+       {std::vector<int64_t>{6, 2, 6}, std::vector<int64_t>{4, 1, 4, 1, 4}, std::vector<int64_t>{5, 1, 6}}) {
     const auto [a, b_k] = upward_release(p, 2, 2, 1, 1);
     const auto [a_j, b_j] = upward_release(p, 1, 2, 1, 1);
     INFO("table of " << p.size() << " cells, first weight " << static_cast<int64_t>(p.front()));
@@ -327,7 +337,7 @@ TEST_CASE("the accountant's single-shift certificate of the mixture pair covers 
           "[shift-dominance][accountant]") {
   std::mt19937_64 rng(41);
   for (int t = 0; t < 6; ++t) {
-    const int size = 3 + static_cast<int>(rng() % 4);  // 3..6 cells
+    const int size = 3 + static_cast<int>(rng() % 4);                             // 3..6 cells
     const int k = 2 + static_cast<int>(rng() % static_cast<uint64_t>(size - 2));  // 2 .. size - 1: Thm 15's case
     const std::vector<int64_t> weights = random_symmetric_monotone(rng, size, t % 2 == 0 ? 5 : 100);
     int64_t total = 0;

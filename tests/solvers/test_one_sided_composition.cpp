@@ -12,17 +12,20 @@
 
 using namespace noiselearn;
 
-TEST_CASE("Fig. 2 baselines at T = 500, delta = 1e-5, epsilon 4: TBL + advanced composition and TBL + HRDP", "[one-sided]") {
+TEST_CASE("Fig. 2 baselines at T = 500, delta = 1e-5, epsilon 4: TBL + advanced composition and TBL + HRDP",
+          "[one-sided]") {
   DiscreteTblGrid grid;
   grid.max_range = 2000;
   grid.max_sigma = 60.0;
-  const DiscreteTblChoice advanced = least_second_moment_discrete_tbl(500, 1e-5, 4.0, OneSidedComposition::kAdvanced, grid);
+  const DiscreteTblChoice advanced =
+      least_second_moment_discrete_tbl(500, 1e-5, 4.0, OneSidedComposition::kAdvanced, grid);
   REQUIRE(advanced.found);
   CHECK(advanced.range == 900);
   CHECK(advanced.sigma == 32.0);
   CHECK(advanced.second_moment == Approx(2.045e5).epsilon(5e-4));
   CHECK(advanced.epsilon <= 4.0);
-  const DiscreteTblChoice hrdp = least_second_moment_discrete_tbl(500, 1e-5, 4.0, OneSidedComposition::kHybridRenyi, grid);
+  const DiscreteTblChoice hrdp =
+      least_second_moment_discrete_tbl(500, 1e-5, 4.0, OneSidedComposition::kHybridRenyi, grid);
   REQUIRE(hrdp.found);
   CHECK(hrdp.range == 850);
   CHECK(hrdp.sigma == 30.0);
@@ -40,7 +43,7 @@ TEST_CASE("the discrete TBL pair in closed form gives the general HRDP accountan
     int64_t range;
     double mu, sigma;
   };
-  const std::vector<Case> cases{{850, 425.0, 30.0}, {851, 425.5, 30.0}, {40, 13.3, 4.5}, {40, 0.0, 7.0},
+  const std::vector<Case> cases{{850, 425.0, 30.0}, {851, 425.5, 30.0}, {40, 13.3, 4.5},   {40, 0.0, 7.0},
                                 {40, 40.0, 7.0},    {7, 2.75, 0.8},     {300, 150.0, 2.0}, {1, 0.5, 1.0}};
   const std::vector<double> alphas = paper_integer_alphas();
   for (const Case& c : cases) {
@@ -67,8 +70,10 @@ TEST_CASE("the discrete TBL pair in closed form gives the general HRDP accountan
       for (double alpha : {2.0, 7.5, 25.0}) {
         const double one = hybrid_renyi_epsilon_at(table, 1, t, delta, alpha);
         const double mine = discrete_tbl_hybrid_renyi_epsilon(pair, t, delta, {alpha}).epsilon;
-        if (std::isinf(one)) CHECK(std::isinf(mine));
-        else CHECK(mine == Approx(one).epsilon(1e-11));
+        if (std::isinf(one))
+          CHECK(std::isinf(mine));
+        else
+          CHECK(mine == Approx(one).epsilon(1e-11));
       }
     }
   }

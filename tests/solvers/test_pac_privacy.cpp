@@ -30,16 +30,23 @@ double simpson(double mu, double sigma, double range, F f) {
 
 }  // namespace
 
-TEST_CASE("pac: truncated Gaussian moments and entropy against quadrature, mu inside and below [0, R]", "[solvers][pac]") {
-  for (const auto& [mu, sigma, range] : std::vector<std::tuple<double, double, double>>{
-           {7.94, 6.28, 20.0}, {2.5, 4.75, 5.0}, {0.03, 0.98, 5.0}, {-3.0, 1.5, 10.0}, {12.0, 30.0, 10.0}, {1.0, 0.2, 3.0}}) {
+TEST_CASE("pac: truncated Gaussian moments and entropy against quadrature, mu inside and below [0, R]",
+          "[solvers][pac]") {
+  for (const auto& [mu, sigma, range] : std::vector<std::tuple<double, double, double>>{{7.94, 6.28, 20.0},
+                                                                                        {2.5, 4.75, 5.0},
+                                                                                        {0.03, 0.98, 5.0},
+                                                                                        {-3.0, 1.5, 10.0},
+                                                                                        {12.0, 30.0, 10.0},
+                                                                                        {1.0, 0.2, 3.0}}) {
     INFO("mu " << mu << ", sigma " << sigma << ", R " << range);
     const auto m = truncated_gaussian_moments(mu, sigma, range);
     const double z = simpson(mu, sigma, range, [](double) { return 1.0; });
     const double mean = simpson(mu, sigma, range, [](double x) { return x; }) / z;
     const double second = simpson(mu, sigma, range, [](double x) { return x * x; }) / z;
     // h = -E[ln p] with ln p = -(z - mu)^2 / (2 sigma^2) - ln Z'.
-    const double entropy = std::log(z) + simpson(mu, sigma, range, [&](double x) { return 0.5 * (x - mu) * (x - mu) / (sigma * sigma); }) / z;
+    const double entropy = std::log(z) + simpson(mu, sigma, range, [&](double x) {
+                                           return 0.5 * (x - mu) * (x - mu) / (sigma * sigma);
+                                         }) / z;
     CHECK(m.mean == Approx(mean).epsilon(1e-10));
     CHECK(m.second_moment == Approx(second).epsilon(1e-10));
     CHECK(m.variance == Approx(second - mean * mean).epsilon(1e-8));
@@ -88,8 +95,10 @@ TEST_CASE("pac: the issue's reference optima (sigma_Y^2 = 20.6, nats)", "[solver
   }
 }
 
-TEST_CASE("pac: no (mu, sigma) of a fine direct search beats Alg. 3, and the search comes within its grid's resolution", "[solvers][pac]") {
-  for (const auto& [range, budget] : std::vector<std::pair<double, double>>{{20.0, 100.0}, {10.0, 10.0}, {5.0, 3.0}, {5.0, 50.0}}) {
+TEST_CASE("pac: no (mu, sigma) of a fine direct search beats Alg. 3, and the search comes within its grid's resolution",
+          "[solvers][pac]") {
+  for (const auto& [range, budget] :
+       std::vector<std::pair<double, double>>{{20.0, 100.0}, {10.0, 10.0}, {5.0, 3.0}, {5.0, 50.0}}) {
     INFO("R " << range << ", B " << budget);
     const auto s = solve_pac_privacy(kOutputVariance, range, budget);
     // A 300 x 300 grid over mu in [-R/4, R] and ln sigma over four decades around the optimum; infeasible points
@@ -133,7 +142,8 @@ TEST_CASE("pac: the optimal sigma may exceed sqrt(B) (Alg. 3's cap would cut it 
   // R = 5, B = 8.2576: sigma* = 4.755 > sqrt(B) = 2.874; with sigma capped at sqrt(B) the bound would be worse.
   const auto s = solve_pac_privacy(kOutputVariance, 5.0, 8.2576);
   CHECK(s.sigma > std::sqrt(8.2576));
-  const double capped = pac_mutual_information_bound(pac_best_mu(std::sqrt(8.2576), 5.0, 8.2576), std::sqrt(8.2576), 5.0, kOutputVariance);
+  const double capped = pac_mutual_information_bound(pac_best_mu(std::sqrt(8.2576), 5.0, 8.2576), std::sqrt(8.2576),
+                                                     5.0, kOutputVariance);
   CHECK(capped > s.mutual_information + 1e-3);
 }
 

@@ -1,8 +1,8 @@
 // FusedAdam against torch::optim::Adam (its reference): the same parameters after many steps on the same gradients
 // (to rounding), the zero-gradient rule for a parameter that gets no gradient in an epoch, the fallback, and the
 // state in the same archive.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <cmath>
 #include <vector>
@@ -44,7 +44,8 @@ double max_relative_difference(const std::vector<torch::Tensor>& a, const std::v
 
 }  // namespace
 
-TEST_CASE("FusedAdam: torch's Adam to rounding over 200 steps, with a parameter left without a gradient", "[train][adam]") {
+TEST_CASE("FusedAdam: torch's Adam to rounding over 200 steps, with a parameter left without a gradient",
+          "[train][adam]") {
   const double lr = GENERATE(1e-3, 0.1);
   CAPTURE(lr);
   std::vector<torch::Tensor> fused_parameters = fresh_parameters(), torch_parameters = fresh_parameters();
@@ -58,8 +59,10 @@ TEST_CASE("FusedAdam: torch's Adam to rounding over 200 steps, with a parameter 
       if (!g[i].defined()) continue;
       fused_parameters[i].mutable_grad() = g[i].clone();
       // torch's zero_grad leaves zeros that backward adds into.
-      if (torch_parameters[i].grad().defined()) torch_parameters[i].mutable_grad().add_(g[i]);
-      else torch_parameters[i].mutable_grad() = g[i].clone();
+      if (torch_parameters[i].grad().defined())
+        torch_parameters[i].mutable_grad().add_(g[i]);
+      else
+        torch_parameters[i].mutable_grad() = g[i].clone();
     }
     fused.step();
     reference.step();
@@ -95,8 +98,10 @@ TEST_CASE("FusedAdam: torch's Adam to rounding over 200 steps, with a parameter 
   CHECK(max_relative_difference(fused_parameters, loaded_parameters) <= 1e-14);
 }
 
-TEST_CASE("FusedAdam: float32 parameters take torch's step (the fallback), with the same zero-gradient rule", "[train][adam]") {
-  std::vector<torch::Tensor> fused_parameters = fresh_parameters(torch::kFloat), torch_parameters = fresh_parameters(torch::kFloat);
+TEST_CASE("FusedAdam: float32 parameters take torch's step (the fallback), with the same zero-gradient rule",
+          "[train][adam]") {
+  std::vector<torch::Tensor> fused_parameters = fresh_parameters(torch::kFloat),
+                             torch_parameters = fresh_parameters(torch::kFloat);
   FusedAdam fused(fused_parameters, torch::optim::AdamOptions(0.01));
   torch::optim::Adam reference(torch_parameters, torch::optim::AdamOptions(0.01));
   for (int t = 0; t < 20; ++t) {
@@ -106,8 +111,10 @@ TEST_CASE("FusedAdam: float32 parameters take torch's step (the fallback), with 
     for (size_t i = 0; i < g.size(); ++i) {
       if (!g[i].defined()) continue;
       fused_parameters[i].mutable_grad() = g[i].clone();
-      if (torch_parameters[i].grad().defined()) torch_parameters[i].mutable_grad().add_(g[i]);
-      else torch_parameters[i].mutable_grad() = g[i].clone();
+      if (torch_parameters[i].grad().defined())
+        torch_parameters[i].mutable_grad().add_(g[i]);
+      else
+        torch_parameters[i].mutable_grad() = g[i].clone();
     }
     fused.step();
     reference.step();

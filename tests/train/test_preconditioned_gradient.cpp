@@ -57,7 +57,9 @@ TEST_CASE("impose_linear_constraints removes a perturbation of normalisation and
   CHECK(relative_residual(theta, problem.constraints[1]) <= 1e-15);
 }
 
-TEST_CASE("PGD at fixed alpha: objective decreases monotonically, normalisation and variance hold to 1e-12 at every iterate", "[pgd]") {
+TEST_CASE(
+    "PGD at fixed alpha: objective decreases monotonically, normalisation and variance hold to 1e-12 at every iterate",
+    "[pgd]") {
   SmallProblem problem;
   for (PreconditionedDirection direction : {PreconditionedDirection::kSteepest, PreconditionedDirection::kLbfgs}) {
     auto objective = problem.objective();
@@ -76,10 +78,12 @@ TEST_CASE("PGD at fixed alpha: objective decreases monotonically, normalisation 
       for (const auto& c : problem.constraints) worst_residual = std::max(worst_residual, relative_residual(v, c));
       return base_value(x);
     };
-    const PreconditionedGradientSummary summary = preconditioned_gradient_descent(theta, problem.constraints, checked, options);
+    const PreconditionedGradientSummary summary =
+        preconditioned_gradient_descent(theta, problem.constraints, checked, options);
     INFO(to_string(direction) << "\n" << summary.report());
     REQUIRE(summary.history.size() >= 2);
-    for (size_t k = 1; k < summary.history.size(); ++k) CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
+    for (size_t k = 1; k < summary.history.size(); ++k)
+      CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
     for (const auto& record : summary.history) CHECK(record.constraint_residual <= 1e-12);
     CHECK(worst_residual <= 1e-12);
     CHECK(summary.max_constraint_residual <= 1e-12);
@@ -145,7 +149,8 @@ TEST_CASE("NaN guard: a NaN gradient stops the run, names the iteration and keep
   std::vector<double> theta = problem.start;
   PreconditionedGradientOptions options;
   options.max_iterations = 20;
-  const PreconditionedGradientSummary summary = preconditioned_gradient_descent(theta, problem.constraints, broken, options);
+  const PreconditionedGradientSummary summary =
+      preconditioned_gradient_descent(theta, problem.constraints, broken, options);
   CHECK(summary.stopped_by_guard);
   CHECK_THAT(summary.termination, Catch::Contains("gradient") && Catch::Contains("iteration 4"));
   CHECK(theta == last_good);
@@ -157,8 +162,9 @@ TEST_CASE("PGD refuses an infeasible start and bad options, naming them", "[pgd]
   SmallProblem problem;
   std::vector<double> theta = problem.start;
   theta[0] += 0.1;
-  CHECK_THROWS_WITH(preconditioned_gradient_descent(theta, problem.constraints, renyi_family_objective(problem.objective())),
-                    Catch::Contains("violates the constraints"));
+  CHECK_THROWS_WITH(
+      preconditioned_gradient_descent(theta, problem.constraints, renyi_family_objective(problem.objective())),
+      Catch::Contains("violates the constraints"));
   PreconditionedGradientOptions options;
   options.line_search_halvings = 0;
   CHECK_THROWS_WITH(options.validate(), Catch::Contains("optimiser.line_search_halvings"));
@@ -166,7 +172,8 @@ TEST_CASE("PGD refuses an infeasible start and bad options, naming them", "[pgd]
   CHECK_THROWS_AS(parse_preconditioned_direction("adam"), InputError);
 }
 
-TEST_CASE("Newton direction, one shift, fixed alpha: 100 times closer to the KKT conditions than steepest, and lower", "[pgd]") {
+TEST_CASE("Newton direction, one shift, fixed alpha: 100 times closer to the KKT conditions than steepest, and lower",
+          "[pgd]") {
   // With m = 1 there is one piece, g_alpha(p, 1) is convex in p, the constraints are linear: the minimiser has
   // a zero projected gradient (grad_theta gamma = B^T lambda). After 40 iterations the Newton direction must be
   // far closer to it than the steepest method. (Measured: 6.1e-3 against 1.4e-5. Newton is slow here on the last
@@ -215,7 +222,8 @@ TEST_CASE("Newton direction, one shift, fixed alpha: 100 times closer to the KKT
     const PreconditionedGradientSummary summary =
         preconditioned_gradient_descent(theta, problem.constraints, renyi_family_objective(objective), pgd);
     INFO(summary.report());
-    for (size_t k = 1; k < summary.history.size(); ++k) CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
+    for (size_t k = 1; k < summary.history.size(); ++k)
+      CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
     CHECK(summary.max_constraint_residual <= 1e-12);
     residual[newton] = projected_gradient_norm(theta);
     finals[newton] = summary.final_objective;
@@ -233,7 +241,9 @@ TEST_CASE("Newton direction, one shift, fixed alpha: 100 times closer to the KKT
   CHECK(finals[1] <= summary.final_objective);
 }
 
-TEST_CASE("Newton direction with every shift and alpha minimised: below the steepest method's long run, monotone, feasible", "[pgd]") {
+TEST_CASE(
+    "Newton direction with every shift and alpha minimised: below the steepest method's long run, monotone, feasible",
+    "[pgd]") {
   SmallProblem problem;
   double finals[2];
   for (int newton = 0; newton < 2; ++newton) {
@@ -248,7 +258,8 @@ TEST_CASE("Newton direction with every shift and alpha minimised: below the stee
         renyi_family_objective(objective, newton ? AlphaOuterUpdate::kMinimise : AlphaOuterUpdate::kNewtonStep), pgd);
     INFO(summary.report());
     // Every accepted step and every alpha update lowers gamma (the alpha update is safeguarded).
-    for (size_t k = 1; k < summary.history.size(); ++k) CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
+    for (size_t k = 1; k < summary.history.size(); ++k)
+      CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
     CHECK(summary.max_constraint_residual <= 1e-12);
     finals[newton] = summary.final_objective;
   }

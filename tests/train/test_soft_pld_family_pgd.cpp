@@ -33,14 +33,17 @@ double certified_epsilon_upper(const GeometricTailShape& shape, const std::vecto
 
 }  // namespace
 
-TEST_CASE("PGD on the soft-PLD epsilon: monotone decrease, constraints to 1e-12 at every point, a lower certified epsilon", "[pgd][soft-pld-family]") {
+TEST_CASE(
+    "PGD on the soft-PLD epsilon: monotone decrease, constraints to 1e-12 at every point, a lower certified epsilon",
+    "[pgd][soft-pld-family]") {
   // A small Fig.-1-like problem: continuous, sigma / s = 2, Delta = 0.25 (m = 4), N = 60, r = 0.95, n = 10.
   GeometricTailShape shape;
   shape.window = 60;
   shape.ratio = 0.95;
   shape.bin_width = 0.25;
-  const std::vector<LinearConstraint> constraints{{"normalisation", normalisation_coefficients(shape), 1.0},
-                                                  {"variance", cost_coefficients(shape, {CostKind::kSquare, 0.0}), 4.0}};
+  const std::vector<LinearConstraint> constraints{
+      {"normalisation", normalisation_coefficients(shape), 1.0},
+      {"variance", cost_coefficients(shape, {CostKind::kSquare, 0.0}), 4.0}};
   const std::vector<double> start = gaussian_initialisation(shape, 2.0).log_probabilities;
   for (ShiftCombination combination : {ShiftCombination::kEnvelope, ShiftCombination::kWorstShift}) {
     SoftPldFamilyObjectiveOptions options;
@@ -64,7 +67,8 @@ TEST_CASE("PGD on the soft-PLD epsilon: monotone decrease, constraints to 1e-12 
     const PreconditionedGradientSummary summary = preconditioned_gradient_descent(theta, constraints, checked, pgd);
     INFO(to_string(combination) << "\n" << summary.report());
     REQUIRE(summary.history.size() >= 2);
-    for (size_t k = 1; k < summary.history.size(); ++k) CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
+    for (size_t k = 1; k < summary.history.size(); ++k)
+      CHECK(summary.history[k].objective <= summary.history[k - 1].objective);
     for (const auto& record : summary.history) CHECK(record.constraint_residual <= 1e-12);
     CHECK(worst_residual <= 1e-12);
     CHECK(summary.max_constraint_residual <= 1e-12);
@@ -72,9 +76,10 @@ TEST_CASE("PGD on the soft-PLD epsilon: monotone decrease, constraints to 1e-12 
     CHECK(objective->value(torch::tensor(theta, torch::kDouble)) == Approx(summary.final_objective).epsilon(1e-14));
     CHECK_FALSE(summary.stopped_by_guard);
     if (combination == ShiftCombination::kEnvelope) {
-      const double before = certified_epsilon_upper(shape, start, 1e-6), after = certified_epsilon_upper(shape, theta, 1e-6);
-      INFO("certified epsilon upper bound " << before << " -> " << after << "; soft " << summary.initial_objective << " -> "
-                                            << summary.final_objective);
+      const double before = certified_epsilon_upper(shape, start, 1e-6),
+                   after = certified_epsilon_upper(shape, theta, 1e-6);
+      INFO("certified epsilon upper bound " << before << " -> " << after << "; soft " << summary.initial_objective
+                                            << " -> " << summary.final_objective);
       CHECK(after < before - 0.01);
       // The soft epsilon tracks the certified one (the certificate rounds pessimistically at 1e-4 nats).
       CHECK(std::abs(after - summary.final_objective) < 0.01);

@@ -26,8 +26,8 @@ double utility_of(double w) { return 3.0 - std::log10(w); }
 struct Synthetic {
   std::function<double(double)> delta = delta_of, utility = utility_of;
   double start_delta = 1.0, start_utility = 0.0;
-  std::vector<double> weights{0.0};    // by id; id 0 is the starting table
-  std::vector<size_t> starts;          // the `start` of every train() call
+  std::vector<double> weights{0.0};  // by id; id 0 is the starting table
+  std::vector<size_t> starts;        // the `start` of every train() call
   TargetSearchResult run(const TargetSearchOptions& options) {
     auto train = [&](double w, size_t start) {
       starts.push_back(start);
@@ -122,7 +122,8 @@ TEST_CASE("a missed target is reported with what the trials showed, not a guess 
     const TargetSearchResult result = synthetic.run(options);
     CHECK_FALSE(result.best);
     CHECK(result.kept == 4);  // the smallest weight, 5e-4
-    CHECK_THAT(result.message, Catch::Contains("not met") && Catch::Contains("still falling at the smallest weight tried") &&
+    CHECK_THAT(result.message, Catch::Contains("not met") &&
+                                   Catch::Contains("still falling at the smallest weight tried") &&
                                    Catch::Contains("target.trials") && Catch::Contains("4 trials") &&
                                    Catch::Contains("1 epoch each") && !Catch::Contains("grid.range"));
   }
@@ -132,7 +133,8 @@ TEST_CASE("a missed target is reported with what the trials showed, not a guess 
     const TargetSearchResult result = synthetic.run(options);
     CHECK_FALSE(result.best);
     CHECK(result.trials[result.kept].weight == Approx(0.05));
-    CHECK_THAT(result.message, Catch::Contains("trials at smaller weights got no closer") && !Catch::Contains("grid.range"));
+    CHECK_THAT(result.message,
+               Catch::Contains("trials at smaller weights got no closer") && !Catch::Contains("grid.range"));
   }
   SECTION("nothing closer than the starting table") {
     Synthetic synthetic;

@@ -132,7 +132,8 @@ TEST_CASE("a checkpoint of another model is refused with a message naming it", "
   const std::string archive = sigmoid.checkpoint();
   auto logits = std::make_shared<FreeLogits>(Grid::symmetric(8.0, 0.1), FreeLogitsOptions{});
   Trainer other(logits, small_loss(), small_options(1));
-  CHECK_THROWS_WITH(other.resume(archive, "run/checkpoint.pt"), Catch::Contains("cannot resume from run/checkpoint.pt"));
+  CHECK_THROWS_WITH(other.resume(archive, "run/checkpoint.pt"),
+                    Catch::Contains("cannot resume from run/checkpoint.pt"));
 }
 
 namespace {
@@ -159,7 +160,7 @@ TEST_CASE("NaN during training stops the run, names the epoch and keeps the last
   REQUIRE(summary.stopped_early);
   CHECK(summary.stop_reason == "NaN or infinity in the table (log p) at epoch 5");
   CHECK(summary.epochs_run == 5);
-  model->calls_ = -100;  // evaluate the restored parameters normally
+  model->calls_ = -100;                       // evaluate the restored parameters normally
   const NoiseTable table = table_of(*model);  // valid: validated on construction
   CHECK(std::isfinite(table.p(0)));
 }

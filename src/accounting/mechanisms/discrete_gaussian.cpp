@@ -31,7 +31,8 @@ class DiscreteGaussianPair final : public MechanismPair {
       log_z_ = std::log(sigma_ * kSqrtTwoPi) + std::log1p(2.0 * std::exp(-2.0 * M_PI * M_PI * sigma_ * sigma_));
     } else {
       double z = 1.0;
-      for (int64_t x = 1; x <= static_cast<int64_t>(40.0 * sigma_) + 2; ++x) z += 2.0 * std::exp(-square(x) / (2.0 * sigma_ * sigma_));
+      for (int64_t x = 1; x <= static_cast<int64_t>(40.0 * sigma_) + 2; ++x)
+        z += 2.0 * std::exp(-square(x) / (2.0 * sigma_ * sigma_));
       log_z_ = std::log(z);
     }
   }
@@ -49,23 +50,29 @@ class DiscreteGaussianPair final : public MechanismPair {
     const int64_t reach = static_cast<int64_t>(std::ceil(k * sigma_)) + 1;
     const int64_t first = -reach, last = s_ + reach;
     if (last - first > 5'000'000)
-      throw InputError(fmt::format("discrete Gaussian with sigma {:g}: {} atoms; for sigma this large use mechanism "
-                                   "gaussian (the two differ by less than the accountant's resolution)",
-                                   sigma_, last - first));
+      throw InputError(
+          fmt::format("discrete Gaussian with sigma {:g}: {} atoms; for sigma this large use mechanism "
+                      "gaussian (the two differ by less than the accountant's resolution)",
+                      sigma_, last - first));
     LossLaw law;
     law.cells.reserve(static_cast<size_t>(last - first) + 3);
     const double two_var = 2.0 * sigma_ * sigma_;
     auto loss = [&](double x) { return (2.0 * static_cast<double>(s_) * x - square(s_)) / two_var; };
     for (int64_t x = first; x <= last; ++x) {
       const double l = loss(static_cast<double>(x));
-      law.cells.push_back({l, l, std::exp(-square(x - s_) / two_var - log_z_), std::exp(-square(x) / two_var - log_z_)});
+      law.cells.push_back(
+          {l, l, std::exp(-square(x - s_) / two_var - log_z_), std::exp(-square(x) / two_var - log_z_)});
     }
     // Tails: x <= first - 1 and x >= last + 1, bounded above (a hair more, for the rounding of Z).
-    auto tail = [&](double c) { return (std::exp(-c * c / two_var) + sigma_ * kSqrtTwoPi * std::exp(log_normal_cdf(-c / sigma_))) *
-                                       std::exp(-log_z_) * (1.0 + 1e-12); };
+    auto tail = [&](double c) {
+      return (std::exp(-c * c / two_var) + sigma_ * kSqrtTwoPi * std::exp(log_normal_cdf(-c / sigma_))) *
+             std::exp(-log_z_) * (1.0 + 1e-12);
+    };
     const double below = loss(static_cast<double>(first - 1)), above = loss(static_cast<double>(last + 1));
-    law.cells.push_back({-INFINITY, below, tail(static_cast<double>(s_ - first + 1)), tail(static_cast<double>(-first + 1))});
-    law.cells.push_back({above, INFINITY, tail(static_cast<double>(last + 1 - s_)), tail(static_cast<double>(last + 1))});
+    law.cells.push_back(
+        {-INFINITY, below, tail(static_cast<double>(s_ - first + 1)), tail(static_cast<double>(-first + 1))});
+    law.cells.push_back(
+        {above, INFINITY, tail(static_cast<double>(last + 1 - s_)), tail(static_cast<double>(last + 1))});
     return law;
   }
 

@@ -37,7 +37,8 @@ class DiscreteLaplacePair final : public MechanismPair {
     law.cells.push_back({-s / scale_, -s / scale_, std::exp(s * log_r + log_end), std::exp(log_end)});
     for (int64_t x = 1; x < s_; ++x) {
       const double l = (2.0 * static_cast<double>(x) - s) / scale_;
-      law.cells.push_back({l, l, std::exp(log_c + (s - static_cast<double>(x)) * log_r), std::exp(log_c + static_cast<double>(x) * log_r)});
+      law.cells.push_back({l, l, std::exp(log_c + (s - static_cast<double>(x)) * log_r),
+                           std::exp(log_c + static_cast<double>(x) * log_r)});
     }
     law.cells.push_back({s / scale_, s / scale_, std::exp(log_end), std::exp(s * log_r + log_end)});
     return law;

@@ -57,7 +57,8 @@ class GaussianPair final : public MechanismPair {
       return std::pair{std::exp(log_normal_interval(z_p(a), z_p(b))), std::exp(log_normal_interval(z_q(a), z_q(b)))};
     };
     law.cells.push_back({-INFINITY, c.low, std::exp(log_normal_cdf(z_p(c.low))), std::exp(log_normal_cdf(z_q(c.low)))});
-    law.cells.push_back({c.high, INFINITY, std::exp(log_normal_cdf(-z_p(c.high))), std::exp(log_normal_cdf(-z_q(c.high)))});
+    law.cells.push_back(
+        {c.high, INFINITY, std::exp(log_normal_cdf(-z_p(c.high))), std::exp(log_normal_cdf(-z_q(c.high)))});
     law.continuous = std::move(c);
     return law;
   }

@@ -50,12 +50,13 @@ class LaplacePair final : public MechanismPair {
 }  // namespace
 
 MechanismKind laplace_mechanism_kind() {
-  return {"laplace",
-          "real-valued Laplace noise of scale noise_multiplier * sensitivity added to the query",
-          {{"noise_multiplier", std::nullopt, "sensitivities", "scale b of the noise divided by the query's sensitivity"}},
-          [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
-            return std::make_unique<LaplacePair>(v.at("noise_multiplier"));
-          }};
+  return {
+      "laplace",
+      "real-valued Laplace noise of scale noise_multiplier * sensitivity added to the query",
+      {{"noise_multiplier", std::nullopt, "sensitivities", "scale b of the noise divided by the query's sensitivity"}},
+      [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
+        return std::make_unique<LaplacePair>(v.at("noise_multiplier"));
+      }};
 }
 
 }  // namespace noiselearn

@@ -5,8 +5,8 @@
 // Worst pair: P = the table shifted by k cells, Q = the table (core/dominating_pair.hpp, additive_shift_pair); its
 // privacy loss takes one value per outcome (the grid's, and one per side beyond it for geometric tails), every atom
 // exact. That one shift is the worst needs the table to be mirror-symmetric and monotone (Sommer et al., Thm 15), or
-// k = 1 (Lemma 14); a table symmetric and monotone up to rounding (one written by another tool) is accounted through its
-// exactly symmetric copy, paying for the difference (substitution_tv, printed). Other tables have several worst
+// k = 1 (Lemma 14); a table symmetric and monotone up to rounding (one written by another tool) is accounted through
+// its exactly symmetric copy, paying for the difference (substitution_tv, printed). Other tables have several worst
 // pairs, which the event accountant does not take: `noiselearn evaluate` accounts them over every shift.
 #include <fmt/format.h>
 
@@ -24,7 +24,8 @@ namespace {
 
 class TablePair final : public MechanismPair {
  public:
-  TablePair(std::shared_ptr<const NoiseTable> table, double sensitivity) : table_(std::move(table)), sensitivity_(sensitivity) {
+  TablePair(std::shared_ptr<const NoiseTable> table, double sensitivity)
+      : table_(std::move(table)), sensitivity_(sensitivity) {
     PairSpecification specification;
     specification.sensitivity = sensitivity;
     PairFamily family = make_pair_family(*table_, specification);
@@ -43,8 +44,8 @@ class TablePair final : public MechanismPair {
     cells_ = used->sensitivity_cells;
   }
   std::string description() const override {
-    return fmt::format("noise table ({} points, step {:g}), sensitivity {:g} ({} cells)", table_->size(), table_->grid().step,
-                       sensitivity_, cells_);
+    return fmt::format("noise table ({} points, step {:g}), sensitivity {:g} ({} cells)", table_->size(),
+                       table_->grid().step, sensitivity_, cells_);
   }
   std::string worst_case_justification() const override { return justification_; }
   bool symmetric() const override { return true; }
@@ -74,12 +75,14 @@ class TablePair final : public MechanismPair {
 }  // namespace
 
 MechanismKind table_mechanism_kind() {
-  MechanismParameter table{"table", std::nullopt, "", "the path of a noise table file (CSV with its .json metadata, or a bare x,p CSV)"};
+  MechanismParameter table{"table", std::nullopt, "",
+                           "the path of a noise table file (CSV with its .json metadata, or a bare x,p CSV)"};
   table.table = true;
   return {"table",
           "any noise table (e.g. a learned one) added to a query on the table's grid",
           {table,
-           {"sensitivity", std::nullopt, "query units (a whole number of grid steps)", "largest change of the query between neighbours"}},
+           {"sensitivity", std::nullopt, "query units (a whole number of grid steps)",
+            "largest change of the query between neighbours"}},
           [](const MechanismValues& v, const MechanismTables& t) -> std::unique_ptr<MechanismPair> {
             return std::make_unique<TablePair>(t.at("table"), v.at("sensitivity"));
           }};

@@ -18,7 +18,8 @@ const std::vector<ConfigKey<AdamConfig>>& AdamConfig::keys() {
 void AdamConfig::validate() const {
   using config_schema::require;
   require(config_schema::positive(learning_rate), "optimiser.learning_rate", "must be positive");
-  require(learning_rate_decay > 0.0 && learning_rate_decay <= 1.0, "optimiser.learning_rate_decay", "must be in (0, 1]");
+  require(learning_rate_decay > 0.0 && learning_rate_decay <= 1.0, "optimiser.learning_rate_decay",
+          "must be in (0, 1]");
 }
 
 OptimiserKind adam_optimiser_kind() {

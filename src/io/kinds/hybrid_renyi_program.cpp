@@ -10,8 +10,9 @@ OptimiserKind hybrid_renyi_optimiser_kind() {
   using config_schema::require;
   OptimiserKind kind;
   kind.name = "convex";
-  kind.summary = "Xiao et al. eq. 25-27, corrected: the least-cost one-sided table under the HRDP budget, one convex program "
-                 "per alpha solved by an interior-point method; model.support = one-sided, loss.kind = hrdp";
+  kind.summary =
+      "Xiao et al. eq. 25-27, corrected: the least-cost one-sided table under the HRDP budget, one convex program "
+      "per alpha solved by an interior-point method; model.support = one-sided, loss.kind = hrdp";
   kind.validate = [](const TrainingConfig& c) {
     require(c.one_sided(), "optimiser.kind", "convex applies to model.support = one-sided only");
     require(c.loss_kind == "hrdp", "loss.kind", "must be hrdp for optimiser.kind = convex");
@@ -22,7 +23,8 @@ OptimiserKind hybrid_renyi_optimiser_kind() {
     require(c.pair_kind == "additive", "pair.kind", "must be additive for optimiser.kind = convex");
   };
   kind.resumable_length_key = [](const TrainingConfig&) -> std::string {
-    throw InputError("--resume does not apply to optimiser.kind = convex (the solve takes seconds and keeps no checkpoint)");
+    throw InputError(
+        "--resume does not apply to optimiser.kind = convex (the solve takes seconds and keeps no checkpoint)");
   };
   return kind;
 }

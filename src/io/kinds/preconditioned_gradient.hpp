@@ -14,12 +14,12 @@ struct PreconditionedGradientConfig {
   int64_t iterations = 2000;
   std::string direction = "steepest";  // steepest, lbfgs, newton
   int64_t line_search_halvings = 50;
-  int64_t alpha_update_every = 10;     // iterations; 0: alpha fixed
+  int64_t alpha_update_every = 10;      // iterations; 0: alpha fixed
   std::string alpha_update = "newton";  // newton, minimise
   double relative_tolerance = 1e-10;
-  double max_seconds = 0.0;            // 0: no limit
-  std::string warm_start = "none";     // none, renyi
-  int64_t warm_start_iterations = 0;   // 0: iterations
+  double max_seconds = 0.0;           // 0: no limit
+  std::string warm_start = "none";    // none, renyi
+  int64_t warm_start_iterations = 0;  // 0: iterations
 
   static const std::vector<ConfigKey<PreconditionedGradientConfig>>& keys();
   void validate() const;  // ranges and enumerations; an InputError naming the key

@@ -10,7 +10,7 @@
 namespace noiselearn {
 
 struct PrivacyBucketsConfig {
-  int64_t buckets = 1000;     // 2h, even
+  int64_t buckets = 1000;      // 2h, even
   double bucket_factor = 0.0;  // f > 1; 0: automatic
 
   static const std::vector<ConfigKey<PrivacyBucketsConfig>>& keys();

@@ -8,10 +8,12 @@ const std::vector<ConfigKey<SoftPldConfig>>& SoftPldConfig::keys() {
        "soft PLD: loss grid step; its error grows with n (at n = 128, 1e-3 gives ~3e-4 relative in delta: use 2e-4 to "
        "resolve finer improvements)"},
       {"loss.soft_pld_minimise", &SoftPldConfig::minimise, "",
-       "soft-pld with model.kind = geometric-tail: epsilon (epsilon at loss.delta, gradient by the implicit function) or "
+       "soft-pld with model.kind = geometric-tail: epsilon (epsilon at loss.delta, gradient by the implicit function) "
+       "or "
        "log-delta (log delta at loss.epsilon)"},
       {"loss.soft_pld_shifts", &SoftPldConfig::shifts, "",
-       "soft-pld with model.kind = geometric-tail: envelope (one PLD dominating every shift 1 .. s / Delta, as certified) or "
+       "soft-pld with model.kind = geometric-tail: envelope (one PLD dominating every shift 1 .. s / Delta, as "
+       "certified) or "
        "worst-shift (the largest same-shift composition: the certificate's lower-bound scenario, m times the work)"},
   };
   return keys;

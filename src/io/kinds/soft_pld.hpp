@@ -1,6 +1,7 @@
 #pragma once
 // loss.kind = soft-pld (ours): its options, the loss.soft_pld_* keys, and its registration. The loss itself lives in
-// losses/soft_pld_loss (grid models, with Adam) and losses/soft_pld_family_objective (the geometric-tail family, with pgd).
+// losses/soft_pld_loss (grid models, with Adam) and losses/soft_pld_family_objective (the geometric-tail family, with
+// pgd).
 #include <string>
 #include <vector>
 

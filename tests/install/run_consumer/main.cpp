@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
   const noiselearn::RunSummary summary = noiselearn::run(options);
   std::cout << summary.report();
   const auto& e = summary.certificate->epsilons.front();
-  const bool ok = std::filesystem::exists(work / "hrdp-run" / "noise.csv") && std::filesystem::exists(work / "hrdp-run" / "summary.txt") &&
-                  e.delta == 1e-5 && e.epsilon_lower <= 4.0 && e.epsilon_lower <= e.epsilon_upper && !summary.stopped_early;
-  std::printf("run layer: certified epsilon(1e-5) in [%.6f, %.6f] %s\n", e.epsilon_lower, e.epsilon_upper, ok ? "ok" : "WRONG");
+  const bool ok = std::filesystem::exists(work / "hrdp-run" / "noise.csv") &&
+                  std::filesystem::exists(work / "hrdp-run" / "summary.txt") && e.delta == 1e-5 &&
+                  e.epsilon_lower <= 4.0 && e.epsilon_lower <= e.epsilon_upper && !summary.stopped_early;
+  std::printf("run layer: certified epsilon(1e-5) in [%.6f, %.6f] %s\n", e.epsilon_lower, e.epsilon_upper,
+              ok ? "ok" : "WRONG");
   return ok ? 0 : 1;
 }
