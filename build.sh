@@ -11,6 +11,8 @@ PACKAGES=(g++ cmake make libtorch-dev libsleef-dev libfmt-dev libspdlog-dev catc
           nlohmann-json3-dev gnuplot-nox parallel pkg-config libglpk-dev pybind11-dev python3-dev python3-numpy python3-pytest)
 # The DP-SGD experiment (experiments/dp-sgd-digits) and its test: PyTorch, scikit-learn's bundled digits, matplotlib.
 EXPERIMENT_PACKAGES=(python3-torch python3-sklearn python3-matplotlib)
+# The style test (tests/style/check_format.sh): the formatter the sources are checked against.
+STYLE_PACKAGES=(clang-format)
 BUILD_DIR=${NOISELEARN_BUILD_DIR:-build}
 JOBS=${NOISELEARN_JOBS:-2}
 
@@ -41,7 +43,7 @@ main_job() {
 command=${1:-run}
 case "$command" in
   run) install_missing; build; main_job ;;
-  test) PACKAGES+=("${EXPERIMENT_PACKAGES[@]}"); install_missing; build; (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS") ;;
+  test) PACKAGES+=("${EXPERIMENT_PACKAGES[@]}" "${STYLE_PACKAGES[@]}"); install_missing; build; (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS") ;;
   bench) install_missing; build; for b in "$BUILD_DIR"/tests/benchmarks/bench_*; do "$b"; done ;;
   build) install_missing; build ;;
   *) echo "usage: $0 [run|test|bench|build]" >&2; exit 2 ;;

@@ -44,8 +44,8 @@ Command make_train_command(CLI::App& parent) {
                    const RunSummary summary = run(*o);
                    std::cout << summary.report();
                    if (summary.stopped_early)
-                     throw InputError(fmt::format("{}; the last good table and its certificate are in {}", summary.stop_reason,
-                                                  summary.directory.string()));
+                     throw InputError(fmt::format("{}; the last good table and its certificate are in {}",
+                                                  summary.stop_reason, summary.directory.string()));
 #endif
                  }};
 }

@@ -31,7 +31,8 @@ std::string parallel_script(const SweepJobOptions& options, const fs::path& swee
 # Then: noiselearn collect {sweep}
 set -euo pipefail
 sweep={sweep}
-command -v parallel > /dev/null || {{ echo "run-parallel.sh: GNU parallel is not installed (Debian: apt-get install parallel)" >&2; exit 1; }}
+command -v parallel > /dev/null || {{ echo "run-parallel.sh: GNU parallel is not installed )SH"
+      R"SH((Debian: apt-get install parallel)" >&2; exit 1; }}
 exec parallel --joblog "$sweep/joblog" --resume-failed -j "${{NOISELEARN_JOBS:-{jobs}}}" "$@" < "$sweep/jobs.txt"
 )SH",
       fmt::arg("jobs", options.parallel_jobs), fmt::arg("binary", shell_quoted(options.binary.string())),
