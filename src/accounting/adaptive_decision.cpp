@@ -30,7 +30,7 @@ double relative_epsilon_width(const PairBounds& bounds, double delta) {
 // The widest relative epsilon bracket at delta = omega + 1e-3, 1e-6 and 1e-10 (omega the composed distinguishing-
 // event mass, below which no epsilon exists).
 double widest_epsilon_bracket(const PairBounds& bounds) {
-  const double omega = std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second);
+  const double omega = std::max(bounds.composed_infinity_mass.first, bounds.composed_infinity_mass.second);
   double width = 0.0;
   for (double d : {1e-3, 1e-6, 1e-10})
     if (omega + d < 1.0) width = std::max(width, relative_epsilon_width(bounds, omega + d));
@@ -64,11 +64,12 @@ std::pair<double, std::string> widest_query_bracket(const PairBounds& bounds, co
 // Runs the exact adaptive programme on `candidates` (per direction) for n releases, or says why not.
 void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleases>& candidates, int64_t n,
                             const AccountantOptions& options, const AccountingQueries& queries) {
-  bounds.adaptive.clear();
-  bounds.several_pairs_note.clear();
+  bounds.alternatives.adaptive.clear();
+  bounds.alternatives.several_pairs_note.clear();
   if (candidates.empty()) return;
   if (options.several_pairs == SeveralPairsMethod::kEnvelope) {
-    bounds.several_pairs_note = "profile envelope (the adaptive programme is off: several-pairs method 'envelope')";
+    bounds.alternatives.several_pairs_note =
+        "profile envelope (the adaptive programme is off: several-pairs method 'envelope')";
     return;
   }
   std::vector<std::vector<AdaptiveReleases>> runs;
@@ -83,7 +84,7 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
   if (options.several_pairs == SeveralPairsMethod::kAuto) {
     if (queries.empty()) {
       if (widest_epsilon_bracket(bounds) <= options.adaptive_skip_width) {
-        bounds.several_pairs_note = fmt::format(
+        bounds.alternatives.several_pairs_note = fmt::format(
             "profile envelope (its epsilon bracket is within {:g} relative at delta 1e-3, 1e-6 and 1e-10 above the "
             "distinguishing events; the adaptive programme would not narrow it)",
             options.adaptive_skip_width);
@@ -92,7 +93,7 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
     } else {
       const auto [width, query] = widest_query_bracket(bounds, queries);
       if (width <= options.adaptive_skip_width) {
-        bounds.several_pairs_note = fmt::format(
+        bounds.alternatives.several_pairs_note = fmt::format(
             "profile envelope (its bracket is within {:g} relative at every query, or made by the floating-point "
             "allowance; the adaptive programme would not narrow it)",
             options.adaptive_skip_width);
@@ -106,23 +107,26 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
       int64_t block = n;
       for (const auto& run : runs) block = std::min(block, largest_block_within(run.front(), per_run));
       if (block < 2) {
-        bounds.several_pairs_note = fmt::format(
+        bounds.alternatives.several_pairs_note = fmt::format(
             "profile envelope (the adaptive programme's estimated cost {:.3g} exceeds the budget {:.3g}, and the block "
             "budget {:.3g} even in blocks of 2 releases; raise certification.adaptive_block_budget or coarsen the loss "
             "step)",
             cost, options.adaptive_budget, options.adaptive_block_budget);
         return;
       }
-      for (const auto& run : runs) bounds.adaptive.push_back(adaptive_block_composition(run.front(), block, options));
-      bounds.several_pairs_note = fmt::format(
+      for (const auto& run : runs)
+        bounds.alternatives.adaptive.push_back(adaptive_block_composition(run.front(), block, options));
+      bounds.alternatives.several_pairs_note = fmt::format(
           "{} (the whole programme's estimated cost {:.3g} exceeds the budget {:.3g}; "
           "blocks within the block budget {:.3g}), beside the profile envelope{}",
-          bounds.adaptive.front().describe(), cost, options.adaptive_budget, options.adaptive_block_budget, reason);
+          bounds.alternatives.adaptive.front().describe(), cost, options.adaptive_budget, options.adaptive_block_budget,
+          reason);
       return;
     }
   }
-  for (const auto& run : runs) bounds.adaptive.push_back(adaptive_composition(run, options));
-  bounds.several_pairs_note = bounds.adaptive.front().describe() + ", beside the profile envelope" + reason;
+  for (const auto& run : runs) bounds.alternatives.adaptive.push_back(adaptive_composition(run, options));
+  bounds.alternatives.several_pairs_note =
+      bounds.alternatives.adaptive.front().describe() + ", beside the profile envelope" + reason;
 }
 
 // A heterogeneous composition (parts of n_i releases of different tables): each part with several candidate pairs
@@ -136,16 +140,17 @@ void run_adaptive_programme(PairBounds& bounds, const std::vector<AdaptiveReleas
 void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pair<PairBounds, int64_t>>& parts,
                                   const AccountantOptions& options) {
   bool any_candidates = false;
-  for (const auto& [single, count] : parts) any_candidates = any_candidates || !single.adaptive_single.empty();
+  for (const auto& [single, count] : parts) any_candidates = any_candidates || !single.candidates.adaptive.empty();
   if (!any_candidates) return;
   const std::string envelope_note = "profile envelope of each part, which holds in any order of the releases";
   if (options.several_pairs == SeveralPairsMethod::kEnvelope) {
-    result.several_pairs_note = envelope_note + " (the adaptive programme is off: several-pairs method 'envelope')";
+    result.alternatives.several_pairs_note =
+        envelope_note + " (the adaptive programme is off: several-pairs method 'envelope')";
     return;
   }
   if (options.several_pairs == SeveralPairsMethod::kAuto &&
       widest_epsilon_bracket(result) <= options.adaptive_skip_width) {
-    result.several_pairs_note = fmt::format(
+    result.alternatives.several_pairs_note = fmt::format(
         "{} (its epsilon bracket is within {:g} relative; the adaptive programme "
         "would not narrow it)",
         envelope_note, options.adaptive_skip_width);
@@ -156,7 +161,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
   double cost = 0.0;
   size_t runs = 0;
   for (size_t i = 0; i < parts.size(); ++i)
-    for (const auto& c : parts[i].first.adaptive_single) {
+    for (const auto& c : parts[i].first.candidates.adaptive) {
       AdaptiveReleases releases = c;
       releases.count = parts[i].second;
       cost += adaptive_composition_cost({releases});
@@ -171,21 +176,22 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
     const PairBounds& single = parts[i].first;
     const int64_t n = parts[i].second;
     int64_t block = n;
-    if (blocks && !single.adaptive_single.empty())
-      for (const auto& c : single.adaptive_single) {
+    if (blocks && !single.candidates.adaptive.empty())
+      for (const auto& c : single.candidates.adaptive) {
         AdaptiveReleases releases = c;
         releases.count = n;
         block =
             std::min(block, largest_block_within(releases, options.adaptive_block_budget / static_cast<double>(runs)));
       }
-    if (single.adaptive_single.empty() || block < std::min<int64_t>(2, n)) {
+    if (single.candidates.adaptive.empty() || block < std::min<int64_t>(2, n)) {
       for (size_t r = 0; r < factors.size(); ++r) factors[r].emplace_back(single.upper.direction(r == 1), n);
-      how.push_back(fmt::format("part {}: {}", i + 1,
-                                single.adaptive_single.empty() ? "one candidate pair" : "envelope (over the budget)"));
+      how.push_back(
+          fmt::format("part {}: {}", i + 1,
+                      single.candidates.adaptive.empty() ? "one candidate pair" : "envelope (over the budget)"));
       continue;
     }
     std::vector<AdaptiveCurves> curves;
-    for (const auto& c : single.adaptive_single) {
+    for (const auto& c : single.candidates.adaptive) {
       AdaptiveReleases releases = c;
       releases.count = n;
       curves.push_back(adaptive_block_composition(releases, block, options));
@@ -196,7 +202,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
     how.push_back(block == n ? fmt::format("part {}: the whole programme of {} release{}", i + 1, n, n == 1 ? "" : "s")
                              : fmt::format("part {}: blocks of {} releases", i + 1, block));
   }
-  result.adaptive.clear();
+  result.alternatives.adaptive.clear();
   for (size_t r = 0; r < factors.size(); ++r) {
     AdaptiveCurves curve;
     curve.loss_step = factors[r].front().first.loss_step;
@@ -206,9 +212,10 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
         "exact adaptive programme per part ({}), each part's adaptive profile hull as a "
         "dominating pair, the parts composed (in any order of the releases; upper bound only)",
         fmt::join(how, "; "));
-    result.adaptive.push_back(std::move(curve));
+    result.alternatives.adaptive.push_back(std::move(curve));
   }
-  result.several_pairs_note = result.adaptive.front().describe() + ", beside the profile envelope";
+  result.alternatives.several_pairs_note =
+      result.alternatives.adaptive.front().describe() + ", beside the profile envelope";
 }
 
 }  // namespace noiselearn

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "accounting/refinement.hpp"
 #include "core/directed_format.hpp"
 #include "core/errors.hpp"
 
@@ -56,7 +57,7 @@ std::string delta_text(double delta, Rounding direction) { return format_scienti
 constexpr const char* kAdaptiveProgramme = "exact adaptive programme";
 std::string upper_method_name(const PairBounds& bounds, bool adaptive_wins) {
   if (adaptive_wins) return kAdaptiveProgramme;
-  if (!bounds.adaptive_single.empty() || bounds.upper.name.rfind("envelope", 0) == 0) return "profile envelope";
+  if (!bounds.candidates.adaptive.empty() || bounds.upper.name.rfind("envelope", 0) == 0) return "profile envelope";
   return "dominating pair";
 }
 std::string lower_method_name(bool adaptive_wins, bool two_outcome_wins) {
@@ -75,7 +76,7 @@ Certificate certify_family(const PairFamily& family, const CertificateRequest& r
                            const AccountantOptions& options) {
   // The options the accountant used: the default may have chosen a finer loss step for the queries.
   const PairBounds bounds = account(family, request.compositions, options, queries_of(request));
-  return make_certificate(bounds, request, bounds.options);
+  return make_certificate(bounds, request, bounds.context.options);
 }
 
 Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request,
@@ -87,7 +88,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   bounds = adapted_to_queries(std::move(bounds), queries_of(request));
   // Composed per query (composed_per_query: a finer loss step, one FFT power) where the caller did not ask for it: the
   // certificate reports the options that were used.
-  const AccountantOptions used = bounds.options.fft_power && !options.fft_power ? bounds.options : options;
+  const AccountantOptions used =
+      bounds.context.options.fft_power && !options.fft_power ? bounds.context.options : options;
   // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
   for (double eps : request.epsilons)
     if (bounds.truncation_dominates(eps)) {
@@ -98,19 +100,17 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   for (double delta : request.deltas) bounds = refined_for_delta(std::move(bounds), delta);
   Certificate certificate;
   certificate.compositions = bounds.compositions;
-  certificate.pair_description = bounds.pair_description;
-  certificate.shift_justification = bounds.shift_justification;
-  certificate.neighbours = bounds.neighbours;
-  certificate.several_pairs = bounds.several_pairs_note;
+  certificate.accounted = bounds.accounted;
+  certificate.several_pairs = bounds.alternatives.several_pairs_note;
   certificate.accountant = used;
   certificate.substitution_tv = bounds.substitution_tv;
-  certificate.infinity_mass_single_release =
-      std::max(bounds.single_release_infinity_mass_first, bounds.single_release_infinity_mass_second);
+  certificate.infinity_mass.single_release =
+      std::max(bounds.single_release_infinity_mass.first, bounds.single_release_infinity_mass.second);
   const auto directions = upper_directions(bounds);
   // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):
   // 1 - prod (1 - omega_i)^{n_i} of the worse direction.
-  certificate.infinity_mass_composed =
-      std::max(bounds.composed_infinity_mass_first, bounds.composed_infinity_mass_second);
+  certificate.infinity_mass.composed =
+      std::max(bounds.composed_infinity_mass.first, bounds.composed_infinity_mass.second);
   for (const auto& [name, pld] : directions) {
     auto& d = certificate.discretisation;
     d.final_loss_step = std::max(d.final_loss_step, pld->loss_step);
@@ -130,12 +130,12 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.discretisation.upper_method = to_string(used.upper_method);
   certificate.discretisation.lower_method = to_string(used.lower_method);
   certificate.discretisation.tail_mass = used.tail_mass;
-  for (const auto& t : bounds.tilted) {
-    certificate.discretisation.tilted_for_epsilons.push_back(t.target_epsilon);
-    if (t.tail_mass > 0.0 && t.tail_mass < bounds.options.tail_mass &&
-        (certificate.discretisation.tilted_tail_mass == 0.0 ||
-         t.tail_mass < certificate.discretisation.tilted_tail_mass))
-      certificate.discretisation.tilted_tail_mass = t.tail_mass;
+  for (const auto& t : bounds.alternatives.tilted) {
+    certificate.discretisation.tilted.for_epsilons.push_back(t.target_epsilon);
+    if (t.tail_mass > 0.0 && t.tail_mass < bounds.context.options.tail_mass &&
+        (certificate.discretisation.tilted.tail_mass == 0.0 ||
+         t.tail_mass < certificate.discretisation.tilted.tail_mass))
+      certificate.discretisation.tilted.tail_mass = t.tail_mass;
   }
 
   for (double eps : request.epsilons) {
@@ -144,7 +144,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     entry.delta_upper = bounds.delta_upper(eps);
     entry.delta_lower = bounds.delta_lower(eps);
     for (const auto& [name, pld] : directions) entry.delta_upper_by_direction[name] = pld->delta_for_epsilon(eps);
-    for (const auto& t : bounds.tilted)
+    for (const auto& t : bounds.alternatives.tilted)
       for (const auto& [name, pld] : upper_directions_of(t.upper))
         entry.delta_upper_by_direction[name] =
             std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
@@ -155,7 +155,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
     entry.lower_method =
         lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps), bounds.two_outcome_lower_wins_at_epsilon(eps));
-    if (!bounds.adaptive.empty()) {
+    if (!bounds.alternatives.adaptive.empty()) {
       // The by-direction values are the envelope's; the programme's bound, where it wins, covers them all.
       for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
     }
@@ -171,14 +171,14 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
       return bounds.epsilon_paying_allowance([&](double d) { return std::max(0.0, pld.epsilon_for_delta(d)); }, delta);
     };
     for (const auto& [name, pld] : directions) entry.epsilon_upper_by_direction[name] = by_direction(*pld);
-    for (const auto& t : bounds.tilted)
+    for (const auto& t : bounds.alternatives.tilted)
       for (const auto& [name, pld] : upper_directions_of(t.upper))
         entry.epsilon_upper_by_direction[name] = std::min(entry.epsilon_upper_by_direction[name], by_direction(*pld));
     entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
     entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
     entry.lower_method =
         lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
-    if (!bounds.adaptive.empty())
+    if (!bounds.alternatives.adaptive.empty())
       for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
     certificate.epsilons.push_back(entry);
   }
@@ -215,7 +215,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
       return values;
     };
     upper = upper_of(bounds.upper);
-    for (const auto& t : bounds.tilted) {
+    for (const auto& t : bounds.alternatives.tilted) {
       const auto values = upper_of(t.upper);
       for (size_t i = 0; i < grid.size(); ++i) upper[i] = std::min(upper[i], values[i]);
     }
@@ -226,12 +226,12 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
       }
     };
     raise_lower(bounds.lower);
-    for (const auto& t : bounds.tilted) raise_lower(t.lower);
+    for (const auto& t : bounds.alternatives.tilted) raise_lower(t.lower);
     // The adaptive programme, per direction of the upper bound (the worse direction after each takes its best).
-    if (!bounds.adaptive.empty()) {
+    if (!bounds.alternatives.adaptive.empty()) {
       for (size_t i = 0; i < grid.size(); ++i) {
         upper[i] = bounds.delta_upper(grid[i]);
-        for (const auto& a : bounds.adaptive) lower[i] = std::max(lower[i], a.delta_lower(grid[i]));
+        for (const auto& a : bounds.alternatives.adaptive) lower[i] = std::max(lower[i], a.delta_lower(grid[i]));
       }
     }
     if (bounds.substitution_tv > 0.0)
@@ -249,11 +249,11 @@ std::string Certificate::bound_methods(const std::string& upper, const std::stri
 }
 
 std::string Certificate::no_epsilon_reason(double delta) const {
-  if (infinity_mass_composed >= delta)
+  if (infinity_mass.composed >= delta)
     return fmt::format(
         "no epsilon certifies delta = {}: the distinguishing events (outputs one input cannot produce) alone "
         "have probability {} after {} composition{}",
-        format_exact(delta), format_general(infinity_mass_composed, 3, Rounding::kDown), compositions,
+        format_exact(delta), format_general(infinity_mass.composed, 3, Rounding::kDown), compositions,
         compositions == 1 ? "" : "s");
   return fmt::format(
       "no epsilon certifies delta = {}: the upper bound's allowances (tail mass {:g} per truncation, "
@@ -263,17 +263,18 @@ std::string Certificate::no_epsilon_reason(double delta) const {
 
 std::string Certificate::report() const {
   std::string out;
-  out += fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s",
-                     pair_description);
+  out +=
+      fmt::format("certificate: {} composition{} of {}\n", compositions, compositions == 1 ? "" : "s", accounted.pair);
+  const Neighbours& neighbours = accounted.neighbours;
   if (neighbours.records)
     out += fmt::format("  neighbours covered: {}\n", describe(neighbours));
   else
     out += fmt::format("  neighbours covered: {} ({})\n", describe(neighbours), to_string(neighbours.sequences));
-  out += fmt::format("  pairs checked: {}\n", shift_justification);
+  out += fmt::format("  pairs checked: {}\n", accounted.pairs_checked);
   // The distinguishing-event masses are floors of delta: printed rounded down, like lower bounds.
   out += fmt::format("  infinity mass (distinguishing events): {} per release, {} after {} composition{}\n",
-                     format_general(infinity_mass_single_release, 6, Rounding::kDown),
-                     format_general(infinity_mass_composed, 6, Rounding::kDown), compositions,
+                     format_general(infinity_mass.single_release, 6, Rounding::kDown),
+                     format_general(infinity_mass.composed, 6, Rounding::kDown), compositions,
                      compositions == 1 ? "" : "s");
   if (!several_pairs.empty()) out += fmt::format("  several candidate pairs per release: {}\n", several_pairs);
   if (substitution_tv > 0.0)
@@ -305,13 +306,13 @@ std::string Certificate::report() const {
       format_general(d.relative_error_upper, 2, Rounding::kUp),
       format_general(d.numerical_error_lower, 3, Rounding::kUp),
       format_general(d.relative_error_lower, 2, Rounding::kUp));
-  if (!d.tilted_for_epsilons.empty())
+  if (!d.tilted.for_epsilons.empty())
     out +=
         fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}{}\n",
-                    fmt::join(d.tilted_for_epsilons, ", "),
-                    d.tilted_tail_mass > 0.0
+                    fmt::join(d.tilted.for_epsilons, ", "),
+                    d.tilted.tail_mass > 0.0
                         ? fmt::format(", down to tail mass {:g} per truncation (the release discretised again with it)",
-                                      d.tilted_tail_mass)
+                                      d.tilted.tail_mass)
                         : "");
   return out;
 }

@@ -46,6 +46,22 @@ struct CurvePoint {
   double epsilon = 0.0, delta_upper = 0.0, delta_lower = 0.0;
 };
 
+// The exponentially tilted compositions of a certificate (the allowances of DiscretisationSummary are the untilted
+// ones).
+struct TiltedCompositions {
+  // The eps each was computed for (queries whose bracket the untilted floating-point allowance dominated).
+  std::vector<double> for_epsilons;
+  // The smallest tail mass one used, when below the options' (0 otherwise): where the truncations' mass, moved to
+  // infinity, would have made most of the bracket, the release was discretised again with it.
+  double tail_mass = 0.0;
+};
+
+// The probability of a distinguishing event (an output one input cannot produce), the larger of the two directions.
+struct DistinguishingEvents {
+  double single_release = 0.0;
+  double composed = 0.0;  // 1 - (1 - omega)^n
+};
+
 struct DiscretisationSummary {
   double loss_step = 0.0;        // requested single-release loss step
   double final_loss_step = 0.0;  // after coarsening during composition (largest over directions)
@@ -57,22 +73,16 @@ struct DiscretisationSummary {
   double numerical_error_lower = 0.0;  // ... subtracted from the lower bound
   double relative_error_upper = 0.0;   // relative floating-point allowance of the upper bound
   double relative_error_lower = 0.0;   // ... of the lower bound
-  // The eps each exponentially tilted composition was computed for (queries whose bracket the untilted
-  // floating-point allowance dominated); the allowances above are the untilted ones.
-  std::vector<double> tilted_for_epsilons;
-  // The smallest tail mass a tilted composition used, when below tail_mass (0 otherwise): where the truncations'
-  // mass, moved to infinity, would have made most of the bracket, the release was discretised again with it.
-  double tilted_tail_mass = 0.0;
+  TiltedCompositions tilted;
 };
 
 struct Certificate {
   int64_t compositions = 1;
-  std::string pair_description;
-  std::string shift_justification;
-  Neighbours neighbours;  // which neighbour sequences are covered, and for a mechanism which data sets
-  double infinity_mass_single_release = 0.0;  // larger of the two directions
-  double infinity_mass_composed = 0.0;        // 1 - (1 - omega)^n
-  std::string dominating_direction;           // at the first query (or at delta = 1e-6 if none)
+  // The pair, why the pairs checked cover every neighbouring input, which neighbour sequences are covered and for a
+  // mechanism which data sets.
+  AccountedPairs accounted;
+  DistinguishingEvents infinity_mass;
+  std::string dominating_direction;  // at the first query (or at delta = 1e-6 if none)
   // Releases with several candidate pairs: how they were accounted (the adaptive programme and its grid, or why the
   // envelope alone was kept); empty when every release has a single undominated pair.
   std::string several_pairs;

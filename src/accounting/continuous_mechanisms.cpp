@@ -23,15 +23,15 @@ PairBounds symmetric_bounds(const PrivacyLossAtoms& upper, const PrivacyLossAtom
                             const AccountantOptions& options) {
   options.validate();
   PairBounds bounds;
-  bounds.pair_description = name;
-  bounds.shift_justification = "worst difference |d| = s (symmetric log-concave noise: Sommer et al., Thm 15)";
+  bounds.accounted.pair = name;
+  bounds.accounted.pairs_checked = "worst difference |d| = s (symmetric log-concave noise: Sommer et al., Thm 15)";
   bounds.upper.name = name;
   bounds.upper.first_to_second = discretise(upper, BoundKind::kUpper, options);
   DirectionalPLDs low;
   low.name = name;
   low.first_to_second = discretise(lower, BoundKind::kLower, options);
   bounds.lower.push_back(std::move(low));
-  bounds.options = options;
+  bounds.context.options = options;
   return bounds;
 }
 

@@ -1,4 +1,5 @@
 #include "accounting/dp_sgd.hpp"
+#include "accounting/refinement.hpp"
 
 #include <fmt/format.h>
 
@@ -101,10 +102,10 @@ std::vector<EpsilonBracket> curve_of(const PairBounds& single, const std::vector
       }
       run_jobs(jobs);
       next.compositions = count;
-      next.composed_infinity_mass_first = 0.0;  // the Gaussian has no distinguishing events
-      next.composed_infinity_mass_second = 0.0;
-      next.single_release.reset();  // not refined (see the header)
-      next.tilted.clear();
+      next.composed_infinity_mass.first = 0.0;  // the Gaussian has no distinguishing events
+      next.composed_infinity_mass.second = 0.0;
+      next.context.single_release.reset();  // not refined (see the header)
+      next.alternatives.tilted.clear();
       current = std::move(next);
     }
     done = count;
@@ -131,11 +132,11 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   AccountingQueries queries;
   queries.deltas = {delta};
   PairBounds single = event_single_release(description.events.front(), description.relation, powered, queries);
-  powered.loss_step = single.options.loss_step;
+  powered.loss_step = single.context.options.loss_step;
   // Tilted for the budget's epsilon (its Chernoff estimate) after the last count: one tilt per direction for the whole
   // curve, since a composition needs one tilt for its factors. Where an earlier checkpoint's epsilon is far below it
   // the untilted allowance is the smaller (absolute_allowance takes the minimum of the two).
-  if (single.options.tilted_refinement) {
+  if (single.context.options.tilted_refinement) {
     const int64_t n = steps.back();
     double target = chernoff_epsilon(single.upper.first_to_second, n, delta);
     if (single.upper.second_to_first)

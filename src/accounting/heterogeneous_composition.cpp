@@ -1,6 +1,5 @@
-// Heterogeneous compositions (pair_accountant.hpp: account_heterogeneous, compose_heterogeneous_bounds): parts of
-// n_i releases of different mechanisms, the directions composed consistently, the distinguishing events of every
-// part, the adaptive programme per part for the upper bound.
+#include "accounting/heterogeneous_composition.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -49,19 +48,19 @@ PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, 
   auto upper_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.upper; };
   auto lower_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.lower.front(); };
   result.compositions = total;
-  result.options = options;
-  result.neighbours = parts.front().first.neighbours;
+  result.context.options = options;
+  result.accounted.neighbours = parts.front().first.accounted.neighbours;
   double log_survival_first = 0.0, log_survival_second = 0.0;
   for (const auto& [single, count] : parts) {
     const auto [first, second] = composition_omegas(single);
     log_survival_first += log_survival(first, count);
     log_survival_second += log_survival(second, count);
     // "Per release" of a heterogeneous composition: the worst part.
-    result.single_release_infinity_mass_first = std::max(result.single_release_infinity_mass_first, first);
-    result.single_release_infinity_mass_second = std::max(result.single_release_infinity_mass_second, second);
+    result.single_release_infinity_mass.first = std::max(result.single_release_infinity_mass.first, first);
+    result.single_release_infinity_mass.second = std::max(result.single_release_infinity_mass.second, second);
   }
-  result.composed_infinity_mass_first = -std::expm1(log_survival_first);
-  result.composed_infinity_mass_second = -std::expm1(log_survival_second);
+  result.composed_infinity_mass.first = -std::expm1(log_survival_first);
+  result.composed_infinity_mass.second = -std::expm1(log_survival_second);
   for (const auto& [single, count] : parts)
     result.substitution_tv += single.substitution_tv * static_cast<double>(count) * (1.0 + 1e-12);
   result.upper.name = "heterogeneous composition";
@@ -76,11 +75,11 @@ PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, 
   result.lower.push_back(std::move(lower));
   std::vector<std::string> names, justifications;
   for (size_t i = 0; i < parts.size(); ++i) {
-    names.push_back(fmt::format("{} x{}", parts[i].first.pair_description, parts[i].second));
-    justifications.push_back(fmt::format("part {}: {}", i + 1, parts[i].first.shift_justification));
+    names.push_back(fmt::format("{} x{}", parts[i].first.accounted.pair, parts[i].second));
+    justifications.push_back(fmt::format("part {}: {}", i + 1, parts[i].first.accounted.pairs_checked));
   }
-  result.pair_description = fmt::format("{}", fmt::join(names, " + "));
-  result.shift_justification = fmt::format("{}", fmt::join(justifications, "; "));
+  result.accounted.pair = fmt::format("{}", fmt::join(names, " + "));
+  result.accounted.pairs_checked = fmt::format("{}", fmt::join(justifications, "; "));
   heterogeneous_adaptive_upper(result, parts, options);
   return result;
 }

@@ -59,8 +59,8 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
   options.validate();
   if (family.pairs.empty()) throw InputError("no dominating pair to account");
   PairBounds bounds;
-  bounds.shift_justification = family.justification;
-  bounds.neighbours.sequences = family.neighbours;
+  bounds.accounted.pairs_checked = family.justification;
+  bounds.accounted.neighbours.sequences = family.neighbours;
   bounds.substitution_tv = family.substitution_tv;
   const bool additive = family.kind == PairKind::kAdditive;
   const bool any_sequence = family.neighbours == NeighbourRelation::kAnySequence;
@@ -95,7 +95,7 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     for (size_t i = 0; i < count; ++i) attained[i] = attained_forward[i] + (all_own_mirror ? 0 : attained_backward[i]);
     bounds.upper.name = count == 1 ? family.pairs.front().description : fmt::format("envelope of {}", shifts);
   }
-  bounds.pair_description =
+  bounds.accounted.pair =
       count == 1
           ? family.pairs.front().description
           : fmt::format("{} ({})", family.pairs.back().description,
@@ -116,7 +116,7 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
   if (additive && any_sequence && !all_own_mirror) {
     DirectionalPLDs mixed = bounds.lower.front();
     if (!mixed.second_to_first) mixed.second_to_first = mixed.first_to_second;
-    bounds.mixed_sign_lower = std::move(mixed);
+    bounds.candidates.mixed_sign_lower = std::move(mixed);
   }
   // Candidates of the exact adaptive programme: every pair's pessimistic PLD in each direction the upper bound
   // covers, less those another candidate dominates (profile_envelope.hpp), the ones that attain the envelope most
@@ -154,7 +154,7 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     for (size_t x = 0; x < all.size(); ++x) counts[x] = attained[all[x].first];
     if (all.size() > 1) {
       AdaptiveReleases releases = adaptive_candidates(all, counts);
-      if (releases.upper.size() > 1) bounds.adaptive_single.push_back(std::move(releases));
+      if (releases.upper.size() > 1) bounds.candidates.adaptive.push_back(std::move(releases));
     }
   } else if (count > 1) {
     std::vector<std::pair<size_t, bool>> forward_pairs, backward_pairs;
@@ -166,42 +166,42 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
     AdaptiveReleases first = adaptive_candidates(forward_pairs, counts);
     AdaptiveReleases second = all_own_mirror ? AdaptiveReleases{} : adaptive_candidates(backward_pairs, counts);
     if (first.upper.size() > 1 || second.upper.size() > 1) {
-      bounds.adaptive_single.push_back(std::move(first));
-      if (!all_own_mirror) bounds.adaptive_single.push_back(std::move(second));
+      bounds.candidates.adaptive.push_back(std::move(first));
+      if (!all_own_mirror) bounds.candidates.adaptive.push_back(std::move(second));
     }
   }
   // Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
   for (const auto& pair : family.pairs) {
     const std::vector<double> a = pair.all_a(), b = pair.all_b();
-    bounds.single_release_infinity_mass_first =
-        std::max(bounds.single_release_infinity_mass_first, privacy_loss_atoms(a, b).infinity_mass);
-    bounds.single_release_infinity_mass_second =
-        std::max(bounds.single_release_infinity_mass_second, privacy_loss_atoms(b, a).infinity_mass);
+    bounds.single_release_infinity_mass.first =
+        std::max(bounds.single_release_infinity_mass.first, privacy_loss_atoms(a, b).infinity_mass);
+    bounds.single_release_infinity_mass.second =
+        std::max(bounds.single_release_infinity_mass.second, privacy_loss_atoms(b, a).infinity_mass);
   }
-  bounds.composed_infinity_mass_first = bounds.single_release_infinity_mass_first;
-  bounds.composed_infinity_mass_second = bounds.single_release_infinity_mass_second;
+  bounds.composed_infinity_mass.first = bounds.single_release_infinity_mass.first;
+  bounds.composed_infinity_mass.second = bounds.single_release_infinity_mass.second;
   return bounds;
 }
 
 PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantOptions& options,
                           const AccountingQueries& queries) {
   PairBounds result = single;
-  result.single_release = std::make_shared<const PairBounds>(single);
-  result.options = options;
+  result.context.single_release = std::make_shared<const PairBounds>(single);
+  result.context.options = options;
   result.compositions = n;
   result.substitution_tv = single.substitution_tv * static_cast<double>(n) * (1.0 + 1e-12);
-  for (auto& t : result.two_outcome) t.compositions *= n;  // n releases of a pair of releases each covered
+  for (auto& t : result.alternatives.two_outcome) t.compositions *= n;  // n releases of a pair of releases each covered
   const auto [first, second] = composition_omegas(single);
-  result.composed_infinity_mass_first = -std::expm1(log_survival(first, n));
-  result.composed_infinity_mass_second = -std::expm1(log_survival(second, n));
+  result.composed_infinity_mass.first = -std::expm1(log_survival(first, n));
+  result.composed_infinity_mass.second = -std::expm1(log_survival(second, n));
   std::tie(result.upper, result.lower) = compose_scenarios(single.upper, single.lower, n, options);
-  result.mixed_sign_lower.reset();
-  run_adaptive_programme(result, single.adaptive_single, n, options, queries);
+  result.candidates.mixed_sign_lower.reset();
+  run_adaptive_programme(result, single.candidates.adaptive, n, options, queries);
   // The sequences that mix releases up and down: only when the whole adaptive programme did not run. Its lower run
   // bounds the worst adaptive sequence, which is at least the worst fixed one, from below (for the 401-point HRDP
   // optimum at T = 500 these compositions were a third of the certificate's time and never the better lower bound).
-  if (single.mixed_sign_lower && !result.whole_adaptive_programme())
-    for (auto& scenario : mixed_sign_scenarios(*single.mixed_sign_lower, n, options))
+  if (single.candidates.mixed_sign_lower && !result.whole_adaptive_programme())
+    for (auto& scenario : mixed_sign_scenarios(*single.candidates.mixed_sign_lower, n, options))
       result.lower.push_back(std::move(scenario));
   return result;
 }
@@ -250,7 +250,7 @@ PairBounds composed(const PairFamily& family, int64_t n, AccountantOptions optio
       options.loss_step = std::ldexp(options.loss_step, -halvings);
       single = single_release_bounds(family, options);
     }
-    single.options = options;
+    single.context.options = options;
   }
   return compose_bounds(single, n, options, queries);
 }
@@ -269,13 +269,13 @@ PairBounds account(const PairFamily& family, int64_t n, const AccountantOptions&
   if (family.rounding_symmetric_copy && !queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto) {
     // The copy's allowance may take a quarter of the tolerance on each side: its discretisation aims at the half left.
     PairBounds copy = composed(*family.rounding_symmetric_copy, n, options, queries, 0.5);
-    copy.family = family.rounding_symmetric_copy;
-    copy.composed_for_queries = true;
+    copy.context.family = family.rounding_symmetric_copy;
+    copy.context.composed_for_queries = true;
     if (copy_allowance_within_tolerance(copy, queries, options.adaptive_skip_width)) return copy;
   }
   PairBounds result = composed(family, n, options, queries);
-  result.family = std::make_shared<const PairFamily>(family);
-  result.composed_for_queries = !queries.empty();
+  result.context.family = std::make_shared<const PairFamily>(family);
+  result.context.composed_for_queries = !queries.empty();
   return result;
 }
 

@@ -1,4 +1,4 @@
-#include "accounting/pair_accountant.hpp"
+#include "accounting/pair_bounds.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,17 +35,21 @@ namespace {
 // The bounds of the pairs accounted (the table's, or its symmetric copy's), before the substitution's allowance.
 double copy_delta_upper_of_direction(const PairBounds& b, bool reverse, double epsilon) {
   double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
-  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  for (const auto& t : b.alternatives.tilted)
+    value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
   const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
-  if (index < b.adaptive.size()) value = std::min(value, b.adaptive[index].delta_upper(epsilon));
+  if (index < b.alternatives.adaptive.size())
+    value = std::min(value, b.alternatives.adaptive[index].delta_upper(epsilon));
   return value;
 }
 
 double copy_epsilon_upper_of_direction(const PairBounds& b, bool reverse, double delta) {
   double value = b.upper.direction(reverse).epsilon_for_delta(delta);
-  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  for (const auto& t : b.alternatives.tilted)
+    value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
   const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
-  if (index < b.adaptive.size()) value = std::min(value, b.adaptive[index].epsilon_upper(delta));
+  if (index < b.alternatives.adaptive.size())
+    value = std::min(value, b.alternatives.adaptive[index].epsilon_upper(delta));
   return value;
 }
 
@@ -89,7 +93,7 @@ double scenario_lower(const PairBounds& b, double (PrivacyLossDistribution::*que
                       double floor) {
   double value = floor;
   for (const auto& scenario : b.lower) value = std::max(value, max_over(scenario, query, x));
-  for (const auto& t : b.tilted)
+  for (const auto& t : b.alternatives.tilted)
     for (const auto& scenario : t.lower) value = std::max(value, max_over(scenario, query, x));
   return value;
 }
@@ -105,38 +109,40 @@ double scenario_epsilon_lower(const PairBounds& b, double delta) {
 
 double adaptive_delta_lower(const PairBounds& b, double epsilon) {
   double value = 0.0;
-  for (const auto& a : b.adaptive) value = std::max(value, a.delta_lower(epsilon));
+  for (const auto& a : b.alternatives.adaptive) value = std::max(value, a.delta_lower(epsilon));
   return value;
 }
 
 double two_outcome_delta_lower(const PairBounds& b, double epsilon) {
   double value = 0.0;
-  for (const auto& t : b.two_outcome) value = std::max(value, t.delta_lower(epsilon));
+  for (const auto& t : b.alternatives.two_outcome) value = std::max(value, t.delta_lower(epsilon));
   return value;
 }
 
 // The larger of `known` and the two-outcome bounds' epsilon at delta (each searched only above `known`).
 double two_outcome_epsilon_lower(const PairBounds& b, double delta, double known) {
   double value = known;
-  for (const auto& t : b.two_outcome) value = std::max(value, t.epsilon_lower(delta, value));
+  for (const auto& t : b.alternatives.two_outcome) value = std::max(value, t.epsilon_lower(delta, value));
   return value;
 }
 
 double adaptive_epsilon_lower(const PairBounds& b, double delta) {
   double value = -std::numeric_limits<double>::infinity();
-  for (const auto& a : b.adaptive) value = std::max(value, a.epsilon_lower(delta));
+  for (const auto& a : b.alternatives.adaptive) value = std::max(value, a.epsilon_lower(delta));
   return value;
 }
 
 double envelope_epsilon_upper(const PairBounds& b, bool reverse, double delta) {
   double value = b.upper.direction(reverse).epsilon_for_delta(delta);
-  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
+  for (const auto& t : b.alternatives.tilted)
+    value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
   return value;
 }
 
 double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
   double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
-  for (const auto& t : b.tilted) value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+  for (const auto& t : b.alternatives.tilted)
+    value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
   return value;
 }
 
@@ -168,41 +174,43 @@ double PairBounds::epsilon_lower(double delta) const {
 }
 
 bool PairBounds::adaptive_upper_wins_at_epsilon(double epsilon) const {
-  for (size_t i = 0; i < adaptive.size(); ++i) {
+  for (size_t i = 0; i < alternatives.adaptive.size(); ++i) {
     const bool reverse = i == 1;
-    if (adaptive[i].delta_upper(epsilon) < envelope_delta_upper(*this, reverse, epsilon)) return true;
+    if (alternatives.adaptive[i].delta_upper(epsilon) < envelope_delta_upper(*this, reverse, epsilon)) return true;
   }
   return false;
 }
 
 bool PairBounds::adaptive_upper_wins_at_delta(double delta) const {
-  for (size_t i = 0; i < adaptive.size(); ++i) {
+  for (size_t i = 0; i < alternatives.adaptive.size(); ++i) {
     const bool reverse = i == 1;
-    if (adaptive[i].epsilon_upper(delta) < envelope_epsilon_upper(*this, reverse, delta)) return true;
+    if (alternatives.adaptive[i].epsilon_upper(delta) < envelope_epsilon_upper(*this, reverse, delta)) return true;
   }
   return false;
 }
 
-bool PairBounds::whole_adaptive_programme() const { return !adaptive.empty() && !adaptive.front().blocks_composed; }
+bool PairBounds::whole_adaptive_programme() const {
+  return !alternatives.adaptive.empty() && !alternatives.adaptive.front().blocks_composed;
+}
 
 bool PairBounds::two_outcome_lower_wins_at_epsilon(double epsilon) const {
-  return !two_outcome.empty() &&
+  return !alternatives.two_outcome.empty() &&
          two_outcome_delta_lower(*this, epsilon) >
              std::max(scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon));
 }
 
 bool PairBounds::two_outcome_lower_wins_at_delta(double delta) const {
-  if (two_outcome.empty()) return false;
+  if (alternatives.two_outcome.empty()) return false;
   const double others = std::max({0.0, scenario_epsilon_lower(*this, delta), adaptive_epsilon_lower(*this, delta)});
   return two_outcome_epsilon_lower(*this, delta, others) > others;
 }
 
 bool PairBounds::adaptive_lower_wins_at_epsilon(double epsilon) const {
-  return !adaptive.empty() && adaptive_delta_lower(*this, epsilon) > scenario_delta_lower(*this, epsilon);
+  return !alternatives.adaptive.empty() && adaptive_delta_lower(*this, epsilon) > scenario_delta_lower(*this, epsilon);
 }
 
 bool PairBounds::adaptive_lower_wins_at_delta(double delta) const {
-  return !adaptive.empty() && adaptive_epsilon_lower(*this, delta) > scenario_epsilon_lower(*this, delta);
+  return !alternatives.adaptive.empty() && adaptive_epsilon_lower(*this, delta) > scenario_epsilon_lower(*this, delta);
 }
 
 double PairBounds::absolute_allowance(double epsilon) const {
@@ -212,7 +220,7 @@ double PairBounds::absolute_allowance(double epsilon) const {
     return a;
   };
   double upper_allowance = of(upper);
-  for (const auto& t : tilted) upper_allowance = std::min(upper_allowance, of(t.upper));
+  for (const auto& t : alternatives.tilted) upper_allowance = std::min(upper_allowance, of(t.upper));
   double lower_allowance = 0.0;
   for (const auto& scenario : lower) lower_allowance = std::max(lower_allowance, of(scenario));
   return std::max(upper_allowance, lower_allowance);
@@ -248,7 +256,7 @@ bool PairBounds::truncation_dominates(double epsilon) const {
 double PairBounds::tail_mass_for_delta(double delta) const {
   // Each truncation's mass is carried to the end by the later compositions: about 2 n tail_mass in all.
   const double wanted = 1e-4 * delta / (2.0 * static_cast<double>(std::max<int64_t>(1, compositions)));
-  return std::min(options.tail_mass, std::max(1e-25, wanted));
+  return std::min(context.options.tail_mass, std::max(1e-25, wanted));
 }
 
 }  // namespace noiselearn

@@ -277,18 +277,18 @@ PrivacyBoostingBounds privacy_boosting_bounds(const PrivacyBoostingMechanism& me
   bounds.upper.name = candidates.size() == 1
                           ? fmt::format("PB mechanism, {}", candidates.front().description())
                           : fmt::format("envelope of {} answer pairs, both directions", candidates.size());
-  bounds.pair_description = fmt::format("privacy boosting, {} kernel scale {:g}, {} region, rho {:g}, q {:.6g}",
-                                        to_string(mechanism.kernel().kind), mechanism.kernel().scale,
-                                        to_string(mechanism.region().kind), mechanism.rho(), mechanism.q());
-  bounds.shift_justification =
+  bounds.accounted.pair = fmt::format("privacy boosting, {} kernel scale {:g}, {} region, rho {:g}, q {:.6g}",
+                                      to_string(mechanism.kernel().kind), mechanism.kernel().scale,
+                                      to_string(mechanism.region().kind), mechanism.rho(), mechanism.q());
+  bounds.accounted.pairs_checked =
       fmt::format("answers on the lattice {:g} Z, neighbours differ by at most {:g}: {} answer pairs searched",
                   answer_bound.query_step, answer_bound.sensitivity, candidates.size());
-  bounds.neighbours = Neighbours{};
-  bounds.options = options;
-  bounds.single_release_infinity_mass_first = omega;
-  bounds.single_release_infinity_mass_second = omega;
-  bounds.composed_infinity_mass_first = omega;
-  bounds.composed_infinity_mass_second = omega;
+  bounds.accounted.neighbours = Neighbours{};
+  bounds.context.options = options;
+  bounds.single_release_infinity_mass.first = omega;
+  bounds.single_release_infinity_mass.second = omega;
+  bounds.composed_infinity_mass.first = omega;
+  bounds.composed_infinity_mass.second = omega;
   return result;
 }
 

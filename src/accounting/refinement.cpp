@@ -1,6 +1,5 @@
-// Asking a result more (pair_accountant.hpp: refined_for_epsilon, refined_for_delta, adapted_to_queries): a
-// composition tilted for an epsilon (exponential_tilt.hpp), the tilts where eps(delta) is decided, the adaptive
-// programme for the queries that it narrows; each returns the bounds with it added.
+#include "accounting/refinement.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -37,49 +36,52 @@ bool is_tilted(const DirectionalPLDs& d) {
 
 // The bodies of the accountant's refinements, on the bounds being made (refined_for_epsilon and its kin return them).
 void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
-  if (!b.single_release || !b.options.tilted_refinement || !std::isfinite(epsilon)) return;
-  const double tail = tail_mass > 0.0 ? std::min(tail_mass, b.options.tail_mass) : b.options.tail_mass;
-  for (const auto& t : b.tilted)
+  if (!b.context.single_release || !b.context.options.tilted_refinement || !std::isfinite(epsilon)) return;
+  const double tail = tail_mass > 0.0 ? std::min(tail_mass, b.context.options.tail_mass) : b.context.options.tail_mass;
+  for (const auto& t : b.alternatives.tilted)
     if (std::abs(t.target_epsilon - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon)) && t.tail_mass <= tail) return;
-  AccountantOptions refined = b.options;
+  AccountantOptions refined = b.context.options;
   refined.tail_mass = tail;
   // The single release's own truncation (its tails moved to infinity) is composed too, about n times its mass: with a
   // smaller tail mass, discretise the release again.
-  if (tail < b.options.tail_mass && (b.family || b.rediscretise) &&
-      (!b.fine_single_release || b.fine_single_release->options.tail_mass != tail)) {
-    PairBounds fine = b.family ? single_release_bounds(*b.family, refined) : b.rediscretise(refined);
-    fine.options = refined;
-    b.fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
+  if (tail < b.context.options.tail_mass && (b.context.family || b.context.rediscretise) &&
+      (!b.context.fine_single_release || b.context.fine_single_release->context.options.tail_mass != tail)) {
+    PairBounds fine =
+        b.context.family ? single_release_bounds(*b.context.family, refined) : b.context.rediscretise(refined);
+    fine.context.options = refined;
+    b.context.fine_single_release = std::make_shared<const PairBounds>(std::move(fine));
   }
-  const PairBounds& single =
-      tail < b.options.tail_mass && b.fine_single_release ? *b.fine_single_release : *b.single_release;
+  const PairBounds& single = tail < b.context.options.tail_mass && b.context.fine_single_release
+                                 ? *b.context.fine_single_release
+                                 : *b.context.single_release;
   TiltedComposition alternative;
   alternative.target_epsilon = epsilon;
   alternative.tail_mass = tail;
   // The exact adaptive programme in blocks composes the blocks' dominating PLDs by FFT: tilt that composition too.
-  for (auto& curve : b.adaptive) add_tilted_blocks(curve, epsilon, refined);
+  for (auto& curve : b.alternatives.adaptive) add_tilted_blocks(curve, epsilon, refined);
   const DirectionalPLDs upper_single = tilted_for(single.upper, b.compositions, epsilon);
   if (!is_tilted(upper_single)) return;  // eps at or below the mean loss: tilting does not help
   std::vector<DirectionalPLDs> lower_singles;
   for (const auto& scenario : single.lower) lower_singles.push_back(tilted_for(scenario, b.compositions, epsilon));
   std::tie(alternative.upper, alternative.lower) =
       compose_scenarios(upper_single, lower_singles, b.compositions, refined);
-  if (single.mixed_sign_lower && !b.whole_adaptive_programme())
-    for (auto& scenario : mixed_sign_scenarios(tilted_in_common_for(*single.mixed_sign_lower, b.compositions, epsilon),
-                                               b.compositions, refined))
+  if (single.candidates.mixed_sign_lower && !b.whole_adaptive_programme())
+    for (auto& scenario :
+         mixed_sign_scenarios(tilted_in_common_for(*single.candidates.mixed_sign_lower, b.compositions, epsilon),
+                              b.compositions, refined))
       alternative.lower.push_back(std::move(scenario));
-  b.tilted.push_back(std::move(alternative));
+  b.alternatives.tilted.push_back(std::move(alternative));
 }
 
 void refine_for_delta(PairBounds& b, double delta) {
-  if (!b.single_release || !b.options.tilted_refinement) return;
+  if (!b.context.single_release || !b.context.options.tilted_refinement) return;
   double current = b.epsilon_upper(delta);
   if (!std::isfinite(current)) {
     // The untilted upper bound never reaches delta. If the distinguishing events alone exceed delta, nothing can;
     // otherwise aim at the lower bound of eps(delta) when there is one (the truth is above it, usually close), else
     // at the Chernoff estimate of eps(delta) for the dominating single release (above the truth, often far).
-    if (std::max(b.composed_infinity_mass_first, b.composed_infinity_mass_second) >= delta) return;
-    const PairBounds& single = *b.single_release;
+    if (std::max(b.composed_infinity_mass.first, b.composed_infinity_mass.second) >= delta) return;
+    const PairBounds& single = *b.context.single_release;
     double target = chernoff_epsilon(single.upper.first_to_second, b.compositions, delta);
     if (single.upper.second_to_first)
       target = std::max(target, chernoff_epsilon(*single.upper.second_to_first, b.compositions, delta));
@@ -94,24 +96,25 @@ void refine_for_delta(PairBounds& b, double delta) {
   for (int round = 0; round < 3 && std::isfinite(current); ++round) {
     const bool truncation = b.truncation_dominates(current);
     if (!truncation && !b.allowance_dominates(current)) break;
-    const size_t before = b.tilted.size();
+    const size_t before = b.alternatives.tilted.size();
     refine_for_epsilon(b, current, truncation ? b.tail_mass_for_delta(delta) : 0.0);
-    if (b.tilted.size() == before) break;
+    if (b.alternatives.tilted.size() == before) break;
     current = b.epsilon_upper(delta);
   }
 }
 
 void adapt_to_queries(PairBounds& b, const AccountingQueries& queries) {
-  if (!b.adaptive.empty() || !b.single_release || b.single_release->adaptive_single.empty() || queries.empty() ||
-      b.options.several_pairs != SeveralPairsMethod::kAuto)
+  if (!b.alternatives.adaptive.empty() || !b.context.single_release ||
+      b.context.single_release->candidates.adaptive.empty() || queries.empty() ||
+      b.context.options.several_pairs != SeveralPairsMethod::kAuto)
     return;
-  run_adaptive_programme(b, b.single_release->adaptive_single, b.compositions, b.options, queries);
+  run_adaptive_programme(b, b.context.single_release->candidates.adaptive, b.compositions, b.context.options, queries);
   // Tilted compositions made before the programme ran hold no tilted blocks of it: make them again.
-  if (!b.adaptive.empty() && !b.tilted.empty()) {
-    std::vector<TiltedComposition> previous = std::move(b.tilted);
-    b.tilted.clear();
+  if (!b.alternatives.adaptive.empty() && !b.alternatives.tilted.empty()) {
+    std::vector<TiltedComposition> previous = std::move(b.alternatives.tilted);
+    b.alternatives.tilted.clear();
     for (const auto& t : previous)
-      refine_for_epsilon(b, t.target_epsilon, t.tail_mass < b.options.tail_mass ? t.tail_mass : 0.0);
+      refine_for_epsilon(b, t.target_epsilon, t.tail_mass < b.context.options.tail_mass ? t.tail_mass : 0.0);
   }
 }
 
@@ -128,9 +131,9 @@ PairBounds refined_for_delta(PairBounds bounds, double delta) {
 }
 
 PairBounds adapted_to_queries(PairBounds bounds, const AccountingQueries& queries) {
-  if (bounds.family && !bounds.composed_for_queries && !queries.empty() &&
-      composed_per_query(*bounds.family, bounds.compositions, bounds.options))
-    return account(*bounds.family, bounds.compositions, bounds.options, queries);
+  if (bounds.context.family && !bounds.context.composed_for_queries && !queries.empty() &&
+      composed_per_query(*bounds.context.family, bounds.compositions, bounds.context.options))
+    return account(*bounds.context.family, bounds.compositions, bounds.context.options, queries);
   adapt_to_queries(bounds, queries);
   return bounds;
 }

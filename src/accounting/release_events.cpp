@@ -1,4 +1,5 @@
 #include "accounting/release_events.hpp"
+#include "accounting/heterogeneous_composition.hpp"
 
 #include <fmt/format.h>
 
@@ -200,7 +201,7 @@ PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relati
       single = event_release_bounds(event, relation, options);
     }
   }
-  single.options = options;
+  single.context.options = options;
   return single;
 }
 
@@ -213,7 +214,7 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
   if (description.events.size() == 1) {
     const ReleaseEvent& event = description.events.front();
     PairBounds single = event_single_release(event, description.relation, options, queries);
-    options = single.options;
+    options = single.context.options;
     return compose_bounds(single, event.count, options, queries);  // keeps the single release's rediscretise
   }
   std::vector<std::pair<PairBounds, int64_t>> parts;

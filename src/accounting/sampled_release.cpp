@@ -353,13 +353,13 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   if (coordinates > 1)
     if (auto exact = mechanism->coordinate_product(coordinates)) {
       PairBounds bounds = sampled_release_bounds(exact, sampling, relation, options, 1);
-      bounds.pair_description =
-          fmt::format("{} coordinates of {}: {}", coordinates, mechanism->description(), bounds.pair_description);
-      bounds.shift_justification += fmt::format(
+      bounds.accounted.pair =
+          fmt::format("{} coordinates of {}: {}", coordinates, mechanism->description(), bounds.accounted.pair);
+      bounds.accounted.pairs_checked += fmt::format(
           "; {} coordinates, each moved by at most the sensitivity: the corner of the "
           "cube, at L2 distance sqrt({}) sensitivities, is the worst",
           coordinates, coordinates);
-      bounds.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
+      bounds.context.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
         return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
       };
       return bounds;
@@ -378,14 +378,14 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
                                                   "sensitivity: L-infinity)",
                                                   mechanism->description(), coordinates);
   PairBounds bounds;
-  bounds.pair_description = sampling.kind == SamplingKind::kNone
-                                ? fmt::format("{} ({})", what, to_string(relation))
-                                : fmt::format("{}, {} ({})", what, sampling.describe(), to_string(relation));
+  bounds.accounted.pair = sampling.kind == SamplingKind::kNone
+                              ? fmt::format("{} ({})", what, to_string(relation))
+                              : fmt::format("{}, {} ({})", what, sampling.describe(), to_string(relation));
   // A table accounted through its exactly symmetric copy pays for the difference: d coordinates differ by at most d
   // times it, and a mixture of the releases by no more than they do.
   bounds.substitution_tv = mechanism->substitution_tv() * static_cast<double>(coordinates) * (1.0 + 1e-12);
-  bounds.options = options;
-  bounds.neighbours = {NeighbourRelation::kAnySequence, relation};
+  bounds.context.options = options;
+  bounds.accounted.neighbours = {NeighbourRelation::kAnySequence, relation};
   // Both bounds of one direction from one pass over the law.
   auto bounds_of = [&](Direction::Kind kind) {
     DirectionAtoms atoms;
@@ -402,7 +402,7 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   };
   DirectionalPLDs low;
   if (sampling.kind == SamplingKind::kNone || q == 1.0) {
-    bounds.shift_justification = mechanism->worst_case_justification();
+    bounds.accounted.pairs_checked = mechanism->worst_case_justification();
     auto [up, down] = bounds_of(Direction::kForward);
     bounds.upper.first_to_second = std::move(up);
     low.first_to_second = std::move(down);
@@ -422,7 +422,7 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
     low.first_to_second = std::move(remove_down);
     low.second_to_first = std::move(add_down);
     if (sampling.kind == SamplingKind::kPoisson) {
-      bounds.shift_justification = fmt::format(
+      bounds.accounted.pairs_checked = fmt::format(
           "{}; remove (A||Q) and add (Q||A), A = (1 - q) Q + q P, composed each on "
           "its own (the same record in every release)",
           mechanism->worst_case_justification());
@@ -430,7 +430,7 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
       bounds.upper.first_to_second = std::move(remove_up);
       bounds.upper.second_to_first = std::move(add_up);
     } else {
-      bounds.shift_justification = fmt::format(
+      bounds.accounted.pairs_checked = fmt::format(
           "{}; sampling without replacement under replace one: the profile envelope of remove (A||Q) and add (Q||A), "
           "A = (1 - q) Q + q P (Zhu, Dong and Wang 2022, Thm 11 and Def. 7)",
           mechanism->worst_case_justification());
@@ -443,26 +443,26 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   // made on a grid already).
   if (!product) {
     if (sampling.kind == SamplingKind::kNone || q == 1.0) {
-      bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kForward, q), error));
+      bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kForward, q), error));
       if (!mechanism->symmetric())
-        bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
+        bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
     } else {
-      bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kRemove, q), error));
-      bounds.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kAdd, q), error));
+      bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kRemove, q), error));
+      bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kAdd, q), error));
     }
   }
   // The distinguishing events' probability per release, a floor as the certificate prints it: the lower PLDs keep
   // exactly the outcomes of infinite loss (cut tails go to infinity only in the upper ones).
-  bounds.single_release_infinity_mass_first = low.first_to_second.infinity_mass;
-  bounds.single_release_infinity_mass_second =
+  bounds.single_release_infinity_mass.first = low.first_to_second.infinity_mass;
+  bounds.single_release_infinity_mass.second =
       low.second_to_first ? low.second_to_first->infinity_mass : low.first_to_second.infinity_mass;
   bounds.lower.push_back(std::move(low));
   if (product)
-    bounds.shift_justification += fmt::format(
+    bounds.accounted.pairs_checked += fmt::format(
         "; each coordinate's worst pair is the mechanism's, so the product of {} is "
         "the worst (its losses on a grid of step {:.3g})",
         coordinates, product->step);
-  bounds.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
+  bounds.context.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
     return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
   };
   return bounds;

@@ -41,7 +41,7 @@ std::pair<DirectionalPLDs, std::vector<DirectionalPLDs>> compose_scenarios(const
 // The per-release omega of each direction as the composition sees it: an upper bound without a separate B||A
 // (a mirror pair, or the envelope of both signs) lets every release take the worse of the two.
 std::pair<double, double> composition_omegas(const PairBounds& single) {
-  const double first = single.single_release_infinity_mass_first, second = single.single_release_infinity_mass_second;
+  const double first = single.single_release_infinity_mass.first, second = single.single_release_infinity_mass.second;
   if (single.upper.second_to_first) return {first, second};
   return {std::max(first, second), std::max(first, second)};
 }

@@ -149,14 +149,14 @@ void run_account(const AccountCommandOptions& o) {
   for (size_t i = 0; i < description.events.size(); ++i)
     spdlog::info("event {}: {}", i + 1, description.events[i].describe());
   const PairBounds bounds = account_events(description, accountant, queries_of(request));
-  const Certificate certificate = make_certificate(bounds, request, bounds.options);
+  const Certificate certificate = make_certificate(bounds, request, bounds.context.options);
   if (o.json) {
     std::cout << certificate_json(certificate).dump(2) << "\n";
     return;
   }
   for (size_t i = 0; i < description.events.size(); ++i)
     std::cout << fmt::format("event {}: {}\n", i + 1, description.events[i].describe());
-  std::cout << halved_loss_step_line(bounds.options, accountant) << certificate.report();
+  std::cout << halved_loss_step_line(bounds.context.options, accountant) << certificate.report();
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
 #include "core/directed_format.hpp"

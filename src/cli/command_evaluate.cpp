@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "accounting/comparison.hpp"
+#include "accounting/heterogeneous_composition.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
@@ -81,7 +82,7 @@ void run_evaluate(const EvaluateOptions& o) {
     bounds = account_heterogeneous(parts, accountant);
   }
   // The options the accountant used: the default may have chosen a finer loss step for the queries.
-  const Certificate certificate = make_certificate(bounds, request, bounds.options);
+  const Certificate certificate = make_certificate(bounds, request, bounds.context.options);
   if (!o.curve.empty()) {
     write_certificate_curve(certificate, o.curve, o.force);
     spdlog::info("wrote the delta(epsilon) curve to {}", o.curve);
@@ -105,7 +106,7 @@ void run_evaluate(const EvaluateOptions& o) {
   if (!recorded.empty())
     std::cout << fmt::format("settings recorded in its noise.json (used where no option replaces them): {}\n",
                              recorded.describe());
-  std::cout << halved_loss_step_line(bounds.options, accountant) << certificate.report();
+  std::cout << halved_loss_step_line(bounds.context.options, accountant) << certificate.report();
   if (comparisons) std::cout << comparisons->report();
 }
 

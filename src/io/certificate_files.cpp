@@ -23,11 +23,12 @@ nlohmann::json by_direction(const std::map<std::string, double>& values) {
 nlohmann::json certificate_json(const Certificate& c) {
   nlohmann::json out;
   out["compositions"] = c.compositions;
-  out["pair"] = c.pair_description;
-  out["pairs_checked"] = c.shift_justification;
+  out["pair"] = c.accounted.pair;
+  out["pairs_checked"] = c.accounted.pairs_checked;
   // For a mechanism without a grid "covers" names the record relation too (add_remove or replace_one).
-  out["neighbours"] = {{"relation", to_string(c.neighbours.sequences)}, {"covers", describe(c.neighbours)}};
-  out["infinity_mass"] = {{"single_release", c.infinity_mass_single_release}, {"composed", c.infinity_mass_composed}};
+  out["neighbours"] = {{"relation", to_string(c.accounted.neighbours.sequences)},
+                       {"covers", describe(c.accounted.neighbours)}};
+  out["infinity_mass"] = {{"single_release", c.infinity_mass.single_release}, {"composed", c.infinity_mass.composed}};
   out["dominating_direction"] = c.dominating_direction;
   if (!c.several_pairs.empty()) out["several_pairs"] = c.several_pairs;
   if (c.substitution_tv > 0.0) out["substitution_tv"] = c.substitution_tv;

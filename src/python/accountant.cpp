@@ -16,6 +16,7 @@
 #include "accounting/accountant_threads.hpp"
 #include "accounting/certificate.hpp"
 #include "accounting/continuous_mechanisms.hpp"
+#include "accounting/heterogeneous_composition.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "accounting/real_fft.hpp"
 #include "core/dominating_pair.hpp"

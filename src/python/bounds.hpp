@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn::python {
@@ -29,8 +30,8 @@ class Bounds {
     return {asked.epsilon_lower(delta), asked.epsilon_upper(delta)};
   }
   std::string description() const {
-    std::string text = bounds_.pair_description + "; " + bounds_.shift_justification;
-    if (!bounds_.several_pairs_note.empty()) text += "; " + bounds_.several_pairs_note;
+    std::string text = bounds_.accounted.pair + "; " + bounds_.accounted.pairs_checked;
+    if (!bounds_.alternatives.several_pairs_note.empty()) text += "; " + bounds_.alternatives.several_pairs_note;
     return text;
   }
   int64_t compositions() const { return bounds_.compositions; }

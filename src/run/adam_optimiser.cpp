@@ -239,7 +239,7 @@ class AdamOptimiser final : public RunOptimiser {
       else  // no epsilon reaches this delta: the distinguishing events alone (or the upper bound's tail) exceed it
         epsilon_text +=
             fmt::format("no epsilon certifies delta = {} (distinguishing events alone: {})", format_exact(e.delta),
-                        format_general(certificate.infinity_mass_composed, 3, Rounding::kDown));
+                        format_general(certificate.infinity_mass.composed, 3, Rounding::kDown));
     }
     // The trained utility, and the L2 (RMS) error beside it unless that is the trained utility.
     const UtilitySpecification trained = utility_of(c_);
@@ -252,7 +252,7 @@ class AdamOptimiser final : public RunOptimiser {
         model_->model_name(), describe(grid_), loss_->loss_name(), epochs_text(), seconds_text(summary_.seconds),
         utility_text, counted_noun(c_.loss_compositions, "composition"), format_exact(first_delta.epsilon),
         format_general(first_delta.delta_lower, 6, Rounding::kDown),
-        format_general(first_delta.delta_upper, 6, Rounding::kUp), certificate.shift_justification,
+        format_general(first_delta.delta_upper, 6, Rounding::kUp), certificate.accounted.pairs_checked,
         certificate.bound_methods(first_delta.upper_method, first_delta.lower_method),
         epsilon_text.empty() ? "" : "; " + epsilon_text, comparison,
         target_message_.empty() ? "" : " " + target_message_ + ".", directory.string());

@@ -275,7 +275,7 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
       // under both neighbours), so the pair is the mixture (1 - f) pair_a + f pair_(a+1) and its hockey-stick
       // divergence the same mixture of theirs, at most their maximum for every eps. The envelope over whole-bin
       // shifts therefore dominates every real difference in [-s, s].
-      certificate.shift_justification +=
+      certificate.accounted.pairs_checked +=
           "; continuous family: a real shift (a + f) bins is the mixture (1 - f) shift a + f shift (a + 1) with a "
           "public "
           "coin, so whole-bin shifts cover every real difference in [-s, s] (Thm 3.6 for the hockey-stick divergence)";
@@ -337,8 +337,8 @@ class PreconditionedGradientOptimiser final : public RunOptimiser {
         main_.seconds + warm_.seconds, objective_progress, c_.loss_compositions, format_exact(first.delta),
         format_fixed(first.epsilon_lower, 4, Rounding::kDown),
         std::isfinite(first.epsilon_upper) ? format_fixed(first.epsilon_upper, 4, Rounding::kUp) : "inf",
-        certificate.shift_justification, certificate.bound_methods(first.upper_method, first.lower_method), comparison,
-        directory.string());
+        certificate.accounted.pairs_checked, certificate.bound_methods(first.upper_method, first.lower_method),
+        comparison, directory.string());
   }
 
  private:

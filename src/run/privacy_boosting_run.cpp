@@ -8,6 +8,7 @@
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "accounting/privacy_boosting_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/errors.hpp"
 #include "core/privacy_boosting.hpp"
 #include "solvers/privacy_boosting_calibration.hpp"
@@ -100,7 +101,7 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   report["neighbours"] = {{"sensitivity", o.sensitivity},
                           {"query_step", o.query_step},
                           {"answer_pairs", single.pairs.size()},
-                          {"covers", bounds.shift_justification},
+                          {"covers", bounds.accounted.pairs_checked},
                           {"most_often_worst_pair", single.worst_pair.description()}};
   {
     nlohmann::json worst = nlohmann::json::array();
@@ -118,7 +119,7 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   text +=
       fmt::format("privacy boosting: {} kernel, scale {:.6g}; {} region (smallest width {:g}); rho {:g}: q = {:.6g}\n",
                   o.kernel, scale, o.region, region.smallest_width(), o.rho, mechanism.q());
-  text += fmt::format("neighbours: {}\n", bounds.shift_justification);
+  text += fmt::format("neighbours: {}\n", bounds.accounted.pairs_checked);
   if (single.pairs.size() == 1)
     text += fmt::format("  the pair: {}\n", single.pairs.front().pair.description());
   else

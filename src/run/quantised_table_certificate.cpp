@@ -67,8 +67,8 @@ std::string certify_and_write_quantised(const QuantisedCertificateOptions& o, co
   write_noise_table(quantised_table, o.out, extra, o.force);
 
   report << fmt::format("certificates: {} composition(s), sensitivity {:g}, {}; {}\n", request.compositions,
-                        pair.sensitivity, quantised_certificate.pair_description,
-                        quantised_certificate.shift_justification);
+                        pair.sensitivity, quantised_certificate.accounted.pair,
+                        quantised_certificate.accounted.pairs_checked);
   // How releases with several candidate pairs were accounted (the exact programme, its blocks, or the envelope), for
   // each table when they differ.
   if (!quantised_certificate.several_pairs.empty()) {

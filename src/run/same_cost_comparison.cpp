@@ -7,6 +7,7 @@
 
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/baselines.hpp"
 #include "core/utility.hpp"
 

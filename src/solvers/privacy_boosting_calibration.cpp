@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {

@@ -11,6 +11,7 @@
 
 #include "accounting/adaptive_blocks.hpp"
 #include "accounting/adaptive_composition.hpp"
+#include "accounting/heterogeneous_composition.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "brute_force.hpp"
 #include "core/dominating_pair.hpp"
@@ -33,8 +34,8 @@ std::vector<double> skewed_table(std::mt19937_64& rng, size_t size) {
 AdaptiveReleases candidates_of(const std::vector<double>& p, int64_t n, const AccountantOptions& options) {
   const NoiseTable table(Grid{0.0, 1.0, static_cast<int64_t>(p.size())}, p);
   const PairBounds single = single_release_bounds(make_pair_family(table, PairSpecification{}), options);
-  REQUIRE(single.adaptive_single.size() == 1);
-  AdaptiveReleases releases = single.adaptive_single.front();
+  REQUIRE(single.candidates.adaptive.size() == 1);
+  AdaptiveReleases releases = single.candidates.adaptive.front();
   releases.count = n;
   return releases;
 }
@@ -209,20 +210,20 @@ TEST_CASE("blocks: under auto, the whole programme within adaptive_budget, else 
   };
   // Within the whole budget: the whole programme (both bounds), whatever the block budget.
   const PairBounds whole = run_with(whole_cost * 1.01, 1.0);
-  REQUIRE(whole.adaptive.size() == 1);
-  CHECK(whole.adaptive.front().block_size == 0);
-  CHECK(!whole.adaptive.front().lower.empty());
+  REQUIRE(whole.alternatives.adaptive.size() == 1);
+  CHECK(whole.alternatives.adaptive.front().block_size == 0);
+  CHECK(!whole.alternatives.adaptive.front().lower.empty());
   // Over it: blocks as long as the block budget allows, not the whole budget.
   for (double share : {0.02, 0.1}) {
     const double block_budget = whole_cost * share;
     const PairBounds blocks = run_with(whole_cost * 0.99, block_budget);
-    REQUIRE(blocks.adaptive.size() == 1);
+    REQUIRE(blocks.alternatives.adaptive.size() == 1);
     const int64_t expected = largest_block_within(releases, block_budget);
     INFO("share " << share << " expected block " << expected);
     REQUIRE(expected >= 2);
     REQUIRE(expected < n);
-    CHECK(blocks.adaptive.front().block_size == expected);
-    CHECK(blocks.several_pairs_note.find("block budget") != std::string::npos);
+    CHECK(blocks.alternatives.adaptive.front().block_size == expected);
+    CHECK(blocks.alternatives.several_pairs_note.find("block budget") != std::string::npos);
     // The block bound lies between the whole programme's bounds (upper only) and below the envelope's.
     for (double eps : {0.5, 2.0, 4.0}) {
       const double upper = blocks.delta_upper(eps);
@@ -256,8 +257,8 @@ TEST_CASE("blocks: a heterogeneous composition bounds the exact adaptive worst c
     const PairFamily fq = make_pair_family(NoiseTable(Grid{0.0, 1.0, 6}, q), PairSpecification{});
     const PairBounds bounds = account_heterogeneous({{fp, 2}, {fq, 1}}, options);
     const PairBounds envelope = account_heterogeneous({{fp, 2}, {fq, 1}}, envelope_options);
-    REQUIRE(!bounds.adaptive.empty());
-    CHECK(bounds.several_pairs_note.find("per part") != std::string::npos);
+    REQUIRE(!bounds.alternatives.adaptive.empty());
+    CHECK(bounds.alternatives.several_pairs_note.find("per part") != std::string::npos);
     std::vector<std::pair<std::vector<double>, std::vector<double>>> cp, cq;
     for (int d : {-1, 1}) {
       cp.push_back(testing::shifted_release(p, d, 1));

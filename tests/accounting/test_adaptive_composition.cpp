@@ -59,7 +59,7 @@ TEST_CASE("adaptive: the 5-point table of the neighbour-relation reproducer, n =
   const double fixed = testing::brute_force_worst_sequence(p, 1, 2, 1.0);
   CHECK(fixed == Approx(0.383848).margin(5e-7));
   const PairBounds bounds = account_any(p, 1, 2);
-  REQUIRE(bounds.adaptive.size() == 1);
+  REQUIRE(bounds.alternatives.adaptive.size() == 1);
   CHECK(bounds.delta_lower(1.0) <= exact);
   CHECK(bounds.delta_upper(1.0) >= exact);
   CHECK(bounds.delta_upper(1.0) - bounds.delta_lower(1.0) <= 1e-3 * exact);
@@ -116,8 +116,8 @@ TEST_CASE("adaptive: delta between grid epsilons stays bracketed (chord above, c
   for (double eps = 0.0; eps <= 3.0; eps += 0.0371) {
     const double exact = testing::brute_force_adaptive(p, differences_up_to(1), 2, eps);
     INFO("eps = " << eps);
-    CHECK(bounds.adaptive.front().delta_lower(eps) <= exact * (1.0 + 1e-12));
-    CHECK(bounds.adaptive.front().delta_upper(eps) >= exact * (1.0 - 1e-12));
+    CHECK(bounds.alternatives.adaptive.front().delta_lower(eps) <= exact * (1.0 + 1e-12));
+    CHECK(bounds.alternatives.adaptive.front().delta_upper(eps) >= exact * (1.0 - 1e-12));
   }
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("adaptive: a mirror-symmetric table gains nothing from adaptivity", "[
   const double fixed = testing::brute_force_worst_sequence(p, 1, 3, 0.5);
   CHECK(exact == Approx(fixed).epsilon(1e-12));
   const PairBounds bounds = account_any(p, 1, 3);
-  CHECK(bounds.adaptive.empty());  // one undominated candidate
+  CHECK(bounds.alternatives.adaptive.empty());  // one undominated candidate
   CHECK(bounds.delta_lower(0.5) <= exact);
   CHECK(bounds.delta_upper(0.5) >= exact);
 }
@@ -150,15 +150,15 @@ TEST_CASE("adaptive: dominated candidates are left out, undominated ones kept", 
   // al., at every eps for mirror pairs), so no release has several candidates.
   const std::vector<double> p{0.02, 0.05, 0.1, 0.15, 0.18, 0.18, 0.15, 0.1, 0.05, 0.02};
   const PairBounds symmetric = account_any(p, 3, 4);
-  CHECK(symmetric.adaptive_single.empty());
-  CHECK(symmetric.adaptive.empty());
+  CHECK(symmetric.candidates.adaptive.empty());
+  CHECK(symmetric.alternatives.adaptive.empty());
 }
 
 TEST_CASE("adaptive: the programme's curve is convex and non-increasing in e^eps, and translation-consistent",
           "[adaptive]") {
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
   const PairBounds bounds = account_any(p, 1, 3);
-  const AdaptiveCurves& c = bounds.adaptive.front();
+  const AdaptiveCurves& c = bounds.alternatives.adaptive.front();
   for (size_t j = 1; j < c.upper.size(); ++j) {
     CHECK(c.lower[j] <= c.upper[j]);
     CHECK(c.upper[j] <= c.upper[j - 1] * (1.0 + 1e-12) + 1e-300);
@@ -188,11 +188,11 @@ TEST_CASE("adaptive: the result does not depend on the number of threads (each v
   set_accountant_threads(2);
   const PairBounds two = account_any(p, 1, 40, options);
   set_accountant_threads(before);
-  REQUIRE(one.adaptive.size() == 1);
-  REQUIRE(two.adaptive.size() == 1);
-  CHECK(one.adaptive.front().largest_window > 2 * 16384);  // split into chunks when there are threads
-  CHECK(one.adaptive.front().upper == two.adaptive.front().upper);
-  CHECK(one.adaptive.front().lower == two.adaptive.front().lower);
+  REQUIRE(one.alternatives.adaptive.size() == 1);
+  REQUIRE(two.alternatives.adaptive.size() == 1);
+  CHECK(one.alternatives.adaptive.front().largest_window > 2 * 16384);  // split into chunks when there are threads
+  CHECK(one.alternatives.adaptive.front().upper == two.alternatives.adaptive.front().upper);
+  CHECK(one.alternatives.adaptive.front().lower == two.alternatives.adaptive.front().lower);
 }
 
 TEST_CASE("adaptive: the accountant's thread count is at least 1, and 0 is refused by name", "[adaptive]") {

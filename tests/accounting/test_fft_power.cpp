@@ -10,6 +10,7 @@
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/exponential_tilt.hpp"
 #include "accounting/fft_power.hpp"
+#include "accounting/refinement.hpp"
 #include "accounting/release_events.hpp"
 #include "brute_force.hpp"
 

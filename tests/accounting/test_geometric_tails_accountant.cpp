@@ -72,7 +72,7 @@ TEST_CASE(
   specification.sensitivity = 4.0;  // 4 cells: wider than the window; the discrete Laplace's loss is in {-4a .. 4a}
   specification.shifts = ShiftPolicy::kAll;
   const PairBounds bounds = account(make_pair_family(table, specification), 1, AccountantOptions{});
-  CHECK(bounds.single_release_infinity_mass_first == 0.0);
+  CHECK(bounds.single_release_infinity_mass.first == 0.0);
   // Exact delta of one release at shift k = 4: sum over outcomes i of (P(i) - e^eps P(i-4))_+, by brute force.
   const double eps = 1.0;
   long double exact = 0.0L;

@@ -9,6 +9,7 @@
 
 #include <random>
 
+#include "accounting/heterogeneous_composition.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "brute_force.hpp"
 #include "core/dominating_pair.hpp"

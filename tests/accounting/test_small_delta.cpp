@@ -104,8 +104,8 @@ TEST_CASE(
   CHECK(e.epsilon_lower <= analytic);
   CHECK(e.epsilon_upper >=
         analytic);  // 3,600 cells per sigma, cut at 8.3 sigma: the analytic value to far below these digits
-  CHECK(certificate.discretisation.tilted_tail_mass > 0.0);
-  CHECK(certificate.discretisation.tilted_tail_mass < 1e-15);
+  CHECK(certificate.discretisation.tilted.tail_mass > 0.0);
+  CHECK(certificate.discretisation.tilted.tail_mass < 1e-15);
 }
 
 TEST_CASE("issue 7 reproducer: a Gaussian table that is not exactly symmetric, n = 128, delta = 1e-6",

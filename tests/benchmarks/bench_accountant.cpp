@@ -26,6 +26,7 @@
 #include "accounting/hybrid_renyi.hpp"
 #include "accounting/mechanism_pair.hpp"
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "accounting/release_events.hpp"
 #include "accounting/sampled_release.hpp"
 #include "bench_timing.hpp"
@@ -360,7 +361,7 @@ void benchmark_mechanism_events() {
     AccountantOptions options;
     const double t_slow = best_of(1, [&] {
       const PairBounds chosen = account_events(description, options, queries);  // the loss step the default picks
-      AccountantOptions squaring = chosen.options;
+      AccountantOptions squaring = chosen.context.options;
       squaring.fft_power = false;
       PairBounds bounds = compose_bounds(
           event_release_bounds(description.events.front(), description.relation, squaring), c.steps, squaring, queries);

@@ -48,13 +48,14 @@ void compare(const std::string& name, const NoiseTable& table, int64_t n, double
   const Timing ta = time_of(0, 1, [&] { with_adaptive = account(family, n, adaptive); });
   // delta above the distinguishing events (one-sided tables have some), where eps(delta) is finite.
   const double delta =
-      1e-5 + std::max(with_envelope.composed_infinity_mass_first, with_envelope.composed_infinity_mass_second);
+      1e-5 + std::max(with_envelope.composed_infinity_mass.first, with_envelope.composed_infinity_mass.second);
   fmt::print("{}, n = {}, delta = {:.6g}:\n", name, n, delta);
   fmt::print("  envelope (yardstick):     eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s\n",
              with_envelope.epsilon_lower(delta), with_envelope.epsilon_upper(delta), te.best);
-  fmt::print("  exact adaptive programme: eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s  ({})\n",
-             with_adaptive.epsilon_lower(delta), with_adaptive.epsilon_upper(delta), ta.best,
-             with_adaptive.adaptive.empty() ? "not run" : with_adaptive.adaptive.front().describe());
+  fmt::print(
+      "  exact adaptive programme: eps(delta) in [{:.6f}, {:.6f}]   {:.2f} s  ({})\n",
+      with_adaptive.epsilon_lower(delta), with_adaptive.epsilon_upper(delta), ta.best,
+      with_adaptive.alternatives.adaptive.empty() ? "not run" : with_adaptive.alternatives.adaptive.front().describe());
 }
 
 // Part 5: shift_add at the shape of the Vuvuzela candidates against the naive loop (atom by atom over the outputs).

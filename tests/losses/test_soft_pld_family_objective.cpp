@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/dominating_pair.hpp"
 #include "gradient_check.hpp"
 #include "losses/soft_pld_family_objective.hpp"

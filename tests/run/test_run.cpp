@@ -9,6 +9,7 @@
 #include <string>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/errors.hpp"
 #include "io/table_files.hpp"
 #include "run/lp_optimum_run.hpp"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "accounting/pair_accountant.hpp"
+#include "accounting/refinement.hpp"
 #include "core/dominating_pair.hpp"
 #include "core/noise_table.hpp"
 #include "models/geometric_tail_family.hpp"
