@@ -51,12 +51,12 @@ AdaptiveOptions block_options(const AdaptiveReleases& releases, int64_t m, const
 }  // namespace
 
 PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block) {
-  if (block.blocks_composed) throw std::logic_error("profile_dominating_pld takes a plain programme result");
+  if (block.blocks.composed) throw std::logic_error("profile_dominating_pld takes a plain programme result");
   if (block.upper.empty()) throw std::logic_error("profile_dominating_pld: an empty curve");
   const double h = block.loss_step;
   const size_t points = block.upper.size();
   // Points (u, D): the grid upper values at u_j = e^{eps_j} (eps ascending, so u ascending), after (0, 1). Beyond the
-  // last grid point the curve is at most upper_beyond (= the last value), so the hull ends there with slope 0.
+  // last grid point the curve is at most beyond.upper (= the last value), so the hull ends there with slope 0.
   struct Point {
     long double u, d;
     int64_t index;  // grid epsilon index; -1 for the origin
@@ -89,7 +89,7 @@ PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block) {
   pld.bound = BoundKind::kUpper;
   pld.loss_step = h;
   pld.compositions = block.compositions;
-  pld.loss_shift = block.loss_shift_upper;
+  pld.loss_shift = block.loss_shift.upper;
   if (vertices < 2) {  // the curve is 1 at every grid point: every release may be distinguishing
     pld.first_index = 0;
     pld.masses.assign(1, 0.0);
@@ -177,40 +177,40 @@ AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int6
   PrivacyLossDistribution composed = self_compose(*hull, blocks, options);
   if (remainder_hull) composed = compose(composed, *remainder_hull, options);
   AdaptiveCurves result;
-  result.block_hull = hull;
-  result.remainder_hull = remainder_hull;
+  result.blocks.hull = hull;
+  result.blocks.remainder_hull = remainder_hull;
   result.loss_step = full.loss_step;
   result.compositions = n;
-  result.candidates_upper = full.candidates_upper;
-  result.candidates_lower = 0;
-  result.largest_window = full.largest_window;
+  result.extent.candidates_upper = full.extent.candidates_upper;
+  result.extent.candidates_lower = 0;
+  result.extent.largest_window = full.extent.largest_window;
   result.relative_allowance = full.relative_allowance;
-  result.block_size = block_size;
-  result.block_count = blocks;
-  result.block_remainder = remainder;
-  result.blocks_composed = std::make_shared<const PrivacyLossDistribution>(std::move(composed));
+  result.blocks.size = block_size;
+  result.blocks.count = blocks;
+  result.blocks.remainder = remainder;
+  result.blocks.composed = std::make_shared<const PrivacyLossDistribution>(std::move(composed));
   return result;
 }
 
 bool add_tilted_blocks(AdaptiveCurves& curve, double epsilon, const AccountantOptions& options) {
-  if (!curve.blocks_composed || !curve.block_hull || !std::isfinite(epsilon)) return false;
-  for (double done : curve.blocks_tilted_for)
+  if (!curve.blocks.composed || !curve.blocks.hull || !std::isfinite(epsilon)) return false;
+  for (double done : curve.blocks.tilted_for)
     if (std::abs(done - epsilon) <= 1e-3 * std::max(1.0, std::abs(epsilon))) return false;
   // The tilt for the whole: block_count blocks and the remainder, which the block's hull dominates (a shorter block),
   // so block_count + 1 copies of the hull stand in for the choice of lambda (any lambda >= 0 is sound).
-  const int64_t factors = curve.block_count + (curve.remainder_hull ? 1 : 0);
-  const double lambda = chernoff_tilt_for_epsilon(*curve.block_hull, factors, epsilon);
+  const int64_t factors = curve.blocks.count + (curve.blocks.remainder_hull ? 1 : 0);
+  const double lambda = chernoff_tilt_for_epsilon(*curve.blocks.hull, factors, epsilon);
   if (!(lambda > 0.0)) return false;
-  PrivacyLossDistribution hull = *curve.block_hull;
+  PrivacyLossDistribution hull = *curve.blocks.hull;
   apply_tilt(hull, lambda);
-  PrivacyLossDistribution composed = self_compose(hull, curve.block_count, options);
-  if (curve.remainder_hull) {
-    PrivacyLossDistribution remainder = *curve.remainder_hull;
+  PrivacyLossDistribution composed = self_compose(hull, curve.blocks.count, options);
+  if (curve.blocks.remainder_hull) {
+    PrivacyLossDistribution remainder = *curve.blocks.remainder_hull;
     apply_tilt(remainder, lambda);
     composed = compose(composed, remainder, options);
   }
-  curve.blocks_tilted.push_back(std::make_shared<const PrivacyLossDistribution>(std::move(composed)));
-  curve.blocks_tilted_for.push_back(epsilon);
+  curve.blocks.tilted.push_back(std::make_shared<const PrivacyLossDistribution>(std::move(composed)));
+  curve.blocks.tilted_for.push_back(epsilon);
   return true;
 }
 

@@ -35,7 +35,7 @@ namespace noiselearn {
 PrivacyLossDistribution profile_dominating_pld(const AdaptiveCurves& block);
 
 // The upper bound of `releases` (one stretch; its count is n) by blocks of block_size releases (1 <= block_size <= n).
-// Returns an AdaptiveCurves in block form (blocks_composed set, no lower values).
+// Returns an AdaptiveCurves in block form (blocks.composed set, no lower values).
 AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int64_t block_size,
                                           const AccountantOptions& options, const AdaptiveOptions& adaptive = {});
 
@@ -43,7 +43,7 @@ AdaptiveCurves adaptive_block_composition(const AdaptiveReleases& releases, int6
 // by the Chernoff-optimal lambda for delta at `epsilon` (exponential_tilt.hpp; the remainder's PLD gets the same
 // lambda, as a composition needs one tilt for its factors). In exact arithmetic the result is the same PLD; the
 // tilt only moves where the FFT's rounding error lands, so that at a large epsilon (small delta) the allowance is
-// relative to the Chernoff bound instead of absolute. Appends it to curve.blocks_tilted; returns false (nothing
+// relative to the Chernoff bound instead of absolute. Appends it to curve.blocks.tilted; returns false (nothing
 // added) when the curve is not in block form, epsilon is not finite, or epsilon is at or below the mean loss.
 bool add_tilted_blocks(AdaptiveCurves& curve, double epsilon, const AccountantOptions& options);
 

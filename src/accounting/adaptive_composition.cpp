@@ -63,7 +63,7 @@ double common_step(const std::vector<AdaptiveReleases>& releases) {
 PrivacyLossDistribution on_step(const PrivacyLossDistribution& pld, double step, BoundKind bound,
                                 const AccountantOptions& options) {
   if (pld.bound != bound) throw std::logic_error("adaptive_composition: a PLD of the wrong bound kind");
-  if (pld.tilt > 0.0) throw std::logic_error("adaptive_composition takes untilted PLDs");
+  if (pld.tilt.lambda > 0.0) throw std::logic_error("adaptive_composition takes untilted PLDs");
   const double ratio = step / pld.loss_step;
   const int64_t factor = std::llround(ratio);
   if (factor < 1 || std::abs(ratio - static_cast<double>(factor)) > 1e-9 * ratio)
@@ -126,8 +126,8 @@ std::vector<Stretch> stretches_of(const std::vector<AdaptiveReleases>& releases,
     // Every release's losses may sit up to its largest shift off the grid (PrivacyLossDistribution::loss_shift).
     s.shift_upper = shift_upper;
     s.shift_lower = shift_lower;
-    curves.loss_shift_upper += shift_upper * static_cast<double>(r.count);
-    curves.loss_shift_lower += shift_lower * static_cast<double>(r.count);
+    curves.loss_shift.upper += shift_upper * static_cast<double>(r.count);
+    curves.loss_shift.lower += shift_lower * static_cast<double>(r.count);
     for (const auto* run : {&s.upper, &s.lower})
       for (const auto& c : *run)
         for (int64_t o : c.offsets) {
@@ -137,8 +137,8 @@ std::vector<Stretch> stretches_of(const std::vector<AdaptiveReleases>& releases,
     if (low > high) low = high = 0;  // only distinguishing events
     s.lowest_offset = low;
     s.highest_offset = high;
-    curves.candidates_upper = std::max(curves.candidates_upper, s.upper.size());
-    curves.candidates_lower = std::max(curves.candidates_lower, s.lower.size());
+    curves.extent.candidates_upper = std::max(curves.extent.candidates_upper, s.upper.size());
+    curves.extent.candidates_lower = std::max(curves.extent.candidates_lower, s.lower.size());
     stretches.push_back(std::move(s));
   }
   return stretches;
@@ -318,8 +318,8 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
     c.loss_step = h;
     c.first_index = -w.top;
     c.compositions = done;
-    c.loss_shift_upper = done_shift_upper;
-    c.loss_shift_lower = done_shift_lower;
+    c.loss_shift.upper = done_shift_upper;
+    c.loss_shift.lower = done_shift_lower;
     const size_t points = w.up.values.size();
     c.upper.resize(points);
     c.lower.resize(points);
@@ -327,8 +327,8 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       c.upper[j] = w.up.values[points - 1 - j];
       c.lower[j] = std::min(w.low.values[points - 1 - j], c.upper[j]);
     }
-    c.upper_beyond = w.up.below;
-    c.lower_beyond = std::min(w.low.below, w.up.below);
+    c.beyond.upper = w.up.below;
+    c.beyond.lower = std::min(w.low.below, w.up.below);
     c.relative_allowance = compounded - 1.0;
   };
   double up_asymptote = 0.0;  // the upper run's value as l -> -inf (0 at the end: V_n(l) = 0 for l <= 0)
@@ -366,17 +366,17 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
       w.low.values.assign(next_low.begin() + first_kept, next_low.end());
       w.up.below = w.up.values.front();
       w.low.below = std::min(asymptote, w.low.values.front());
-      curves.largest_window = std::max<int64_t>(curves.largest_window, width);
+      curves.extent.largest_window = std::max<int64_t>(curves.extent.largest_window, width);
       done_shift_upper += s.shift_upper;
       done_shift_lower += s.shift_lower;
       ++done;
     }
   }
 
-  const double shift_upper = curves.loss_shift_upper, shift_lower = curves.loss_shift_lower;
+  const double shift_upper = curves.loss_shift.upper, shift_lower = curves.loss_shift.lower;
   curves_so_far(curves);
-  curves.loss_shift_upper = shift_upper;  // the same as done_shift_* up to the order of the additions
-  curves.loss_shift_lower = shift_lower;
+  curves.loss_shift.upper = shift_upper;  // the same as done_shift_* up to the order of the additions
+  curves.loss_shift.lower = shift_lower;
   return curves;
 }
 
@@ -455,7 +455,7 @@ double AdaptiveCurves::grid_delta_upper(double epsilon) const {
   const int64_t last = first_index + static_cast<int64_t>(upper.size()) - 1;
   const int64_t e = grid_floor(epsilon, loss_step);
   if (e < first_index) return 1.0;
-  if (e > last || (e == last && static_cast<double>(e) * loss_step < epsilon)) return std::min(1.0, upper_beyond);
+  if (e > last || (e == last && static_cast<double>(e) * loss_step < epsilon)) return std::min(1.0, beyond.upper);
   const size_t j = static_cast<size_t>(e - first_index);
   const double offset = epsilon - static_cast<double>(e) * loss_step;
   if (offset <= 0.0) return upper[j];
@@ -468,26 +468,26 @@ double AdaptiveCurves::grid_delta_upper(double epsilon) const {
 }
 
 double AdaptiveCurves::delta_upper(double epsilon) const {
-  if (blocks_composed) {
+  if (blocks.composed) {
     if (std::isnan(epsilon)) return 1.0;
-    double value = blocks_composed->delta_for_epsilon(epsilon);
-    for (const auto& tilted : blocks_tilted) value = std::min(value, tilted->delta_for_epsilon(epsilon));
+    double value = blocks.composed->delta_for_epsilon(epsilon);
+    for (const auto& tilted : blocks.tilted) value = std::min(value, tilted->delta_for_epsilon(epsilon));
     return value;
   }
-  return grid_delta_upper(epsilon - loss_shift_upper);
+  return grid_delta_upper(epsilon - loss_shift.upper);
 }
 
 double AdaptiveCurves::delta_lower(double epsilon) const {
   if (lower.empty() || std::isnan(epsilon)) return 0.0;
   // The true delta at a = e1 h - shift is at least lower[e1], where e1 is the first grid point with a >= eps.
-  const double on_grid = epsilon + loss_shift_lower;
+  const double on_grid = epsilon + loss_shift.lower;
   const int64_t last = first_index + static_cast<int64_t>(lower.size()) - 1;
   int64_t e1 = grid_floor(on_grid, loss_step);
   if (static_cast<double>(e1) * loss_step < on_grid) ++e1;
   if (e1 < first_index) return lower.front();
-  if (e1 > last) return lower_beyond;
+  if (e1 > last) return beyond.lower;
   const double l1 = lower[static_cast<size_t>(e1 - first_index)];
-  const double a = static_cast<double>(e1) * loss_step - loss_shift_lower;
+  const double a = static_cast<double>(e1) * loss_step - loss_shift.lower;
   if (!(a > epsilon)) return l1;
   // Convexity in e^eps beyond eps: delta(eps) >= delta(a) + (u_a - u) (delta(a) - delta(b)) / (u_b - u_a), b = a + h,
   // with delta(a) - delta(b) >= l1 - (upper bound at b).
@@ -509,9 +509,9 @@ double AdaptiveCurves::delta_lower(double epsilon) const {
 }
 
 double AdaptiveCurves::epsilon_upper(double delta) const {
-  if (blocks_composed) {
-    double value = blocks_composed->epsilon_for_delta(delta);
-    for (const auto& tilted : blocks_tilted) value = std::min(value, tilted->epsilon_for_delta(delta));
+  if (blocks.composed) {
+    double value = blocks.composed->epsilon_for_delta(delta);
+    for (const auto& tilted : blocks.tilted) value = std::min(value, tilted->epsilon_for_delta(delta));
     return value;
   }
   if (upper.empty()) return std::numeric_limits<double>::infinity();
@@ -519,13 +519,13 @@ double AdaptiveCurves::epsilon_upper(double delta) const {
   while (j < upper.size() && upper[j] > delta) ++j;
   double high, low;
   if (j == upper.size()) {
-    if (upper_beyond > delta) return std::numeric_limits<double>::infinity();
+    if (beyond.upper > delta) return std::numeric_limits<double>::infinity();
     high = std::nextafter(static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step,
                           std::numeric_limits<double>::infinity()) +
-           loss_shift_upper;
+           loss_shift.upper;
     return delta_upper(high) <= delta ? high : std::numeric_limits<double>::infinity();
   }
-  high = static_cast<double>(first_index + static_cast<int64_t>(j)) * loss_step + loss_shift_upper;
+  high = static_cast<double>(first_index + static_cast<int64_t>(j)) * loss_step + loss_shift.upper;
   if (j == 0) return high;
   low = high - loss_step;
   // delta_upper(high) <= delta < delta_upper(low): bisect, keeping high valid.
@@ -541,12 +541,12 @@ double AdaptiveCurves::epsilon_upper(double delta) const {
 
 double AdaptiveCurves::epsilon_lower(double delta) const {
   if (lower.empty()) return -std::numeric_limits<double>::infinity();
-  if (lower_beyond > delta) return std::numeric_limits<double>::infinity();
+  if (beyond.lower > delta) return std::numeric_limits<double>::infinity();
   size_t j = lower.size();
   while (j > 0 && lower[j - 1] <= delta) --j;
   if (j == 0) return -std::numeric_limits<double>::infinity();
   // delta_lower(low) >= lower[j - 1] > delta; the supremum lies below low + h.
-  double low = static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step - loss_shift_lower;
+  double low = static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step - loss_shift.lower;
   double high = low + loss_step;
   if (delta_lower(low) <= delta) return -std::numeric_limits<double>::infinity();
   for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(low)); ++i) {
@@ -561,19 +561,19 @@ double AdaptiveCurves::epsilon_lower(double delta) const {
 
 std::string AdaptiveCurves::describe() const {
   if (!description.empty()) return description;
-  if (blocks_composed)
+  if (blocks.composed)
     return fmt::format(
         "exact adaptive programme in blocks: the whole adaptive profile of a block of {} release{} (loss "
         "step {:g}, window up to {} points, up to {} candidate pair{} per release), its convex hull as a "
         "dominating pair, composed {} time{}{} (upper bound only)",
-        block_size, block_size == 1 ? "" : "s", loss_step, largest_window, candidates_upper,
-        candidates_upper == 1 ? "" : "s", block_count, block_count == 1 ? "" : "s",
-        block_remainder > 0 ? fmt::format(" with a block of {}", block_remainder) : "");
+        blocks.size, blocks.size == 1 ? "" : "s", loss_step, extent.largest_window, extent.candidates_upper,
+        extent.candidates_upper == 1 ? "" : "s", blocks.count, blocks.count == 1 ? "" : "s",
+        blocks.remainder > 0 ? fmt::format(" with a block of {}", blocks.remainder) : "");
   return fmt::format(
       "exact adaptive programme on the accumulated loss ({} release{}, up to {} candidate pair{} per "
       "release, loss step {:g}, window up to {} points)",
-      compositions, compositions == 1 ? "" : "s", candidates_upper, candidates_upper == 1 ? "" : "s", loss_step,
-      largest_window);
+      compositions, compositions == 1 ? "" : "s", extent.candidates_upper, extent.candidates_upper == 1 ? "" : "s",
+      loss_step, extent.largest_window);
 }
 
 }  // namespace noiselearn

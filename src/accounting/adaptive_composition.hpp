@@ -89,31 +89,46 @@ struct AdaptiveOptions {
   int64_t snapshot_after = 0;
 };
 
+// The exact adaptive programme run in blocks (adaptive_blocks.hpp): its upper bound is the composed dominating PLD of
+// the blocks.
+struct AdaptiveBlocks {
+  std::shared_ptr<const PrivacyLossDistribution> composed;  // set when the curve was made in blocks
+  int64_t size = 0, count = 0, remainder = 0;               // releases per block, blocks, releases in the last
+  // The blocks' dominating PLDs (a block of `size` releases, and the remainder's when remainder > 0), kept so that the
+  // composition can be redone with an exponential tilt for a target epsilon (add_tilted_blocks in adaptive_blocks.hpp);
+  // and those tilted compositions, each an upper bound of its own (the queries take the least).
+  std::shared_ptr<const PrivacyLossDistribution> hull, remainder_hull;
+  std::vector<std::shared_ptr<const PrivacyLossDistribution>> tilted;
+  std::vector<double> tilted_for;  // the target epsilon of each tilted composition
+};
+
+// How large the programme's largest step was.
+struct AdaptiveProgrammeExtent {
+  size_t candidates_upper = 0, candidates_lower = 0;  // largest number of candidate pairs in one release
+  int64_t largest_window = 0;                         // grid points of l in the largest window
+};
+
+// One number for each side of a bracket.
+struct UpperAndLower {
+  double upper = 0.0, lower = 0.0;
+};
+
 // delta(eps) after the releases, as upper and lower values at the grid epsilons eps_j = (first_index + j) h.
 struct AdaptiveCurves {
   double loss_step = 0.0;
   int64_t first_index = 0;
   std::vector<double> upper, lower;
   // Above the last grid epsilon: upper (the window's floor) and lower (the distinguishing-event asymptote).
-  double upper_beyond = 1.0, lower_beyond = 0.0;
+  UpperAndLower beyond{1.0, 0.0};
   int64_t compositions = 0;
-  size_t candidates_upper = 0, candidates_lower = 0;  // largest number of candidate pairs in one release
-  int64_t largest_window = 0;                         // grid points of l in the largest window
-  double relative_allowance = 0.0;                    // compounded floating-point factor (already applied)
+  AdaptiveProgrammeExtent extent;
+  double relative_allowance = 0.0;  // compounded floating-point factor (already applied)
   // Total loss shift of the candidates' snapped losses (PrivacyLossDistribution::loss_shift), applied by the
-  // queries: the grid values are delta at eps_j + loss_shift_upper (upper), eps_j - loss_shift_lower (lower).
-  double loss_shift_upper = 0.0, loss_shift_lower = 0.0;
-
-  // Set when the curve was made in blocks (adaptive_blocks.hpp): the upper bound is this composed dominating PLD
-  // (upper, lower and the grid above are then empty: a block bound has no lower side).
-  std::shared_ptr<const PrivacyLossDistribution> blocks_composed;
-  int64_t block_size = 0, block_count = 0, block_remainder = 0;
-  // The blocks' dominating PLDs (a block of block_size releases, and the remainder's when block_remainder > 0), kept
-  // so that the composition can be redone with an exponential tilt for a target epsilon (add_tilted_blocks in
-  // adaptive_blocks.hpp); and those tilted compositions, each an upper bound of its own (the queries take the least).
-  std::shared_ptr<const PrivacyLossDistribution> block_hull, remainder_hull;
-  std::vector<std::shared_ptr<const PrivacyLossDistribution>> blocks_tilted;
-  std::vector<double> blocks_tilted_for;  // the target epsilon of each tilted composition
+  // queries: the grid values are delta at eps_j + loss_shift.upper (upper), eps_j - loss_shift.lower (lower).
+  UpperAndLower loss_shift;
+  // Set when the curve was made in blocks: the upper bound is then blocks.composed (upper, lower and the grid above
+  // are empty: a block bound has no lower side).
+  AdaptiveBlocks blocks;
   // When set, what describe() says (a heterogeneous composition's parts, pair_accountant.cpp).
   std::string description;
   // The curves of the last AdaptiveOptions::snapshot_after releases, when asked for.

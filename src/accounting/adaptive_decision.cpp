@@ -198,7 +198,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
     }
     // One run covers both directions when the part's candidates hold every pair in both (the `any` relation).
     for (size_t r = 0; r < factors.size(); ++r)
-      factors[r].emplace_back(*curves[std::min(r, curves.size() - 1)].blocks_composed, 1);
+      factors[r].emplace_back(*curves[std::min(r, curves.size() - 1)].blocks.composed, 1);
     how.push_back(block == n ? fmt::format("part {}: the whole programme of {} release{}", i + 1, n, n == 1 ? "" : "s")
                              : fmt::format("part {}: blocks of {} releases", i + 1, block));
   }
@@ -207,7 +207,7 @@ void heterogeneous_adaptive_upper(PairBounds& result, const std::vector<std::pai
     AdaptiveCurves curve;
     curve.loss_step = factors[r].front().first.loss_step;
     curve.compositions = result.compositions;
-    curve.blocks_composed = std::make_shared<const PrivacyLossDistribution>(compose_heterogeneous(factors[r], options));
+    curve.blocks.composed = std::make_shared<const PrivacyLossDistribution>(compose_heterogeneous(factors[r], options));
     curve.description = fmt::format(
         "exact adaptive programme per part ({}), each part's adaptive profile hull as a "
         "dominating pair, the parts composed (in any order of the releases; upper bound only)",

@@ -42,7 +42,7 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
   if (second.loss_step < first.loss_step * (1.0 - 1e-12))
     return compose(first, coarsen(second, step_ratio(first.loss_step, second.loss_step), options), options);
 
-  if (first.tilt != second.tilt) throw std::logic_error("cannot compose PLDs with different tilts");
+  if (first.tilt.lambda != second.tilt.lambda) throw std::logic_error("cannot compose PLDs with different tilts");
   PrivacyLossDistribution result;
   result.bound = first.bound;
   result.loss_step = first.loss_step;
@@ -51,12 +51,12 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
   result.loss_shift = first.loss_shift + second.loss_shift;
   // Weights w(l) = e^{lambda (l - r)} on each factor's grid (exponential_tilt.hpp); the product's reference is
   // the sum of the references.
-  const double lambda = first.tilt;
+  const double lambda = first.tilt.lambda;
   TiltWeights weights;
   if (lambda > 0.0) {
     weights.rate = lambda * first.loss_step;
-    weights.x_offset = lambda * (static_cast<double>(first.first_index) * first.loss_step - first.tilt_reference);
-    weights.y_offset = lambda * (static_cast<double>(second.first_index) * second.loss_step - second.tilt_reference);
+    weights.x_offset = lambda * (static_cast<double>(first.first_index) * first.loss_step - first.tilt.reference);
+    weights.y_offset = lambda * (static_cast<double>(second.first_index) * second.loss_step - second.tilt.reference);
   }
   const Convolution product = &first == &second ? convolve(first.masses, first.masses, weights)
                                                 : convolve(first.masses, second.masses, weights);
@@ -83,15 +83,15 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
     // The same propagation in the tilted norm (the weights of a product are the products of the weights, so
     // ||e_x * y||_w <= ||e_x||_w M_y with M the tilted mass), and the infinity mass's own error: omega =
     // omega_1 T_2 + F_1 omega_2 with every factor known to within its allowances.
-    result.tilt = lambda;
-    result.tilt_reference = first.tilt_reference + second.tilt_reference;
+    result.tilt.lambda = lambda;
+    result.tilt.reference = first.tilt.reference + second.tilt.reference;
     const double tilted_1 = tilted_mass(first), tilted_2 = tilted_mass(second);
-    result.tilted_error = (first.tilted_error * tilted_2 + second.tilted_error * (tilted_1 + first.tilted_error)) *
-                              (1.0 + product.relative_error) +
-                          product.tilted_error_bound;
+    result.tilt.error = (first.tilt.error * tilted_2 + second.tilt.error * (tilted_1 + first.tilt.error)) *
+                            (1.0 + product.relative_error) +
+                        product.tilted_error_bound;
     const double e1 = first.numerical_error, e2 = second.numerical_error;
-    const double w1 = first.infinity_error, w2 = second.infinity_error;
-    result.infinity_error =
+    const double w1 = first.tilt.infinity_error, w2 = second.tilt.infinity_error;
+    result.tilt.infinity_error =
         (w1 * total_2 + (first.infinity_mass + w1) * (e2 + w2) + e1 * second.infinity_mass + (finite_1 + e1) * w2) *
         (1.0 + 8.0 * std::numeric_limits<double>::epsilon());
   }

@@ -79,20 +79,20 @@ class LogMoment {
 double log_moment(const PrivacyLossDistribution& pld, double lambda) { return LogMoment(pld)(lambda); }
 
 double tilted_mass(const PrivacyLossDistribution& pld) {
-  if (!(pld.tilt > 0.0)) return pld.finite_mass();
-  return std::exp(log_moment(pld, pld.tilt) - pld.tilt * pld.tilt_reference);
+  if (!(pld.tilt.lambda > 0.0)) return pld.finite_mass();
+  return std::exp(log_moment(pld, pld.tilt.lambda) - pld.tilt.lambda * pld.tilt.reference);
 }
 
 void apply_tilt(PrivacyLossDistribution& single, double lambda) {
-  single.tilt = lambda;
+  single.tilt.lambda = lambda;
   if (!(lambda > 0.0)) return;
   const double k = log_moment(single, lambda);
-  single.tilt_reference = std::isfinite(k) ? k / lambda : 0.0;
+  single.tilt.reference = std::isfinite(k) ? k / lambda : 0.0;
   double largest_weight = 0.0;
   if (!single.masses.empty())
-    largest_weight = std::exp(lambda * (single.loss(single.masses.size() - 1) - single.tilt_reference));
-  single.tilted_error = single.numerical_error * std::max(largest_weight, 0.0);
-  single.infinity_error = single.numerical_error;
+    largest_weight = std::exp(lambda * (single.loss(single.masses.size() - 1) - single.tilt.reference));
+  single.tilt.error = single.numerical_error * std::max(largest_weight, 0.0);
+  single.tilt.infinity_error = single.numerical_error;
 }
 
 double chernoff_tilt_for_epsilon(const PrivacyLossDistribution& single, int64_t n, double epsilon) {

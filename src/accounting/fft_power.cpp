@@ -90,14 +90,14 @@ std::complex<double> power(std::complex<double> z, int64_t n) {
 std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLossDistribution& single, int64_t n,
                                                                  const AccountantOptions& options) {
   if (n < 2 || single.masses.empty()) return std::nullopt;
-  const double lambda = single.tilt > 0.0 ? single.tilt : 0.0;
+  const double lambda = single.tilt.lambda > 0.0 ? single.tilt.lambda : 0.0;
   const double h = single.loss_step, dn = static_cast<double>(n);
   const size_t m = single.masses.size();
   // x: the masses, tilted when the PLD is (weights e^{lambda (l_i - r)}).
   std::vector<double> x(single.masses);
   if (lambda > 0.0) {
     std::vector<double> w(m);
-    for (size_t i = 0; i < m; ++i) w[i] = lambda * (single.loss(i) - single.tilt_reference);
+    for (size_t i = 0; i < m; ++i) w[i] = lambda * (single.loss(i) - single.tilt.reference);
     exp_in_place(w);
     for (size_t i = 0; i < m; ++i) x[i] *= w[i];
   }
@@ -155,7 +155,7 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
     const double value = std::max(0.0, z[static_cast<size_t>((v + j) % size)]);
     result.masses[static_cast<size_t>(j)] = value;
   }
-  const double reference = dn * single.tilt_reference;
+  const double reference = dn * single.tilt.reference;
   if (lambda > 0.0) {
     std::vector<double> w(static_cast<size_t>(width));
     for (int64_t j = 0; j < width; ++j)
@@ -182,21 +182,21 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   result.infinity_mass = single.infinity_mass > 0.0 ? std::exp(dn * std::log(total)) *
                                                           -std::expm1(dn * std::log1p(-single.infinity_mass / total))
                                                     : 0.0;
-  const double input_error = lambda > 0.0 ? single.tilted_error : single.numerical_error;
+  const double input_error = lambda > 0.0 ? single.tilt.error : single.numerical_error;
   const double in_x_units = window_error + alias + composed_absolute(s + input_error, input_error);
   if (lambda > 0.0) {
-    result.tilt = lambda;
-    result.tilt_reference = reference;
-    result.tilted_error = in_x_units + zeroed;
+    result.tilt.lambda = lambda;
+    result.tilt.reference = reference;
+    result.tilt.error = in_x_units + zeroed;
     // Plain: the window's tilted error untilted (Cauchy-Schwarz with the weights), infinite where they overflow.
     double largest_weight = 0.0;
     for (int64_t j = 0; j < width; ++j)
       largest_weight = std::max(largest_weight, -lambda * (result.loss(static_cast<size_t>(j)) - reference));
-    result.numerical_error = largest_weight > 700.0 ? INFINITY : result.tilted_error * std::exp(largest_weight);
-    const double d = single.numerical_error + single.relative_error * finite + single.infinity_error;
-    result.infinity_error = dn * std::exp((dn - 1.0) * std::log(total + d)) *
-                            (2.0 * (single.numerical_error + single.relative_error * finite) + single.infinity_error) *
-                            (1.0 + 1e-12);
+    result.numerical_error = largest_weight > 700.0 ? INFINITY : result.tilt.error * std::exp(largest_weight);
+    const double d = single.numerical_error + single.relative_error * finite + single.tilt.infinity_error;
+    result.tilt.infinity_error =
+        dn * std::exp((dn - 1.0) * std::log(total + d)) *
+        (2.0 * (single.numerical_error + single.relative_error * finite) + single.tilt.infinity_error) * (1.0 + 1e-12);
   } else {
     result.numerical_error = in_x_units;
   }

@@ -370,10 +370,10 @@ PrivacyLossDistribution coarsen(const PrivacyLossDistribution& pld, int64_t fact
   // e^{lambda raise} at most (no mass moves up by more than `raise`).
   result.numerical_error = pld.numerical_error;
   result.relative_error = pld.relative_error;
-  result.tilt = pld.tilt;
-  result.tilt_reference = pld.tilt_reference;
-  result.tilted_error = pld.tilt > 0.0 ? pld.tilted_error * std::exp(pld.tilt * raise) : 0.0;
-  result.infinity_error = pld.infinity_error;
+  result.tilt.lambda = pld.tilt.lambda;
+  result.tilt.reference = pld.tilt.reference;
+  result.tilt.error = pld.tilt.lambda > 0.0 ? pld.tilt.error * std::exp(pld.tilt.lambda * raise) : 0.0;
+  result.tilt.infinity_error = pld.tilt.infinity_error;
   result.truncated_mass = pld.truncated_mass;
   result.loss_shift = pld.loss_shift;
   result.compositions = pld.compositions;
@@ -389,29 +389,30 @@ void truncate_tails(PrivacyLossDistribution& pld, double tail_mass) {
   // A tilted PLD keeps its top tail below r + 30 / lambda: the tail's error, moved into the infinity mass, would
   // count in full at every eps, while left in place it counts with its tilted weight, which is below e^{-30}
   // only from there on (early in a composition the weight at the top is still about 1).
-  const bool tilted = pld.tilt > 0.0 && pld.bound == BoundKind::kUpper;
-  auto may_cut = [&](size_t index) { return !tilted || pld.tilt * (pld.loss(index) - pld.tilt_reference) >= 30.0; };
+  const bool tilted = pld.tilt.lambda > 0.0 && pld.bound == BoundKind::kUpper;
+  auto may_cut = [&](size_t index) {
+    return !tilted || pld.tilt.lambda * (pld.loss(index) - pld.tilt.reference) >= 30.0;
+  };
   while (high - 1 > low && high_tail + m[high - 1] <= tail_mass && may_cut(high - 1)) high_tail += m[--high];
   if (low == 0 && high == m.size()) return;
   // Sums of non-negative terms, rounded in the bound's direction. Errors of the moved entries move with them: in
   // the tilted norm the raised bottom tail's error (at most numerical_error) is weighted by the weight of its new
   // place at most, and the top tail's error enters the infinity mass, bounded in the tilted norm by
-  // tilted_error e^{-lambda (l_cut - r)}.
+  // tilt.error e^{-lambda (l_cut - r)}.
   const double kappa_low = (static_cast<double>(low) + 4.0) * std::numeric_limits<double>::epsilon();
   const double kappa_high = (static_cast<double>(m.size() - high) + 4.0) * std::numeric_limits<double>::epsilon();
-  const double lambda = pld.tilt;
+  const double lambda = pld.tilt.lambda;
   if (pld.bound == BoundKind::kUpper) {
     if (low > 0) {
       m[low] = (m[low] + low_tail * (1.0 + kappa_low)) * (1.0 + kUnitRoundoff);
-      if (lambda > 0.0)
-        pld.tilted_error += pld.numerical_error * std::exp(lambda * (pld.loss(low) - pld.tilt_reference));
+      if (lambda > 0.0) pld.tilt.error += pld.numerical_error * std::exp(lambda * (pld.loss(low) - pld.tilt.reference));
     }
     if (high < m.size()) {
       pld.infinity_mass = (pld.infinity_mass + high_tail * (1.0 + kappa_high)) * (1.0 + kUnitRoundoff);
       pld.truncated_mass += high_tail;
       if (lambda > 0.0)
-        pld.infinity_error +=
-            std::min(pld.numerical_error, pld.tilted_error * std::exp(-lambda * (pld.loss(high) - pld.tilt_reference)));
+        pld.tilt.infinity_error +=
+            std::min(pld.numerical_error, pld.tilt.error * std::exp(-lambda * (pld.loss(high) - pld.tilt.reference)));
     }
   } else {
     if (high < m.size()) m[high - 1] = (m[high - 1] + high_tail * (1.0 - kappa_high)) * (1.0 - kUnitRoundoff);

@@ -190,7 +190,7 @@ bool PairBounds::adaptive_upper_wins_at_delta(double delta) const {
 }
 
 bool PairBounds::whole_adaptive_programme() const {
-  return !alternatives.adaptive.empty() && !alternatives.adaptive.front().blocks_composed;
+  return !alternatives.adaptive.empty() && !alternatives.adaptive.front().blocks.composed;
 }
 
 bool PairBounds::two_outcome_lower_wins_at_epsilon(double epsilon) const {

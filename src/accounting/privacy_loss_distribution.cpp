@@ -49,8 +49,8 @@ double clamp_probability(double value, BoundKind bound) {
 }  // namespace
 
 double PrivacyLossDistribution::absolute_allowance(double epsilon) const {
-  if (!(tilt > 0.0)) return numerical_error;
-  const double tilted = infinity_error + tilted_error * std::exp(-tilt * (epsilon - tilt_reference));
+  if (!(tilt.lambda > 0.0)) return numerical_error;
+  const double tilted = tilt.infinity_error + tilt.error * std::exp(-tilt.lambda * (epsilon - tilt.reference));
   return std::isnan(tilted) ? numerical_error : std::min(numerical_error, tilted);
 }
 
@@ -275,12 +275,13 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
   // The largest allowance (numerical_error) gives a valid answer in both directions: a larger eps for an upper
   // bound, a smaller one for a lower bound.
   const double conservative = invert_with_constant_allowance(*this, delta, sign * numerical_error);
-  if (!(tilt > 0.0) || std::isnan(conservative)) return conservative;
+  if (!(tilt.lambda > 0.0) || std::isnan(conservative)) return conservative;
   if (bound == BoundKind::kUpper) {
     // The upper curve U(eps) (allowance falling with eps) is non-increasing. No answer lies below the inversion
     // with the smallest allowance any eps can have (infinity_error + 0, or numerical_error); from there, expand
     // until U(high) <= delta, then bisect. high is always a point where U <= delta was checked.
-    const double low_limit = invert_with_constant_allowance(*this, delta, std::min(numerical_error, infinity_error));
+    const double low_limit =
+        invert_with_constant_allowance(*this, delta, std::min(numerical_error, tilt.infinity_error));
     if (!std::isfinite(low_limit) || std::isnan(low_limit)) return conservative;
     const DeltaComparison above(*this);
     double low = low_limit, high = conservative;
@@ -317,7 +318,7 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
   // the inversion with the smallest allowance any eps can have.
   if (!(numerical_error < delta)) {
     const DeltaComparison above(*this);
-    double high = invert_with_constant_allowance(*this, delta, -std::min(numerical_error, infinity_error));
+    double high = invert_with_constant_allowance(*this, delta, -std::min(numerical_error, tilt.infinity_error));
     // L > delta holds just below `high` where the allowance is small: step down from it until it does, then bisect.
     double low = -std::numeric_limits<double>::infinity();
     if (std::isfinite(high)) {

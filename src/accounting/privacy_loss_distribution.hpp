@@ -25,6 +25,20 @@ namespace noiselearn {
 enum class BoundKind { kUpper, kLower };
 std::string to_string(BoundKind bound);
 
+// Exponential tilting (composition.hpp): with tilt lambda > 0 and reference loss r, the error vector e of a PLD's
+// masses is also bounded in the tilted norm, sum_i |e_i| e^{lambda (l_i - r)} <= error, and the error of the infinity
+// mass separately by infinity_error. For delta(eps) only losses above eps count, where e^{lambda (l - r)} >=
+// e^{lambda (eps - r)}, so the absolute allowance is
+//   min(numerical_error, infinity_error + error e^{-lambda (eps - r)}):
+// the FFT's absolute error, relative to the tilted distribution, becomes relative to the tail that delta depends on
+// (e^{lambda (r - eps)} is the Chernoff bound on P[L >= eps]). lambda = 0: no tilted norm.
+struct TiltedNorm {
+  double lambda = 0.0;
+  double reference = 0.0;
+  double error = 0.0;
+  double infinity_error = 0.0;
+};
+
 struct PrivacyLossDistribution {
   BoundKind bound = BoundKind::kUpper;
   double loss_step = 1e-4;     // grid spacing of the privacy loss
@@ -38,17 +52,7 @@ struct PrivacyLossDistribution {
   // composition: relative errors multiply); the FFT errs absolutely (bounded in l1).
   double numerical_error = 0.0;
   double relative_error = 0.0;
-  // Exponential tilting (composition.hpp): with tilt lambda > 0 and reference loss r, the same error vector e is
-  // also bounded in the tilted norm, sum_i |e_i| e^{lambda (l_i - r)} <= tilted_error, and the error of the
-  // infinity mass separately by infinity_error. For delta(eps) only losses above eps count, where
-  // e^{lambda (l - r)} >= e^{lambda (eps - r)}, so the absolute allowance is
-  //   min(numerical_error, infinity_error + tilted_error e^{-lambda (eps - r)}):
-  // the FFT's absolute error, relative to the tilted distribution, becomes relative to the tail that delta
-  // depends on (e^{lambda (r - eps)} is the Chernoff bound on P[L >= eps]). tilt = 0: no tilted norm.
-  double tilt = 0.0;
-  double tilt_reference = 0.0;
-  double tilted_error = 0.0;
-  double infinity_error = 0.0;
+  TiltedNorm tilt;
   double truncated_mass = 0.0;  // tail mass moved to +inf (upper bound) or dropped (lower bound)
   // Losses that were within a hair of a grid point were put on it (loss_discretisation.cpp), some of them a little
   // in the loosening direction (down for an upper bound, up for a lower one), each by at most this much (nats) per

@@ -31,7 +31,7 @@ DirectionalPLDs tilted_in_common_for(const DirectionalPLDs& single, int64_t n, d
 }
 
 bool is_tilted(const DirectionalPLDs& d) {
-  return d.first_to_second.tilt > 0.0 || (d.second_to_first && d.second_to_first->tilt > 0.0);
+  return d.first_to_second.tilt.lambda > 0.0 || (d.second_to_first && d.second_to_first->tilt.lambda > 0.0);
 }
 
 // The bodies of the accountant's refinements, on the bounds being made (refined_for_epsilon and its kin return them).

@@ -64,7 +64,7 @@ TEST_CASE("blocks: the hull PLD of a convex profile reproduces it and is a valid
     // is at least each value, and equal to it up to rounding.
     for (size_t j = 0; j < curve.upper.size(); j += 97) {
       const double eps =
-          static_cast<double>(curve.first_index + static_cast<int64_t>(j)) * curve.loss_step + curve.loss_shift_upper;
+          static_cast<double>(curve.first_index + static_cast<int64_t>(j)) * curve.loss_step + curve.loss_shift.upper;
       const double value = curve.upper[j];
       const double from_hull = hull.delta_for_epsilon(eps);
       INFO("trial " << trial << " eps " << eps << " value " << value << " hull " << from_hull);
@@ -93,9 +93,9 @@ TEST_CASE("blocks: the block bound holds the exact adaptive worst case (brute fo
       const PairBounds envelope = account(make_pair_family(table, PairSpecification{}), n, envelope_options);
       for (int64_t m = 1; m <= n; ++m) {
         const AdaptiveCurves blocks = adaptive_block_composition(releases, m, options);
-        CHECK(blocks.block_size == m);
-        CHECK(blocks.block_count == n / m);
-        CHECK(blocks.block_remainder == n % m);
+        CHECK(blocks.blocks.size == m);
+        CHECK(blocks.blocks.count == n / m);
+        CHECK(blocks.blocks.remainder == n % m);
         CHECK(blocks.lower.empty());
         for (double eps : {0.0, 0.3, 1.0}) {
           const double exact = testing::brute_force_adaptive(p, differences, n, eps);
@@ -148,8 +148,8 @@ TEST_CASE("blocks: the snapshot after r releases is the programme of r releases 
       CHECK(!snapshot.snapshot);
       releases.count = r;
       const AdaptiveCurves alone = adaptive_composition({releases}, options);
-      CHECK(snapshot.loss_shift_upper == Approx(alone.loss_shift_upper).epsilon(1e-12).margin(1e-300));
-      CHECK(snapshot.loss_shift_lower == Approx(alone.loss_shift_lower).epsilon(1e-12).margin(1e-300));
+      CHECK(snapshot.loss_shift.upper == Approx(alone.loss_shift.upper).epsilon(1e-12).margin(1e-300));
+      CHECK(snapshot.loss_shift.lower == Approx(alone.loss_shift.lower).epsilon(1e-12).margin(1e-300));
       for (size_t j = 0; j < alone.upper.size(); j += 7) {
         const double eps = static_cast<double>(alone.first_index + static_cast<int64_t>(j)) * alone.loss_step;
         INFO("trial " << trial << " r " << r << " eps " << eps);
@@ -211,7 +211,7 @@ TEST_CASE("blocks: under auto, the whole programme within adaptive_budget, else 
   // Within the whole budget: the whole programme (both bounds), whatever the block budget.
   const PairBounds whole = run_with(whole_cost * 1.01, 1.0);
   REQUIRE(whole.alternatives.adaptive.size() == 1);
-  CHECK(whole.alternatives.adaptive.front().block_size == 0);
+  CHECK(whole.alternatives.adaptive.front().blocks.size == 0);
   CHECK(!whole.alternatives.adaptive.front().lower.empty());
   // Over it: blocks as long as the block budget allows, not the whole budget.
   for (double share : {0.02, 0.1}) {
@@ -222,7 +222,7 @@ TEST_CASE("blocks: under auto, the whole programme within adaptive_budget, else 
     INFO("share " << share << " expected block " << expected);
     REQUIRE(expected >= 2);
     REQUIRE(expected < n);
-    CHECK(blocks.alternatives.adaptive.front().block_size == expected);
+    CHECK(blocks.alternatives.adaptive.front().blocks.size == expected);
     CHECK(blocks.alternatives.several_pairs_note.find("block budget") != std::string::npos);
     // The block bound lies between the whole programme's bounds (upper only) and below the envelope's.
     for (double eps : {0.5, 2.0, 4.0}) {
@@ -303,26 +303,26 @@ TEST_CASE(
   options.loss_step = 1e-3;
   const AdaptiveReleases releases = candidates_of(p, 43, options);
   AdaptiveCurves blocks = adaptive_block_composition(releases, 8, options);
-  REQUIRE(blocks.block_count == 5);
-  REQUIRE(blocks.block_remainder == 3);
+  REQUIRE(blocks.blocks.count == 5);
+  REQUIRE(blocks.blocks.remainder == 3);
   const AdaptiveCurves whole = adaptive_composition({releases}, options);
   const double far = whole.epsilon_lower(1e-14);  // the exact adaptive delta there is above 1e-14
   REQUIRE(std::isfinite(far));
   const double untilted_far = blocks.delta_upper(far);
   REQUIRE(add_tilted_blocks(blocks, far, options));
   CHECK_FALSE(add_tilted_blocks(blocks, far, options));  // the same target is not composed twice
-  REQUIRE(blocks.blocks_tilted.size() == 1);
-  const PrivacyLossDistribution& tilted = *blocks.blocks_tilted.front();
+  REQUIRE(blocks.blocks.tilted.size() == 1);
+  const PrivacyLossDistribution& tilted = *blocks.blocks.tilted.front();
   const double tilted_far = tilted.delta_for_epsilon(far);
   INFO("eps " << far << ": untilted " << untilted_far << ", tilted " << tilted_far << ", whole programme ["
               << whole.delta_lower(far) << ", " << whole.delta_upper(far) << "]");
   CHECK(tilted_far >= whole.delta_lower(far));
   CHECK(tilted_far <= 0.5 * untilted_far);  // the allowance dominated the untilted bound
   CHECK(blocks.delta_upper(far) == std::min(untilted_far, tilted_far));
-  CHECK(blocks.epsilon_upper(1e-14) <= blocks.blocks_composed->epsilon_for_delta(1e-14));
+  CHECK(blocks.epsilon_upper(1e-14) <= blocks.blocks.composed->epsilon_for_delta(1e-14));
   CHECK(blocks.epsilon_upper(1e-14) >= whole.epsilon_lower(1e-14));
   // Where delta is large both compositions are the same PLD up to rounding.
   const double near = whole.epsilon_upper(1e-3);
-  CHECK(tilted.delta_for_epsilon(near) == Approx(blocks.blocks_composed->delta_for_epsilon(near)).epsilon(1e-9));
+  CHECK(tilted.delta_for_epsilon(near) == Approx(blocks.blocks.composed->delta_for_epsilon(near)).epsilon(1e-9));
   CHECK(tilted.delta_for_epsilon(near) >= whole.delta_lower(near));
 }

@@ -190,7 +190,8 @@ TEST_CASE("adaptive: the result does not depend on the number of threads (each v
   set_accountant_threads(before);
   REQUIRE(one.alternatives.adaptive.size() == 1);
   REQUIRE(two.alternatives.adaptive.size() == 1);
-  CHECK(one.alternatives.adaptive.front().largest_window > 2 * 16384);  // split into chunks when there are threads
+  CHECK(one.alternatives.adaptive.front().extent.largest_window >
+        2 * 16384);  // split into chunks when there are threads
   CHECK(one.alternatives.adaptive.front().upper == two.alternatives.adaptive.front().upper);
   CHECK(one.alternatives.adaptive.front().lower == two.alternatives.adaptive.front().lower);
 }

@@ -107,10 +107,10 @@ TEST_CASE("eps(delta) of a tilted PLD is the bisection's smallest verified eps, 
         total += (pld.masses[i] = std::exp(-l * l) * (0.5 + u(rng)));  // smooth, positive, noisy
       }
       for (double& m : pld.masses) m /= total;
-      pld.tilt = 2.0;
-      pld.tilt_reference = 1.5;
-      pld.tilted_error = 1e-13;
-      pld.infinity_error = 1e-15;
+      pld.tilt.lambda = 2.0;
+      pld.tilt.reference = 1.5;
+      pld.tilt.error = 1e-13;
+      pld.tilt.infinity_error = 1e-15;
       pld.numerical_error =
           bound == BoundKind::kUpper ? 1e-9 : 1e-3;  // the lower bound's bisection needs error >= delta
       for (double delta : {1e-2, 1e-4, 1e-6, 1e-8}) {
