@@ -26,9 +26,8 @@ torch::Tensor planned_irfft(const torch::Tensor& spectrum, int64_t size);
 // operations.
 torch::Tensor spectral_product(const torch::Tensor& x, const torch::Tensor& y, bool conjugate_y = false);
 
-// While one lives, this thread's planned_rfft and planned_irfft use torch::fft for every tensor: the previous
-// version's transforms, for the benchmarks' yardstick and for tests that measure how far two correct FFTs' roundings
-// move a result.
+// While one lives, this thread's planned_rfft and planned_irfft use torch::fft for every tensor: the yardstick of the
+// benchmarks and of the tests that measure how far two correct FFTs' roundings move a result.
 class TorchFftOnly {
  public:
   TorchFftOnly();

@@ -12,8 +12,8 @@
 //
 // Biased upwards: every loss is rounded up to a bucket edge, about n ln f / 2 nats after n releases, so delta
 // grows by about exp(n ln f / 2 |d ln delta / d eps|) - 1 (experiments/errata.md, E-Sommer-3, quotes about +10%
-// at n = 16 and +25% at n = 128 with 2h = 1000; for the benchmark Gaussian, sigma = 30, s = 1, eps = 0.3, we
-// measure +23% and +78% with the automatic factor, see log_factor). The surrogate gradients
+// at n = 16 and +25% at n = 128 with 2h = 1000; the bias of the automatic factor, see log_factor, is in
+// tests/benchmarks/README.md, "PrivacyBuckets' bucket factor"). The surrogate gradients
 // (privacy_buckets_surrogates.hpp) are heuristics. A training surrogate only; the certified accountant gives
 // the guarantee.
 //
@@ -69,11 +69,11 @@ class PrivacyBucketsLoss : public PrivacyLoss {
   //   - beyond h ln f each composition confines the loss (above: to infinity, counted with weight 1 instead of
   //     1 - e^{eps - L}; below: rounded up to -h ln f); reaching 2 standard deviations past eps (or past the
   //     mean when the mean is above eps) leaves little mass to that, and it is still counted pessimistically;
-  //   - measured against the certified accountant (Gaussian, Laplace, truncated Gaussian pairs, n in
-  //     {1, 16, 128}, eps in {0.3, 1, 2}, 2h = 1000) this gave the smallest bias in most cases, e.g. +23% and
-  //     +78% for the Gaussian of the benchmark at eps = 0.3, n = 16 and 128, against +49% and +112% for
-  //     h ln f = max(4 eps, |n mu| + 4 sqrt(n) sigma) and +96% and +155% for the authors' code (which squares
-  //     f = 1.000001 until eps lies within the first h/4 buckets, i.e. h ln f in [4 eps, 8 eps)).
+  //   - against the certified accountant (Gaussian, Laplace, truncated Gaussian pairs, n in {1, 16, 128}, eps in
+  //     {0.3, 1, 2}, 2h = 1000) it has the smallest bias in most cases, below h ln f = max(4 eps, |n mu| +
+  //     4 sqrt(n) sigma) and the authors' code (which squares f = 1.000001 until eps lies within the first h/4
+  //     buckets, i.e. h ln f in [4 eps, 8 eps)); the figures are in tests/benchmarks/README.md, "PrivacyBuckets'
+  //     bucket factor".
   // When the range vanishes (eps = 0 and identical distributions) every loss is 0 and h ln f = 1.
   // The automatic factor follows the pair, so it changes slowly during training.
   double log_factor(const LogPair& pair) const;

@@ -51,7 +51,7 @@ torch::Tensor suffix_log_sums(const torch::Tensor& log_weights, const torch::Ten
 
 // For each grid point i, the number of sorted centres with F_j + reach < x_i (saturated: offset = reach) or
 // with F_j - reach <= x_i (not in the tail: offset = -reach). Each centre is located on the uniform grid
-// arithmetically (O(K); a binary search per centre costs 10x more here) and the counts are cumulative sums
+// arithmetically (O(K), no binary search per centre) and the counts are cumulative sums
 // of a histogram. A centre within rounding of a boundary may be counted on either side; it then has
 // |C (x_i - F_j)| = T (1 ± 1e-13), where either treatment is exact to e^{-T}. Rounding is monotone, so the
 // located positions are monotone in j (the runs are a prefix, a middle and a suffix of the sorted centres),

@@ -17,7 +17,7 @@
 namespace noiselearn {
 
 // The reference: the (H × K) matrix of log B_j² + log σ(C (x_i − F_j)), reduced by a log-sum-exp with log A².
-// O(H K) time and memory (forward and backward at H = 30,001, K = 10,000: about 13 s on 2 cores, ~10 GB).
+// O(H K) time and memory (at H = 30,001, K = 10,000 one H × K matrix of doubles is 2.4 GB).
 torch::Tensor sigmoid_stack_log_profile_direct(const Grid& half, const torch::Tensor& A, const torch::Tensor& B,
                                                const torch::Tensor& F, double slope);
 
