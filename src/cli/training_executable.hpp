@@ -1,8 +1,8 @@
 #pragma once
 // `noiselearn` and `noiselearn-train` are built from the same sources. `noiselearn` links no LibTorch, so every
-// command but `train` starts in milliseconds (loading LibTorch takes 0.5-0.7 s a process); its `train` replaces
-// itself (execv: same process id, same exit code, same output streams) by `noiselearn-train`, found next to it,
-// with the same arguments. `noiselearn-train` links the learners and runs every command itself.
+// command but `train` starts without loading LibTorch's libraries (src/README.md, "Building fast"); its `train`
+// replaces itself (execv: same process id, same exit code, same output streams) by `noiselearn-train`, found next to
+// it, with the same arguments. `noiselearn-train` links the learners and runs every command itself.
 namespace noiselearn::cli {
 
 // main() hands over its arguments and the parsed --threads before running a command.

@@ -4,8 +4,8 @@
 //
 // A training epoch allocates and frees tensors of 0.5-1 MB (a 60,001-point table is 480 KB) hundreds of times.
 // With glibc's defaults such blocks are mapped and unmapped, or the heap top is trimmed after frees, so each epoch
-// pays page faults to zero fresh pages again: about 1 ms of a 7-8 ms epoch at the paper's scale (measured with
-// GLIBC_TUNABLES on bench_training's epoch). Raising the mmap threshold to 32 MB and the trim threshold to 512 MB
+// pays page faults to zero fresh pages again (tests/benchmarks/README.md, "Freed heap memory kept for reuse").
+// Raising the mmap threshold to 32 MB and the trim threshold to 512 MB
 // keeps those pages in the heap for the next epoch; the cost is that the process's resident memory stays at its
 // peak until it exits. Other C libraries: nothing happens.
 #if defined(__GLIBC__)

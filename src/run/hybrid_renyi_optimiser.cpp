@@ -211,8 +211,8 @@ class HybridRenyiOptimiser final : public RunOptimiser {
   // at the order best for HRDP at loss.epsilon, walks in steps of 0.15 in u downhill until the cost rises (an order
   // that fails counts as infinitely costly), then refines by golden section to 0.02 in u, keeping the best order ever
   // seen. Each order's calibration starts from the budget its two nearest calibrated orders predict and runs to 1e-4
-  // relative; the best order is then calibrated again to 1e-5. About 12 orders and 45 certificates (72 s at T = 500,
-  // 801 points, against 5 certificates for one order).
+  // relative; the best order is then calibrated again to 1e-5. About 12 orders and 45 certificates, against 5 for one
+  // order (tests/benchmarks/README.md has the time).
   void calibrate_to_target() {
     Trial first = certified_trial(o_.epsilon, solved_);
     const double first_delta = first.delta;

@@ -7,9 +7,9 @@
 // program). The optimisers that learn with LibTorch (Adam on the neural models, adam_optimiser.hpp; the
 // preconditioned gradient on the geometric-tail families, preconditioned_gradient_optimiser.hpp) live in their own
 // library, noiselearn_learners, apart from the run layer. So whatever does not train them (the CLI's other commands,
-// the convex HRDP program, the solvers, a service that only certifies) starts without loading LibTorch (0.5-0.7 s a
-// process). That library registers its factories itself when a program links it (link_learners.cpp, one line each: a
-// static initialiser, kept by the target's link option; link_learners() does the same by hand).
+// the convex HRDP program, the solvers, a service that only certifies) starts without loading LibTorch (src/README.md,
+// "Building fast"). That library registers its factories itself when a program links it (link_learners.cpp, one line
+// each: a static initialiser, kept by the target's link option; link_learners() does the same by hand).
 #include <memory>
 #include <string>
 

@@ -104,7 +104,7 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   // rigorous lower bound above the target means the certified upper bound is above it too, so the decision (and the
   // search's path, and its result) is the one the full composition gives. Most scales of the scan leak far more than
   // the target (delta = 1 to six digits at a tenth of the right scale), and their full composition at the queries'
-  // loss step was most of the time: 35 of 39 s for a DP-SGD table at n = 14,063 (5 s with this).
+  // loss step would be most of the search's time (tests/benchmarks/README.md: `compare` of a DP-SGD table).
   AccountantOptions coarse = target.accountant;
   coarse.max_points = kCoarsePoints;
   coarse.several_pairs = SeveralPairsMethod::kEnvelope;  // no per-query route, no adaptive programme: cheap

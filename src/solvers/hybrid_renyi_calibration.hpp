@@ -48,9 +48,9 @@ struct HybridRenyiCalibration {
 //   an end that stays put twice is halved, so both ends move); moved 0.45 of the tolerance towards the end that did
 //   not move last, so that once the chord is accurate two trials straddle the root and close the bracket. Without a
 //   value at an end (an infeasible program) it bisects.
-// About 4-5 certificates where the certificate is smooth in b (the chord of ln delta from 1.5 b took 7, bisection
-// 14), more for the Vuvuzela table, whose certificate (blocks of the adaptive programme, their length chosen per
-// table) jumps by up to 1 % between budgets 2e-5 apart.
+// About 4-5 certificates where the certificate is smooth in b (fewer than a chord of ln delta from 1.5 b or a
+// bisection need), more for the Vuvuzela table, whose certificate (blocks of the adaptive programme, their length
+// chosen per table) jumps by up to 1 % between budgets 2e-5 apart.
 // `trial(b)` solves and certifies the optimum at budget b (the order fixed by the caller); `first` is the trial the
 // search starts from; target_epsilon is loss.epsilon, target_delta the certified delta to meet at it.
 HybridRenyiCalibration calibrate_hybrid_renyi_budget(HybridRenyiTrial first, double target_epsilon, double target_delta,

@@ -61,7 +61,8 @@ class HybridRenyiProgram {
     for (int64_t j = 0; j < n_; ++j)
       if (!(p[static_cast<size_t>(j)] > 0.0)) return false;
     const double am1 = o_.alpha - 1.0, t = static_cast<double>(o_.compositions);
-    // The logarithms and exponentials by vectorised passes over the cells (transcendentals were half the solve).
+    // The logarithms and exponentials by vectorised passes over the cells (the transcendentals are the solve's main
+    // cost).
     std::vector<double> terms(static_cast<size_t>(n_ - s_));
     for (int d = 0; d < 2; ++d) {
       std::vector<double>& x = v.exponent[static_cast<size_t>(d)];

@@ -13,9 +13,9 @@
 // Optional shape constraints: symmetric (p_i = p_{N-1-i}) and monotone away from the grid's centre.
 //
 // Solved by GLPK's dual simplex with constraint generation over the shifts (the ones whose divergence exceeds the
-// current delta are added and the problem re-solved from its basis), with primal and dual tolerances of 1e-9. (GLPK's
-// exact rational simplex from the final basis was tried as a polish and gave a worse table by 2e-12 on a 4-point
-// case whose optimum is a lattice point; not used.) The LP's objective is not the guarantee: the returned table is
+// current delta are added and the problem re-solved from its basis), with primal and dual tolerances of 1e-9. (No
+// polish by GLPK's exact rational simplex from the final basis: it gives a table worse by 2e-12 on a 4-point case
+// whose optimum is a lattice point.) The LP's objective is not the guarantee: the returned table is
 // cleaned (negatives to 0, renormalised), its exact one-release divergence over every shift is recomputed here in long
 // double, and the caller certifies it with the accountant like every other table.
 #include <cstdint>

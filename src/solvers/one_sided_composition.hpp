@@ -11,8 +11,8 @@
 //
 // The scan visits about 10^5 tables per target, so it evaluates the TBL's shift-by-one pair in closed form
 // (discrete_tbl_pair below) rather than through a NoiseTable and the general HRDP sums (48 logarithms and exponentials
-// per grid point and table; 27 s per target against about 1 s). tests/solvers/test_one_sided_composition.cpp checks
-// the closed form against the general accountant.
+// per grid point and table; tests/benchmarks/README.md has the times). tests/solvers/test_one_sided_composition.cpp
+// checks the closed form against the general accountant.
 #include <cstdint>
 #include <vector>
 

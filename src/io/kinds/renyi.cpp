@@ -22,7 +22,7 @@ LossKind renyi_loss_kind() {
       named_kind("renyi",
                  "Renyi DP converted to delta at loss.epsilon with Adam; with optimiser.kind = pgd: Gilani et "
                  "al.'s gamma, epsilon at loss.delta");
-  // configs/README.md has always said here, after the family's other loss, what soft-pld is for the family.
+  // The listing says here, after the family's other loss, what soft-pld is for the family (configs/README.md).
   kind.aside =
       "with model.kind = geometric-tail, soft-pld is the soft epsilon at loss.delta (or log delta at loss.epsilon) of "
       "the composed envelope over the shifts, the certified quantity made smooth";

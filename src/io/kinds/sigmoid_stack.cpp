@@ -5,7 +5,8 @@ namespace noiselearn {
 const std::vector<ConfigKey<SigmoidStackConfig>>& SigmoidStackConfig::keys() {
   using S = SigmoidStackConfig;
   static const std::vector<ConfigKey<S>> keys = {
-      // measured: K = 1e6 trains 2 epochs in 7 s and 1 GB; 1e7 took 8 min, 6.5 GB
+      // Up to 10^6: a stack that trains in seconds an epoch within about 1 GB; 10^7 takes minutes an epoch and
+      // several GB (tests/benchmarks/README.md, "The sigmoid stack").
       {"model.sigmoids", &S::sigmoids, "",
        "K, number of sigmoids of the sigmoid stack (1 to 1,000,000: about 1 KB of memory each)",
        WholeRange{1, 1000000}},
