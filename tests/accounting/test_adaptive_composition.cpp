@@ -52,7 +52,7 @@ std::vector<double> skewed_table(std::mt19937_64& rng, size_t size) {
 TEST_CASE("adaptive: the 5-point table of the neighbour-relation reproducer, n = 2, eps = 1",
           "[adaptive][brute-force]") {
   // x = -2..2, s = 1 cell. Exact adaptive worst case 0.4020482 (the adversary picks the second difference from the
-  // first output); the best fixed sequence is 0.383848; the envelope said 0.407289.
+  // first output); the best fixed sequence is 0.383848; the envelope gives 0.407289.
   const std::vector<double> p{0.04, 0.10, 0.41, 0.28, 0.17};
   const double exact = testing::brute_force_adaptive(p, differences_up_to(1), 2, 1.0);
   CHECK(exact == Approx(0.4020482).margin(5e-8));
@@ -63,7 +63,7 @@ TEST_CASE("adaptive: the 5-point table of the neighbour-relation reproducer, n =
   CHECK(bounds.delta_lower(1.0) <= exact);
   CHECK(bounds.delta_upper(1.0) >= exact);
   CHECK(bounds.delta_upper(1.0) - bounds.delta_lower(1.0) <= 1e-3 * exact);
-  // The envelope alone is looser (0.407289); the certificate now takes the programme's bound.
+  // The envelope alone is looser (0.407289); the certificate takes the programme's bound.
   CHECK(bounds.upper.first_to_second.delta_for_epsilon(1.0) > exact + 4e-3);
   CHECK(bounds.adaptive_upper_wins_at_epsilon(1.0));
 }

@@ -40,7 +40,7 @@ double binomial(int k, int l) {
   return value;
 }
 
-// The naive sum over every l (the previous implementation), long double, for large k: the reference of the
+// The naive sum over every l, in long double, for large k: the reference of the
 // truncated sum the library evaluates around the peak.
 double naive_optimal_delta(double eps0, double delta0, int64_t k, double eps) {
   using Real = long double;

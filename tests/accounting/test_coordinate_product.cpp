@@ -246,7 +246,7 @@ TEST_CASE(
     "never called infinite",
     "[accountant][events][product][extreme]") {
   // The Laplace of noise multiplier 0.001: per coordinate the loss is +-1000 nats, where e^{-1000} underflows to 0.
-  // Before the fix the lower bound took those outcomes as infinite losses and exceeded the upper bound.
+  // Taken as infinite losses, those outcomes would put the lower bound above the upper bound.
   AccountantOptions coarse;
   coarse.loss_step = 0.01;
   const PairBounds b = account_one(event("laplace", {{"noise_multiplier", "0.001"}, {"coordinates", "2"}}),

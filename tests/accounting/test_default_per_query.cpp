@@ -20,7 +20,7 @@ using noiselearn::testing::brute_force_adaptive;
 namespace {
 
 // A skewed 7-point table whose envelope bracket at epsilon 1 (sensitivity 2, n = 3) is 6 % wide while the exact
-// adaptive programme brackets it to 3e-6 (found by a random search; the issue's own example behaved the same).
+// adaptive programme brackets it to 3e-6 (found by a random search).
 const std::vector<double> kSkewed{0.14163192877177827,  0.026741812862291218, 0.2778018584097398, 0.1202540024123008,
                                   0.040171722941238476, 0.35673664672449895,  0.03666202787815256};
 
@@ -62,7 +62,7 @@ TEST_CASE(
   // Composed without the query (the fixed-deltas rule keeps the envelope here), the certificate still asks for it.
   const Certificate later = make_certificate(account(family, 3, options), request, options);
   CHECK(later.deltas.front().delta_upper == d.delta_upper);
-  // The envelope alone, for comparison: what the default gave before it decided per query.
+  // The envelope alone, for comparison (--several-pairs envelope).
   AccountantOptions envelope = options;
   envelope.several_pairs = SeveralPairsMethod::kEnvelope;
   const PairBounds wide = account(family, 3, envelope);

@@ -351,7 +351,7 @@ TEST_CASE(
   CHECK(b.epsilon_lower(1e-3) <= high);
   CHECK(b.epsilon_upper(1e-3) >= low);
   // The lower bound composes the releases' post-processing to two outcomes (two_outcome_bound.hpp), here the pair
-  // itself: exact up to its padding. Merge-to-grid alone gave 0.0045066 (0.025707 by the per-query route) against the
+  // itself: exact up to its padding. Merge-to-grid alone gives 0.0045066 (0.025707 by the per-query route) against the
   // exact 0.0297368: it merges a share of one atom into the other at every release (src/accounting/README.md, "Atoms of
   // loss"). The upper bound is connect-the-dots at loss step 1e-4: 0.0299164.
   CHECK(b.epsilon_lower(1e-3) >= high * (1.0 - 1e-6));

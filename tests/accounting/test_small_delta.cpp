@@ -91,9 +91,9 @@ TEST_CASE(
     "issue 19 reproducer: Gaussian sigma 60 on [-500, 500], n = 4096, delta = 1e-10: the truncations' mass no "
     "longer makes the bracket",
     "[accountant][small-delta]") {
-  // Before: eps in [7.029364, 7.036460] (1.0e-3 relative). Tilting alone left it there: each release's tails of
-  // 1e-15 (and every composition's) are moved to infinity and compose to about 2 n 1e-15 = 8e-12, 8 % of delta. The
-  // refinement now discretises the release again with a tail mass of 1e-4 delta / 2n.
+  // Each release's tails of 1e-15 (and every composition's) moved to infinity compose to about 2 n 1e-15 = 8e-12,
+  // 8 % of delta, which tilting does not narrow: the refinement discretises the release again with a tail mass of
+  // 1e-4 delta / 2n.
   const NoiseTable table = gaussian_table(Grid::symmetric(500.0, 1.0 / 60.0), 60.0);
   const PairFamily family = make_pair_family(table, PairSpecification{});
   const double analytic = analytic_gaussian_epsilon(1e-10, std::sqrt(4096.0) / 60.0);
@@ -110,8 +110,8 @@ TEST_CASE(
 
 TEST_CASE("issue 7 reproducer: a Gaussian table that is not exactly symmetric, n = 128, delta = 1e-6",
           "[accountant][small-delta]") {
-  // Before: allowance 1.1e-7 from the every-shift envelope's rounding, eps in [0.782951, 0.784052]. The envelope
-  // is now built in double-double and carries no allowance of its own.
+  // The every-shift envelope is built in double-double and rounded up, so it carries no allowance of its own: the
+  // bracket is the discretisation's.
   NoiseTable symmetric = gaussian_table(Grid::symmetric(1000.0, 1.0 / 60.0), 60.0);
   std::vector<double> p = symmetric.probabilities();
   p[10] *= 1.0 + 1e-12;
@@ -155,8 +155,8 @@ TEST_CASE(
     "an asymmetric one-sided table at n = 1000, delta = 1e-8: the tilted mixed-sign scenarios compose (one tilt for "
     "both directions) and the refined bracket is consistent with the untilted one",
     "[accountant][small-delta]") {
-  // Before the fix: "cannot compose PLDs with different tilts" (a failure, exit 1, from `train` on one-sided tables
-  // at small delta): the mixed-sign lower scenarios compose releases up with releases down, each tilted on its own.
+  // The mixed-sign lower scenarios compose releases up with releases down: both must be tilted alike, or the
+  // composition fails ("cannot compose PLDs with different tilts", exit 1 from `train` on one-sided tables).
   const NoiseTable table = discrete_tbl_table(1600, 700.0, 25.0);  // off-centre: up and down differ
   const PairFamily family = make_pair_family(table, PairSpecification{});
   REQUIRE_FALSE(family.mirror_symmetric);

@@ -3,8 +3,8 @@
 //   2. a 60,001-point table, s = 1 (60 cells), n = 128: epsilon at delta = 1e-6, both bounds (target < 1 s);
 //   3. n = 250,000 on a 30,001-point one-sided table (target < 10 s), with the bracket width and the analytic
 //      Gaussian epsilon as the reference value;
-//   4. small delta and many compositions (issue 7, item 3): the eps bracket of the untilted composition (the
-//      previous method, tilted_refinement off) next to the exponentially tilted one, each with its reference (the
+//   4. small delta and many compositions (issue 7, item 3): the eps bracket of the untilted composition
+//      (tilted_refinement off) next to the exponentially tilted one, each with its reference (the
 //      analytic Gaussian, the exact binomial of randomized response) and its time;
 //   5. the every-shift policy on the 60,001-point table (target <= 1 s).
 // Run: ./build/tests/benchmarks/bench_accountant [--threads N]   (default 1, like the CLI)
@@ -253,8 +253,8 @@ NoiseTable gaussian_by_cdf_differences(double sigma, double step, int64_t half) 
   return NoiseTable(Grid::symmetric(static_cast<double>(half) * step, step), p);
 }
 
-// The default (several_pairs auto) decides per query: account() with the certificate's queries, beside the previous
-// default (account() without them: the programme whenever the epsilon bracket at delta 1e-3, 1e-6, 1e-10 was wide) and
+// The default (several_pairs auto) decides per query: account() with the certificate's queries, beside account()
+// without them (the programme wherever the epsilon bracket at delta 1e-3, 1e-6, 1e-10 is wide) and
 // the envelope alone. The same certificate request in each; the bracket printed with each time. A table of one pair
 // composed 1,024 times or more is composed again for the certificate's query when its bounds had none
 // (composed_per_query), so for it the middle column is that route: the composition without queries, then the one for
@@ -338,8 +338,8 @@ void benchmark_default_per_query() {
 }
 
 // DP-SGD as practitioners ask it (accounting/dp_sgd.hpp: the Gaussian mechanism with Poisson sampling, no grid): the
-// default (each composition by one FFT power) beside the same accounting by square-and-multiply (the previous method;
-// the same loss step, so the same discretisation), and the previous route through a discretised Gaussian table (the
+// default (each composition by one FFT power) beside the same accounting by square-and-multiply (the same loss step,
+// so the same discretisation), and the route through a discretised Gaussian table (the
 // DP-SGD row of benchmark_default_per_query). The peers run from their sources: tests/benchmarks/peers.
 void benchmark_mechanism_events() {
   std::printf(

@@ -2,9 +2,8 @@
 // refines, on the tables of its issue, each at loss step 1e-3:
 //   1. the asymmetric two-piece Laplace on the integers (p_j ~ e^{-(160 - j)/20} below the mode 160, e^{-(j - 160)/40}
 //      above, j = -640..1760), s = 1, n = 500: eps(1e-5) bracket and time, against the envelope's;
-//   2. a 401-point one-sided table (truncated Gaussian bump with a ripple: asymmetric, few distinguishing events), s =
-//   1,
-//      n = 500: the same;
+//   2. a 401-point one-sided table (truncated Gaussian bump with a ripple: asymmetric, few distinguishing events),
+//      s = 1, n = 500: the same;
 //   3. the issue's 401-point table: the HRDP optimum of configs/onesided-hrdp.yaml (T = 500, HRDP (4, 1e-5), alpha
 //      6.51277, second moment), s = 1, n = 500;
 //   4. the Vuvuzela table (30,001 points, T = 250,000) at loss step 1e-4, in blocks (adaptive_blocks.hpp);
@@ -13,7 +12,7 @@
 //      pass over the outputs per atom), which gives the same sums without fused multiply-adds.
 // Run: bench_adaptive [--threads N] [--kernel-only] (default 1 thread, like the CLI; the programme splits its window
 // over the threads; --kernel-only: part 5 alone).
-// Yardsticks: the envelope's time beside each, and the previous version's times (README, benchmark table).
+// Yardsticks: the envelope's time beside each, and the times in tests/benchmarks/README.md.
 // Goals (issue): a 401-point one-sided table at T = 500 in <= 1 s; the Vuvuzela table at T = 250,000 in <= 60 s.
 #include <fmt/format.h>
 

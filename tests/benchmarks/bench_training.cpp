@@ -1,12 +1,11 @@
 // Benchmark of training at the paper's scale (Sommer et al., section 4.1): E = 60,001 grid points on
 // [-500, 500] (step 1/60), K = 10,000 sigmoids, sensitivity 1 (60 cells), n = 128, epsilon = 0.3.
 //   1. time per epoch (model forward + loss on both directions + backward + Adam step) for each loss, fused against
-//      the same with torch's FFTs (the previous version: losses/planned_fft.hpp) and against the autograd reference;
+//      the same with torch's FFTs (losses/planned_fft.hpp, TorchFftOnly) and against the autograd reference;
 //   2. with --full-run: a full 15,000-epoch PrivacyBuckets-ADP run, against the paper's 1 h 21 min on an A100
 //      GPU and our target of 5 min on 2 CPU cores.
-// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only | --phases-only] [--epochs
-// N]
-//   [--torch-fft] (--torch-fft: the full run with torch's FFTs, the previous version; --phases-only: only where a
+// Run: ./build/tests/benchmarks/bench_training [--threads N] [--full-run | --full-run-only | --phases-only]
+//   [--epochs N] [--torch-fft] (--torch-fft: the full run with torch's FFTs; --phases-only: only where a
 //   PrivacyBuckets-ADP epoch goes, step by step)
 #include <ATen/Parallel.h>
 

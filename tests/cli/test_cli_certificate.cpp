@@ -60,7 +60,7 @@ TEST_CASE("evaluate: an asymmetric 5-point table, adaptive signs, inside the pri
 TEST_CASE("evaluate: printed bounds are rounded outwards and user values echoed exactly", "[cli][certificate]") {
   const auto dir = scratch("certificate-printing");
   // delta(0) = 0.12345676 (x = 0 never occurs under B) + (0.87654324 - 0.12345676) = 0.87654324 exactly; printed
-  // to nearest with 7 digits it was [8.765432e-01, 8.765432e-01], which excludes it.
+  // to nearest with 7 digits it would be [8.765432e-01, 8.765432e-01], which excludes it.
   write(dir / "t.csv", "x,p\n0,0.12345676\n1,0.87654324\n");
   const Run run = run_noiselearn("evaluate t.csv --sensitivity 1 --epsilon 0 --delta 0.4999999", dir);
   REQUIRE(run.exit_code == 0);

@@ -109,7 +109,7 @@ TEST_CASE("train refuses a non-empty run directory, --force overwrites, --resume
   CHECK_THAT(resumed.err, Catch::Contains("resuming from") && Catch::Contains("at epoch 30"));
   std::ifstream metadata_file(dir / "run" / "noise.json");
   const auto training = nlohmann::json::parse(metadata_file)["training"];
-  // epochs_run counts every session of the run (it said 20, the second session's share).
+  // epochs_run counts every session of the run, not the second session's share (20).
   CHECK(training["epochs_run"] == 50);
   CHECK(training["epochs_this_session"] == 20);
   CHECK(training["resumed_at_epoch"] == 30);
@@ -226,20 +226,20 @@ TEST_CASE("absurd sizes and impossible settings are refused before anything is c
     std::string arguments, culprit;
   };
   for (const Case& c : {
-           // used to exit 1 with a 4.5 KB LibTorch trace, leaving an empty run directory
+           // refused before LibTorch allocates it: one line, no run directory (not LibTorch's trace)
            Case{"train tiny.yaml --out run --set model.sigmoids=1e12",
                 "model.sigmoids must be a whole number from 1 to 1,000,000"},
-           // used to write a certificate with lower > upper into noise.json
+           // beyond the accountant's limit: refused before training, never a certificate with lower > upper
            Case{"train tiny.yaml --out run --set loss.compositions=300000000000000",
                 "loss.compositions must be a whole number from 1 to 1,000,000,000"},
            Case{"train tiny.yaml --out run --set loss.compositions=1e18",
                 "loss.compositions must be a whole number from 1 to 1,000,000,000"},
-           // used to train to delta = 1 without a word
+           // every table on this grid would have delta >= 1/2: refused, not trained
            Case{"train tiny.yaml --out run --set pair.sensitivity=50",
                 "pair.sensitivity 50 is not less than the grid's width 2 grid.range = 8"},
-           // used to be accepted, the last value winning
+           // a key given twice is an error, not the last value winning
            Case{"train twice.yaml --out run", "twice.yaml:4: key 'loss.epsilon' is given twice (lines 2 and 4)"},
-           // used to exit 1
+           // a run directory that cannot be created is bad input
            Case{"train tiny.yaml --out afile/run", "cannot create run directory afile/run"},
            Case{"train tiny.yaml --out run --seed -1", "--seed"},
        }) {
@@ -305,7 +305,7 @@ TEST_CASE("a relative model.init_table is found from the config's directory, and
   std::ofstream(dir / "configs" / "from-table.yaml")
       << "grid:\n  range: 4\n  step: 0.1\nmodel:\n  kind: free-logits\n  init: table\n  init_table: tables/start.csv\n"
          "loss:\n  epsilon: 1.0\n  compositions: 2\noptimiser:\n  epochs: 20\n  learning_rate: 0.01\n";
-  // Not from the config's directory: the table used to be looked up in the working directory.
+  // Run from outside the config's directory: init_table is relative to the config, not to the working directory.
   const Run run = run_noiselearn("train configs/from-table.yaml --out runs/x --set output.plots=false", dir);
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
@@ -355,8 +355,8 @@ TEST_CASE("target mode never ends worse than its best certified table, the start
           "[cli][train][target]") {
   // Issue 7, item 5: sensitivity 2, n = 16, L2 utility, target delta 1e-5 at epsilon = 2, starting from the
   // truncated Gaussian with sigma 16, whose certified delta (9.42e-6) already meets the target. Every trial at
-  // the weights tried ends far above it (0.107, 0.034, 0.0029): the search used to return the last of them and
-  // blame the grid ("widen grid.range, lower loss.compositions").
+  // the weights tried ends far above it (0.107, 0.034, 0.0029): the search must return the starting table, not the
+  // last of them with a message blaming the grid ("widen grid.range, lower loss.compositions").
   const fs::path dir = scratch("target-start");
   std::ofstream(dir / "target.yaml") << R"(grid:
   range: 96
@@ -403,8 +403,7 @@ output:
 }
 
 TEST_CASE("the README and quickstart.yaml state the same run time for the quickstart", "[cli][docs]") {
-  // Both are measured figures ("about 6 s of training, 9 s in all"); they used to disagree (15 s and half a
-  // minute against "about a minute"). Remeasure both together.
+  // Both are measured figures ("about 6 s of training, 9 s in all"): remeasure both together, so that they agree.
   const fs::path root = fs::path(NOISELEARN_README).parent_path();
   const std::string readme = read_text(root / "README.md");
   const std::string config = read_text(root / "configs" / "quickstart.yaml");

@@ -170,7 +170,7 @@ TEST_CASE("every relative Markdown link of the source tree resolves to a file of
     const std::vector<std::string> broken = standalone_broken_links(document, root);
     offences.insert(offences.end(), broken.begin(), broken.end());
   }
-  // The parser finds the links (the errata alone link some 35 tests and READMEs; 76 in all at this writing).
+  // The parser finds the links (the errata alone link some 35 tests and READMEs).
   CHECK(errata_links > 30);
   CHECK(links > 60);
   INFO(standalone_joined(offences));

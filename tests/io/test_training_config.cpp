@@ -85,7 +85,7 @@ TEST_CASE("the reference table lists every key with its default", "[config]") {
 }
 
 TEST_CASE("a key or a section given twice is an error naming both lines", "[config]") {
-  // yaml-cpp keeps both entries of a repeated map key; the last one used to win silently.
+  // yaml-cpp keeps both entries of a repeated map key: read as they come, the last one would win silently.
   CHECK_THROWS_WITH(TrainingConfig::parse("loss:\n  epsilon: 1\n  kind: soft-pld\n  epsilon: 2\n", "c.yaml"),
                     Catch::Contains("c.yaml:4: key 'loss.epsilon' is given twice (lines 2 and 4)"));
   CHECK_THROWS_WITH(

@@ -416,8 +416,8 @@ TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, v
   // the reference's rounding noise (the FFT correlations of the bucket gradients carry an absolute error of about
   // 1e-16 of their inputs' size, which 1 / ln f = 500 amplifies; measured 1.5e-15 = 1.2e-11 of max |w|).
   const torch::Tensor reference_once_w = loss_gradient(reference, false).second;
-  // The fused path transforms by the planned FFT (losses/planned_fft.hpp); with torch's transforms instead it is the
-  // previous version. The two differ by the two FFTs' roundings only (each within Higham's bound, as accurate as
+  // The fused path transforms by the planned FFT (losses/planned_fft.hpp), or by torch's transforms under
+  // TorchFftOnly. The two differ by the two FFTs' roundings only (each within Higham's bound, as accurate as
   // each other: tests/accounting/test_real_fft.cpp), which the same amplification turns into about 2e-13 in l2,
   // 3x the reference's noise above: that is part of the noise floor too.
   torch::Tensor torch_fft_w;
@@ -433,7 +433,7 @@ TEST_CASE("fused paths at the paper's scale: sigmoid stack and PrivacyBuckets, v
       "|reference| = {:.3e}",
       max_abs(fused_w - w), noise, max_abs(reference_once_w - w), max_abs(torch_fft_w - fused_w), max_abs(w)));
   CHECK(max_abs(fused_w - w) <= 1e-12 * max_abs(w) + 2.0 * noise);
-  // With torch's transforms the fused path is still within the reference's own noise, as before the planned FFT.
+  // With torch's transforms the fused path is also within the reference's own noise.
   CHECK(max_abs(torch_fft_w - w) <= 1e-12 * max_abs(w) + 2.0 * max_abs(reference_once_w - w));
 
   // The model, for the same upstream gradient w: fused against tensor operations. The parameter gradients are sums

@@ -125,7 +125,7 @@ TEST_CASE(
   additive.compositions = 4;
   both("gaussian", Grid::symmetric(100.0, 0.02), {}, additive);
   // A truncated Gaussian composed 50 times: most of the scan is far above the target (delta = 1 at a tenth of the
-  // answer). The CLI's compare of a DP-SGD table at n = 14,063 is the benchmark (39.6 -> 4.7 s).
+  // answer). The CLI's compare of a DP-SGD table at n = 14,063 is the benchmark (tests/benchmarks/README.md).
   DeltaTarget composed;
   composed.epsilon = 5.0;
   composed.delta = 1e-6;

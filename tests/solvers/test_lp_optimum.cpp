@@ -94,8 +94,7 @@ TEST_CASE("lp optimum: never worse than Thm 1's one-sided optimum, and certified
       CHECK(r.cost <= second_moment(thm1) * (1.0 + 1e-9));
       // The certificate is within 1e-9 relative of the exact delta of these tables, whose ratios are e^eps to about
       // 1e-12 (the curve's kink sits at eps): the target needs tightening by far less than what the LP gains over
-      // Thm 1. (Until issue 21's fix it needed 1e-5 at delta 1e-6, and the certified LP table was no better than
-      // Thm 1.)
+      // Thm 1.
       CHECK(r.margin <= 1e-7);
     }
 }

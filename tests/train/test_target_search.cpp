@@ -76,8 +76,8 @@ TEST_CASE("utility target: the smallest feasible weight, i.e. the least certifie
 
 TEST_CASE("a starting table that already meets the target is kept when no trial does better", "[target]") {
   // The reproducer of issue 7, item 5, in miniature: the truncated Gaussian start certifies delta 9.44e-6 <=
-  // 1e-5, and every trial ends at 2.5e-4. The search used to return the best trial's table (or report the target
-  // as unreachable); the starting table is a candidate like any other.
+  // 1e-5, and every trial ends at 2.5e-4. The starting table is a candidate like any other: the search returns it,
+  // neither the best trial's table nor a report that the target is unreachable.
   Synthetic synthetic;
   synthetic.start_delta = 9.44e-6;
   synthetic.start_utility = 16.0;
