@@ -11,13 +11,13 @@
 #include "accounting/accountant_threads.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/shift_add.hpp"
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
+#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
 namespace {
-
-constexpr double kUnit = std::numeric_limits<double>::epsilon() / 2.0;  // u = 2^-53
 
 // One candidate pair of one run, on the common grid: its atoms (offset in grid steps, A-mass), its
 // distinguishing-event mass, and its floating-point allowances.
@@ -95,10 +95,6 @@ void in_chunks(int64_t chunks, F&& f) {
   for (auto& t : pool) t.join();
 }
 
-// Directed rounding helpers: a value known to within a relative `gamma` of the computed one.
-inline double raised_by(double x, double gamma) { return x * (1.0 + gamma); }
-inline double lowered_by(double x, double gamma) { return std::max(0.0, x * (1.0 - gamma)); }
-
 // The releases on the common loss step h, as stretches of identical releases: their candidates, their atoms' reach and
 // their loss shifts; the counts checked, and the curves' candidate counts and loss shifts filled in.
 std::vector<Stretch> stretches_of(const std::vector<AdaptiveReleases>& releases, double h,
@@ -153,7 +149,7 @@ double expectation_step(const std::vector<Candidate>& candidates, const double* 
   out.assign(static_cast<size_t>(width), 0.0);
   double worst_gamma = 0.0;
   for (const Candidate& c : candidates)
-    worst_gamma = std::max(worst_gamma, 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit);
+    worst_gamma = std::max(worst_gamma, 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnitRoundoff);
   // Per candidate, out[p] = sum_j m_j extended[p + offset_j], in tiles of the window that stay in the L1 cache
   // while every atom is added, then the largest rounded expectation over the candidates. Chunks of the window go
   // to accountant_threads() threads (--threads), each doing every candidate on its chunks (one start of the
@@ -165,14 +161,14 @@ double expectation_step(const std::vector<Candidate>& candidates, const double* 
     for (const Candidate& c : candidates) {
       std::fill(out.begin() + begin, out.begin() + end, 0.0);
       shift_add(c.masses.data(), c.offsets.data(), c.offsets.size(), source + begin, end - begin, out.data() + begin);
-      const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+      const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnitRoundoff;
       if (is_upper) {
-        const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + 4.0 * kUnit);
+        const double scale = (1.0 + gamma) / (1.0 - c.relative_error) * (1.0 + roundings(4.0));
         for (int64_t p = begin; p < end; ++p)
           result[static_cast<size_t>(p)] = std::max(
               result[static_cast<size_t>(p)], std::min(1.0 + 0.0, (out[p] + c.infinity + c.numerical_error) * scale));
       } else {
-        const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - 4.0 * kUnit);
+        const double scale = (1.0 - gamma) / (1.0 + c.relative_error) * (1.0 - roundings(4.0));
         for (int64_t p = begin; p < end; ++p)
           result[static_cast<size_t>(p)] = std::max(result[static_cast<size_t>(p)],
                                                     std::max(0.0, (out[p] + c.infinity - c.numerical_error) * scale));
@@ -219,18 +215,18 @@ void extend_window(const Window& w, int64_t ext_lo, int64_t ext_hi, double h, do
     } else {
       const double x = static_cast<double>(t - w.top) * h;
       // Upper: 1 - (1 - V(H)) e^{-x}, the product rounded down so that the value is rounded up.
-      const double q = lowered_by((1.0 - up_top) * decay[static_cast<size_t>(t - w.top)], 8.0 * kUnit);
-      extended_up[i] = std::min(1.0, raised_by(1.0 - q, 4.0 * kUnit));
+      const double q = lowered_by((1.0 - up_top) * decay[static_cast<size_t>(t - w.top)], roundings(8.0));
+      extended_up[i] = std::min(1.0, raised_by(1.0 - q, roundings(4.0)));
       if (upper_only) continue;
       // Lower: while the top is exact, the line through (0, 1) and the lower value at H, 1 - (1 - V(H)) e^{-x}
       // (the product rounded up); otherwise V(H) + (u_H - u) / (u_{H-1} - u_H) * gap, with
       // (u_H - u) / (u_{H-1} - u_H) = -expm1(-x) / expm1(h).
       const double chord =
           w.top_exact
-              ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - w.top)], 8.0 * kUnit),
-                           4.0 * kUnit)
-              : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, 16.0 * kUnit);
-      const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), 4.0 * kUnit);
+              ? lowered_by(1.0 - raised_by((1.0 - low_top) * decay[static_cast<size_t>(t - w.top)], roundings(8.0)),
+                           roundings(4.0))
+              : lowered_by(low_top + (-std::expm1(-x) / step_factor) * slope_gap, roundings(16.0));
+      const double floor_value = lowered_by(-std::expm1(-static_cast<double>(t) * h), roundings(4.0));
       extended_low[i] = std::min(1.0, std::max({chord, floor_value, lowered_by(low_top, 0.0)}));
     }
   }
@@ -241,7 +237,7 @@ void extend_window(const Window& w, int64_t ext_lo, int64_t ext_hi, double h, do
 double lower_asymptote(const std::vector<Candidate>& lower, double low_below) {
   double asymptote = 0.0;
   for (const Candidate& c : lower) {
-    const double gamma = 8.0 * kUnit;
+    const double gamma = roundings(8.0);
     asymptote = std::max(asymptote, std::max(0.0, (c.infinity - c.numerical_error + c.finite * low_below) *
                                                       (1.0 - gamma) / (1.0 + c.relative_error)));
   }
@@ -253,9 +249,9 @@ double lower_asymptote(const std::vector<Candidate>& lower, double low_below) {
 double upper_asymptote(const std::vector<Candidate>& upper, double up_asymptote) {
   double asymptote = 0.0;
   for (const Candidate& c : upper) {
-    const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnit;
+    const double gamma = 2.0 * (static_cast<double>(c.offsets.size()) + 4.0) * kUnitRoundoff;
     asymptote = std::max(asymptote, (c.infinity + c.numerical_error + c.finite * up_asymptote) * (1.0 + gamma) /
-                                        (1.0 - c.relative_error) * (1.0 + 8.0 * kUnit));
+                                        (1.0 - c.relative_error) * (1.0 + roundings(8.0)));
   }
   return std::min(1.0, asymptote);
 }
@@ -271,7 +267,7 @@ int64_t first_kept_index(const std::vector<double>& next_up, const std::vector<C
   size_t most_atoms = 0;
   for (const Candidate& c : upper) most_atoms = std::max(most_atoms, c.offsets.size());
   const double level =
-      up_asymptote * (1.0 + std::max(1e-10, 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnit)) + tolerance;
+      up_asymptote * (1.0 + std::max(1e-10, 4.0 * (static_cast<double>(most_atoms) + 8.0) * kUnitRoundoff)) + tolerance;
   const int64_t width = static_cast<int64_t>(next_up.size());
   int64_t first_kept = 0;
   while (first_kept + 2 < width && next_up[static_cast<size_t>(first_kept + 1)] <= level) ++first_kept;
@@ -303,8 +299,8 @@ AdaptiveCurves adaptive_composition(const std::vector<AdaptiveReleases>& release
   w.low.values.resize(w.up.values.size());
   for (int64_t t = 0; t <= w.top; ++t) {
     const double v = -std::expm1(-static_cast<double>(t) * h);
-    w.up.values[static_cast<size_t>(t)] = std::min(1.0, raised_by(v, 4.0 * kUnit));
-    w.low.values[static_cast<size_t>(t)] = lowered_by(v, 4.0 * kUnit);
+    w.up.values[static_cast<size_t>(t)] = std::min(1.0, raised_by(v, roundings(4.0)));
+    w.low.values[static_cast<size_t>(t)] = lowered_by(v, roundings(4.0));
   }
   const double step_factor = std::expm1(h);  // u_{H-1} / u_H - 1
 
@@ -463,8 +459,8 @@ double AdaptiveCurves::grid_delta_upper(double epsilon) const {
   const double u0 = upper[j], u1 = upper[j + 1];
   if (u1 >= u0) return u1;
   const double weight = std::expm1(offset) / std::expm1(loss_step);
-  const double value = u0 - (u0 - u1) * lowered_by(weight, 8.0 * kUnit);
-  return std::min(1.0, raised_by(value, 4.0 * kUnit));
+  const double value = u0 - (u0 - u1) * lowered_by(weight, roundings(8.0));
+  return std::min(1.0, raised_by(value, roundings(4.0)));
 }
 
 double AdaptiveCurves::delta_upper(double epsilon) const {
@@ -493,7 +489,7 @@ double AdaptiveCurves::delta_lower(double epsilon) const {
   // with delta(a) - delta(b) >= l1 - (upper bound at b).
   const double gap = std::max(0.0, l1 - delta_upper(a + loss_step));
   const double z = -std::expm1(epsilon - a) / std::expm1(loss_step);  // (u_a - u) / (u_b - u_a)
-  double value = lowered_by(l1 + lowered_by(z, 8.0 * kUnit) * gap, 8.0 * kUnit);
+  double value = lowered_by(l1 + lowered_by(z, roundings(8.0)) * gap, roundings(8.0));
   // The other side: the slope of delta in u just above a0 = a - h is at most (delta(a0 - h) - delta(a0)) / (u_{a0} -
   // u_{a0-h}) in size (convexity), bounded by (upper at a0 - h minus lower at a0); so delta(eps) >= lower(a0) - (u -
   // u_{a0}) times that, with (u - u_{a0}) / (u_{a0} - u_{a0-h}) = expm1(eps - a0) / -expm1(-h). Tight when the
@@ -503,7 +499,8 @@ double AdaptiveCurves::delta_lower(double epsilon) const {
     const double a0 = a - loss_step;
     const double steepest = std::max(0.0, delta_upper(a0 - loss_step) - l0);
     const double w = std::expm1(epsilon - a0) / -std::expm1(-loss_step);
-    value = std::max(value, lowered_by(l0 - raised_by(w, 8.0 * kUnit) * steepest * (1.0 + 8.0 * kUnit), 8.0 * kUnit));
+    value = std::max(value,
+                     lowered_by(l0 - raised_by(w, roundings(8.0)) * steepest * (1.0 + roundings(8.0)), roundings(8.0)));
   }
   return value;
 }
@@ -529,14 +526,10 @@ double AdaptiveCurves::epsilon_upper(double delta) const {
   if (j == 0) return high;
   low = high - loss_step;
   // delta_upper(high) <= delta < delta_upper(low): bisect, keeping high valid.
-  for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(high)); ++i) {
-    const double middle = 0.5 * (low + high);
-    if (delta_upper(middle) <= delta)
-      high = middle;
-    else
-      low = middle;
-  }
-  return high;
+  return bisect(
+             {low, high}, [&](double middle) { return !(delta_upper(middle) <= delta); },
+             [](double lo, double hi) { return hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); }, 60)
+      .high;
 }
 
 double AdaptiveCurves::epsilon_lower(double delta) const {
@@ -549,14 +542,10 @@ double AdaptiveCurves::epsilon_lower(double delta) const {
   double low = static_cast<double>(first_index + static_cast<int64_t>(j) - 1) * loss_step - loss_shift.lower;
   double high = low + loss_step;
   if (delta_lower(low) <= delta) return -std::numeric_limits<double>::infinity();
-  for (int i = 0; i < 60 && high - low > 1e-15 * std::max(1.0, std::abs(low)); ++i) {
-    const double middle = 0.5 * (low + high);
-    if (delta_lower(middle) > delta)
-      low = middle;
-    else
-      high = middle;
-  }
-  return low;
+  return bisect(
+             {low, high}, [&](double middle) { return delta_lower(middle) > delta; },
+             [](double lo, double hi) { return hi - lo > 1e-15 * std::max(1.0, std::abs(lo)); }, 60)
+      .low;
 }
 
 std::string AdaptiveCurves::describe() const {

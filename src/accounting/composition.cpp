@@ -11,6 +11,7 @@
 #include "accounting/exponential_tilt.hpp"
 #include "accounting/fft_power.hpp"
 #include "accounting/loss_discretisation.hpp"
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -93,7 +94,7 @@ PrivacyLossDistribution compose(const PrivacyLossDistribution& first, const Priv
     const double w1 = first.tilt.infinity_error, w2 = second.tilt.infinity_error;
     result.tilt.infinity_error =
         (w1 * total_2 + (first.infinity_mass + w1) * (e2 + w2) + e1 * second.infinity_mass + (finite_1 + e1) * w2) *
-        (1.0 + 8.0 * std::numeric_limits<double>::epsilon());
+        (1.0 + roundings(16.0));
   }
 
   truncate_tails(result, options.tail_mass);

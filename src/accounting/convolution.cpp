@@ -1,5 +1,6 @@
 #include "accounting/convolution.hpp"
 #include "accounting/vectorised_math.hpp"
+#include "core/directed_rounding.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +14,6 @@
 namespace noiselearn {
 
 namespace {
-
-constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 
 double norm1(const std::vector<double>& v) {
   double s = 0.0;
@@ -116,8 +115,8 @@ std::vector<double> fft_product(const RealFft& plan, const std::vector<double>& 
   for (double& v : values) v = std::max(v, 0.0);
   // The transform's relative l2 error is at most 6.2 u a level (real_fft.hpp, Higham Thm 24.2); 10 u a level is
   // allowed, for log2 N levels.
-  const double kappa = 10.0 * kUnitRoundoff * std::ceil(std::log2(static_cast<double>(size)));
-  l2_error_bound = (2.0 * kappa + 3.0 * kUnitRoundoff) * (norm2(x) * norm1(y) + norm1(x) * norm2(y));
+  const double kappa = roundings(10.0) * std::ceil(std::log2(static_cast<double>(size)));
+  l2_error_bound = (2.0 * kappa + roundings(3.0)) * (norm2(x) * norm1(y) + norm1(x) * norm2(y));
   return values;
 }
 
@@ -141,7 +140,7 @@ std::vector<double> tilted(const std::vector<double>& v, double rate, double off
   exp_in_place(out);
   largest_argument += std::abs(scale);
   // exp(t) with t carrying an absolute error of at most 4 u times the sum of the magnitudes that formed it.
-  relative = 8.0 * kUnitRoundoff * (largest_argument + 2.0);
+  relative = roundings(8.0) * (largest_argument + 2.0);
   return out;
 }
 
@@ -223,7 +222,7 @@ Convolution convolve_fft_tilted(const std::vector<double>& x, const std::vector<
   }
   exp_in_place(work.data() + first_tilted, static_cast<int64_t>(length_k - first_tilted));
   for (size_t k = first_tilted; k < length_k; ++k) result.values[k] = work[k];
-  const double relative_back = 8.0 * kUnitRoundoff * (largest_argument + 2.0);
+  const double relative_back = roundings(8.0) * (largest_argument + 2.0);
   result.relative_error = (1.0 + relative_x) * (1.0 + relative_y) * (1.0 + relative_back) - 1.0;
   const double tilted_l2 = tilted_error * std::exp(scales);
   const double slack = 1.0 + 1e-12;  // the weight sums' own rounding

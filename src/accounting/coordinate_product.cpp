@@ -9,14 +9,13 @@
 #include <vector>
 
 #include "accounting/convolution.hpp"
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 #include "core/noise_table.hpp"
 
 namespace noiselearn {
 
 namespace {
-
-constexpr double kUnit = DBL_EPSILON / 2.0;  // the unit roundoff
 
 // Masses at grid indices first, first + 1, ...; `error`: each mass is within a factor (1 +- error) of the exact one.
 struct GridMasses {
@@ -92,7 +91,7 @@ GridMasses upper_coordinate(const LossLaw& law, double law_error, double h, doub
   g.first = floor_index(low, h) - 1;
   g.p.assign(static_cast<size_t>(ceil_index(high, h) + 2 - g.first), 0.0);
   std::vector<int> terms(g.p.size(), 0);
-  const double lowered = 1.0 - law_error - 4.0 * kUnit;
+  const double lowered = 1.0 - law_error - roundings(4.0);
   auto add = [&](int64_t k, double mass) {
     if (!(mass > 0.0)) return;
     if (k < g.first || k - g.first >= static_cast<int64_t>(g.p.size()))
@@ -129,13 +128,13 @@ GridMasses upper_coordinate(const LossLaw& law, double law_error, double h, doub
     const double L1 = static_cast<double>(k1) * h, L2 = static_cast<double>(k2) * h;
     const double denominator = -std::expm1(L1 - L2);
     const double e_low_b = b > 0.0 ? std::exp(L1 + std::log(b)) : 0.0;
-    const double error = std::max(law_error, kUnit);
+    const double error = std::max(law_error, kUnitRoundoff);
     double at_high = (a - e_low_b) / denominator + 4.0 * error * (a + e_low_b) / denominator;
     at_high = std::clamp(at_high, 0.0, a_low);
     add(k2, at_high);
-    add(k1, std::max(0.0, (a_low - at_high) * (1.0 - 2.0 * kUnit)));
+    add(k1, std::max(0.0, (a_low - at_high) * (1.0 - roundings(2.0))));
   });
-  g.error = static_cast<double>(*std::max_element(terms.begin(), terms.end()) + 1) * kUnit * 1.01;
+  g.error = static_cast<double>(*std::max_element(terms.begin(), terms.end()) + 1) * kUnitRoundoff * 1.01;
   return g;
 }
 
@@ -177,7 +176,7 @@ GridMasses lower_coordinate(const LossLaw& law, double law_error, double h, doub
     g.q[i] += b;
     ++terms[i];
   });
-  g.error = law_error + static_cast<double>(*std::max_element(terms.begin(), terms.end()) + 1) * kUnit * 1.01;
+  g.error = law_error + static_cast<double>(*std::max_element(terms.begin(), terms.end()) + 1) * kUnitRoundoff * 1.01;
   return g;
 }
 
@@ -220,7 +219,7 @@ void prune(GridMasses& g, double h, double negligible, bool upper) {
   }
   g.p = std::move(p);
   g.first += static_cast<int64_t>(begin);
-  g.error += 2.0 * kUnit;
+  g.error += roundings(2.0);
 }
 
 GridMasses multiply(const GridMasses& x, const GridMasses& y, double h, double negligible, bool upper) {
@@ -322,14 +321,15 @@ CoordinateProductLaws coordinate_product_laws(const LossLaw& law, double mass_re
     for (size_t i = 0; i < up.p.size(); ++i) {
       if (!(up.p[i] > 0.0)) continue;
       const double L = static_cast<double>(up.first + static_cast<int64_t>(i)) * h;
-      const double p = up.p[i] * (1.0 + e) * (1.0 + 2.0 * kUnit);
-      const double qm = std::exp(std::log(up.p[i]) - L) * (1.0 + e) * (1.0 + 8.0 * kUnit);
+      const double p = up.p[i] * (1.0 + e) * (1.0 + roundings(2.0));
+      const double qm = std::exp(std::log(up.p[i]) - L) * (1.0 + e) * (1.0 + roundings(8.0));
       q_finite[i] = std::exp(std::log(up.p[i]) - L);
       out.upper.cells.push_back({L, L, p, qm});
     }
-    const double keep = 1.0 - e - 16.0 * kUnit;
-    const double p_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated_sum(up.p) * keep) + 4.0 * kUnit);
-    const double q_minus_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated_sum(q_finite) * keep) + 4.0 * kUnit);
+    const double keep = 1.0 - e - roundings(16.0);
+    const double p_infinity = std::min(1.0, std::max(0.0, 1.0 - compensated_sum(up.p) * keep) + roundings(4.0));
+    const double q_minus_infinity =
+        std::min(1.0, std::max(0.0, 1.0 - compensated_sum(q_finite) * keep) + roundings(4.0));
     if (p_infinity > 0.0) out.upper.cells.push_back({INFINITY, INFINITY, p_infinity, 0.0});
     if (q_minus_infinity > 0.0) out.upper.cells.push_back({-INFINITY, -INFINITY, 0.0, q_minus_infinity});
   }
@@ -340,8 +340,8 @@ CoordinateProductLaws coordinate_product_laws(const LossLaw& law, double mass_re
   const GridMasses low = power(low_base, coordinates, h, negligible, false, widest_low);
   {
     const double e = low.error;
-    const double keep = 1.0 - e - 4.0 * kUnit;
-    const double width = 2.0 * e + 8.0 * kUnit;
+    const double keep = 1.0 - e - roundings(4.0);
+    const double width = 2.0 * e + roundings(8.0);
     for (size_t i = 0; i < low.p.size(); ++i) {
       if (!(low.p[i] > 0.0) || !(low.q[i] > 0.0)) continue;  // dropped: a lower bound may leave mass out
       const double l = std::log(low.p[i]) - std::log(low.q[i]);

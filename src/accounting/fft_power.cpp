@@ -12,12 +12,11 @@
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/real_fft.hpp"
 #include "accounting/vectorised_math.hpp"
+#include "core/directed_rounding.hpp"
 
 namespace noiselearn {
 
 namespace {
-
-constexpr double kRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 
 // ln sum_i x_i e^{theta i}, with the largest exponent factored out (vectorised exponentials).
 double log_moment_of(const std::vector<double>& x, double theta) {
@@ -134,12 +133,12 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   plan->inverse(spectrum.data(), z.data(), size);
 
   // Floating-point error (see the header), l2 over the N slots, then l1 over the window.
-  const double kappa = 10.0 * kRoundoff * std::ceil(std::log2(static_cast<double>(size)));
+  const double kappa = roundings(10.0) * std::ceil(std::log2(static_cast<double>(size)));
   const double x2 = norm2(x);
   const double largest_frequency_error = kappa * std::sqrt(static_cast<double>(size)) * x2;
   const double growth = std::exp((dn - 1.0) * std::log(s + largest_frequency_error));  // (S + E)^(n-1)
   const double l2_error =
-      dn * growth * x2 * (kappa + 6.0 * kRoundoff * (1.0 + kappa)) + kappa * growth * (s + largest_frequency_error);
+      dn * growth * x2 * (kappa + roundings(6.0) * (1.0 + kappa)) + kappa * growth * (s + largest_frequency_error);
   const double window_error = std::sqrt(static_cast<double>(width)) * l2_error * (1.0 + 1e-12);
 
   PrivacyLossDistribution result;

@@ -5,13 +5,12 @@
 #include <limits>
 #include <numeric>
 
+#include "core/directed_rounding.hpp"
 #include "core/noise_table.hpp"
 
 namespace noiselearn {
 
 namespace {
-
-constexpr double kUnitRoundoff = std::numeric_limits<double>::epsilon() / 2.0;
 
 // Directed rounding of the discretised masses (why the single-release bounds carry no floating-point error):
 // every output entry is computed from the bucket sums with a few roundings each, so its exact value lies within
@@ -96,7 +95,7 @@ std::vector<double> connect_the_dots(const LossBuckets& buckets) {
     out[i + 1] += std::min(mass, up + slack);
     out[i] += std::min(mass, (mass - up) + slack);
   }
-  for (double& m : out) m *= 1.0 + 4.0 * kUnitRoundoff;
+  for (double& m : out) m *= 1.0 + roundings(4.0);
   return out;
 }
 
@@ -108,7 +107,7 @@ std::vector<double> round_up(const LossBuckets& buckets) {
     out[i] += std::min(mass, on_grid + slack);
     out[i + 1] += std::min(mass, (mass - on_grid) + slack);
   }
-  for (double& m : out) m *= 1.0 + 4.0 * kUnitRoundoff;
+  for (double& m : out) m *= 1.0 + roundings(4.0);
   return out;
 }
 
@@ -147,7 +146,7 @@ std::vector<double> merge_to_grid(const LossBuckets& buckets, double* max_raise)
   };
   // `magnitude` sums, over the terms of the imbalance, (outcomes + 8) times the term's size: a bound on the
   // rounding of the imbalance is u times it (bucket sums err by outcomes u relative, each product by a few u).
-  auto margin = [&]() { return 4.0 * kUnitRoundoff * magnitude; };
+  auto margin = [&]() { return roundings(4.0) * magnitude; };
   for (size_t k = count; k-- > 0;) {
     const double mass = buckets.mass[k];
     if (mass <= 0.0) continue;
@@ -177,7 +176,7 @@ std::vector<double> merge_to_grid(const LossBuckets& buckets, double* max_raise)
       }
       raise = std::max(raise, distance);
       const double term_magnitude = (buckets.outcomes[k] + 8.0) * (mass * (growth + 1.0) + buckets.excess[k] * growth);
-      if (imbalance + remaining * weight <= -2.0 * (margin() + 4.0 * kUnitRoundoff * remaining * term_magnitude)) {
+      if (imbalance + remaining * weight <= -2.0 * (margin() + roundings(4.0) * remaining * term_magnitude)) {
         group_mass += remaining * mass;
         imbalance += remaining * weight;
         magnitude += remaining * term_magnitude;
@@ -186,7 +185,7 @@ std::vector<double> merge_to_grid(const LossBuckets& buckets, double* max_raise)
       } else {
         // The fraction that brings the imbalance to -margin (with the margin of the terms it adds, bounded by the
         // whole bucket's).
-        const double target_imbalance = -2.0 * (margin() + 4.0 * kUnitRoundoff * remaining * term_magnitude);
+        const double target_imbalance = -2.0 * (margin() + roundings(4.0) * remaining * term_magnitude);
         const double fraction = std::max(0.0, std::min(remaining, (target_imbalance - imbalance) / weight));
         group_mass += fraction * mass;
         imbalance += fraction * weight;
@@ -268,7 +267,7 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
   const double direction = bound == BoundKind::kUpper ? 1.0 : -1.0;
   for (size_t i = 0; i < count; ++i) {
     const double l = atoms.losses[i];
-    const double error = 4.0 * kUnitRoundoff * (2.0 * std::abs(std::log(atoms.masses[i])) + std::abs(l) + 2.0);
+    const double error = roundings(4.0) * (2.0 * std::abs(std::log(atoms.masses[i])) + std::abs(l) + 2.0);
     losses[i] = l + direction * error;
   }
   std::vector<size_t> order(count);
@@ -327,14 +326,14 @@ PrivacyLossDistribution discretise(const PrivacyLossAtoms& atoms, BoundKind boun
     buckets.outcomes[static_cast<size_t>(k - first)] += static_cast<int32_t>(std::min(low_count, 1e9));
     // Top tail paid for in full; the infinity mass (a compensated sum, 2u) rounded up.
     pld.infinity_mass =
-        (pld.infinity_mass * (1.0 + 4.0 * kUnitRoundoff) + high_tail * (1.0 + (high_count + 4.0) * kUnitRoundoff)) *
+        (pld.infinity_mass * (1.0 + roundings(4.0)) + high_tail * (1.0 + (high_count + 4.0) * kUnitRoundoff)) *
         (1.0 + kUnitRoundoff);
     pld.truncated_mass = high_tail;
   } else {
     const auto [k, r] = locate(highest, step);  // top tail lowered to the highest kept loss
     buckets.add(k, r, high_tail);
     buckets.outcomes[static_cast<size_t>(k - first)] += static_cast<int32_t>(std::min(high_count, 1e9));
-    pld.infinity_mass *= 1.0 - 8.0 * kUnitRoundoff;
+    pld.infinity_mass *= 1.0 - roundings(8.0);
     pld.truncated_mass = low_tail;  // bottom tail dropped
   }
   PrivacyLossDistribution result = from_buckets(buckets, bound, options);
@@ -399,8 +398,8 @@ void truncate_tails(PrivacyLossDistribution& pld, double tail_mass) {
   // the tilted norm the raised bottom tail's error (at most numerical_error) is weighted by the weight of its new
   // place at most, and the top tail's error enters the infinity mass, bounded in the tilted norm by
   // tilt.error e^{-lambda (l_cut - r)}.
-  const double kappa_low = (static_cast<double>(low) + 4.0) * std::numeric_limits<double>::epsilon();
-  const double kappa_high = (static_cast<double>(m.size() - high) + 4.0) * std::numeric_limits<double>::epsilon();
+  const double kappa_low = (static_cast<double>(low) + 4.0) * kMachineEpsilon;
+  const double kappa_high = (static_cast<double>(m.size() - high) + 4.0) * kMachineEpsilon;
   const double lambda = pld.tilt.lambda;
   if (pld.bound == BoundKind::kUpper) {
     if (low > 0) {

@@ -10,6 +10,7 @@
 #include "accounting/profile_envelope.hpp"
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
+#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
@@ -375,11 +376,10 @@ double paper_heuristic_epsilon(const PrivacyBoostingMechanism& mechanism, double
     hi *= 2.0;
     if (hi > 1e6) return std::numeric_limits<double>::infinity();
   }
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (paper_heuristic_delta(mechanism, a, b, mid) > delta ? lo : hi) = mid;
-  }
-  return hi;
+  return bisect(
+             {lo, hi}, [&](double mid) { return paper_heuristic_delta(mechanism, a, b, mid) > delta; },
+             [](double low, double high) { return high - low > 1e-12 * high; }, 200)
+      .high;
 }
 
 }  // namespace noiselearn

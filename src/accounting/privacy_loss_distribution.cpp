@@ -5,6 +5,9 @@
 #include <limits>
 #include <numeric>
 
+#include "core/directed_rounding.hpp"
+#include "core/monotone_search.hpp"
+
 namespace noiselearn {
 
 std::string to_string(BoundKind bound) { return bound == BoundKind::kUpper ? "upper" : "lower"; }
@@ -28,7 +31,7 @@ double allowance(const PrivacyLossDistribution& pld, double epsilon) {
 }
 
 double rounding_factor(const PrivacyLossDistribution& pld) {
-  const double relative = static_cast<double>(pld.masses.size() + 16) * std::numeric_limits<double>::epsilon() / 2.0;
+  const double relative = static_cast<double>(pld.masses.size() + 16) * kUnitRoundoff;
   return pld.bound == BoundKind::kUpper ? 1.0 + relative : 1.0 - relative;
 }
 
@@ -247,7 +250,7 @@ class DeltaComparison {
     //   which moves each exponent y <= 0 by at most 3 u span and so each m_i e^y by at most
     //   3 u span m_i e^y: absolutely within 3 u span G_k.
     // Twice their sum covers the second-order terms.
-    const double u = std::numeric_limits<double>::epsilon() / 2.0;
+    const double u = kUnitRoundoff;
     const double terms = static_cast<double>(pld_.masses.size() - k);
     const double slack = 2.0 * (u * (7.0 * terms + 16.0) * estimate + 3.0 * u * span_ * g_[k]) +
                          (8.0 * terms + 64.0) * std::numeric_limits<double>::denorm_min();
@@ -295,14 +298,10 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
       }
       if (above.exceeds(high, delta)) return conservative;
     }
-    for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
-      const double middle = 0.5 * (low + high);
-      if (above.at_most(middle, delta))
-        high = middle;
-      else
-        low = middle;
-    }
-    return high;
+    return bisect(
+               {low, high}, [&](double middle) { return !above.at_most(middle, delta); },
+               [](double lo, double hi) { return hi - lo > 1e-14 * std::max(1.0, std::abs(hi)); }, 100)
+        .high;
   }
   // Lower bound: the true eps is at least the smallest eps with L(eps) <= delta, and every constant allowance
   // A >= a(eps) on [e0, inf) gives a smaller one there; raise e0 while that stays true.
@@ -334,15 +333,14 @@ double PrivacyLossDistribution::epsilon_for_delta(double delta) const {
       }
     }
     if (std::isfinite(high) && std::isfinite(low) && high > low) {
-      for (int i = 0; i < 100 && high - low > 1e-14 * std::max(1.0, std::abs(high)); ++i) {
-        const double middle = 0.5 * (low + high);
-        if (above.exceeds(middle, delta)) {
-          low = middle;
-          answer = std::max(answer, middle);  // verified: L(middle) > delta
-        } else {
-          high = middle;
-        }
-      }
+      const auto exceeds = [&](double middle) {
+        if (!above.exceeds(middle, delta)) return false;
+        answer = std::max(answer, middle);  // verified: L(middle) > delta
+        return true;
+      };
+      bisect(
+          {low, high}, exceeds, [](double lo, double hi) { return hi - lo > 1e-14 * std::max(1.0, std::abs(hi)); },
+          100);
     }
   }
   return answer;

@@ -7,6 +7,7 @@
 
 #include "accounting/double_double.hpp"
 #include "accounting/loss_discretisation.hpp"
+#include "core/directed_rounding.hpp"
 
 namespace noiselearn {
 
@@ -113,7 +114,7 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
   // Screen in double precision first: an input whose curve, even raised by its rounding bound gamma, stays below
   // the largest curve lowered by gamma at every point can never be the maximum, and needs no double-double pass.
   // (Its total and infinity mass still count: they are cheap.) The exact maximum is among the candidates.
-  const double gamma = 4.0 * (static_cast<double>(points) + 8.0) * std::numeric_limits<double>::epsilon();
+  const double gamma = 4.0 * (static_cast<double>(points) + 8.0) * kMachineEpsilon;
   const double decay_double = decay.to_double(), one_minus_decay_double = one_minus_decay.to_double();
   std::vector<double> screen_best(points, 0.0);
   for (const auto& pld : inputs) {
@@ -133,9 +134,7 @@ EnvelopeResult profile_envelope(const std::vector<PrivacyLossDistribution>& uppe
     const PrivacyLossDistribution& pld = inputs[p];
     if (!candidate[p]) {
       const dd::Value raise{
-          1.0 + 64.0 * dd::kUnitRoundoff +
-              2.0 * std::numeric_limits<double>::epsilon() * static_cast<double>(pld.masses.size() + 8),
-          0.0};
+          1.0 + 64.0 * dd::kUnitRoundoff + roundings(4.0) * static_cast<double>(pld.masses.size() + 8), 0.0};
       const dd::Value scale = dd::divide(raise, dd::subtract({1.0, 0.0}, {pld.relative_error, 0.0}));
       const dd::Value t =
           dd::multiply(dd::add({pld.finite_mass() + pld.infinity_mass, 0.0}, {pld.numerical_error, 0.0}), scale);
@@ -278,7 +277,7 @@ std::vector<size_t> undominated_inputs(std::vector<PrivacyLossDistribution>& upp
     if (dropped[x]) continue;
     kept.push_back(x);
     if (scale_by[x] > 0.0) {
-      const double factor = 1.0 + scale_by[x] + 4.0 * std::numeric_limits<double>::epsilon();
+      const double factor = 1.0 + scale_by[x] + roundings(8.0);
       for (double& m : upper_bounds[x].masses) m *= factor;
       upper_bounds[x].infinity_mass *= factor;
     }

@@ -13,6 +13,7 @@
 #include "accounting/coordinate_product.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/profile_envelope.hpp"
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
 #include "core/nearest_word.hpp"
@@ -335,8 +336,7 @@ TwoOutcomeComposition two_outcome_of(const LossLaw& law, const Direction& d, dou
   out.log_second_high = log_second_high;
   out.log_second_low = log_second_low;
   // The masses' own error, and the log-sums' rounding.
-  out.relative_error =
-      relative_error + 4.0 * (static_cast<double>(terms) + 2.0) * std::numeric_limits<double>::epsilon();
+  out.relative_error = relative_error + 4.0 * (static_cast<double>(terms) + 2.0) * kMachineEpsilon;
   out.compositions = 1;
   return out;
 }

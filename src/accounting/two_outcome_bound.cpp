@@ -4,11 +4,12 @@
 #include <cmath>
 #include <limits>
 
+#include "core/directed_rounding.hpp"
+#include "core/monotone_search.hpp"
+
 namespace noiselearn {
 
 namespace {
-
-constexpr double kUnit = std::numeric_limits<double>::epsilon();
 
 // ln(m^k) with 0^0 = 1.
 double log_power(double log_mass, double k) { return k == 0.0 ? 0.0 : k * log_mass; }
@@ -26,9 +27,9 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
   const double first_high = std::exp(log_fh);
   // Each side's logarithm is padded by its error: the masses' relative error (n factors), ln's, the products' and the
   // sums' rounding. The first side is made smaller and the second larger, so each kept term is at most the exact one.
-  const double mass_error = 2.0 * relative_error + 8.0 * kUnit;
+  const double mass_error = 2.0 * relative_error + roundings(16.0);
   auto padding = [&](double k, double magnitude) {
-    return nd * mass_error + 8.0 * kUnit * (magnitude + 4.0 * k + 1.0);
+    return nd * mass_error + roundings(16.0) * (magnitude + 4.0 * k + 1.0);
   };
   // The terms of the binomial, from its mode under the first distribution outwards until they fall below 1e-300.
   const double mode = std::floor((nd + 1.0) * first_high);
@@ -43,7 +44,7 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
                        finite_abs(log_power(log_sh, k)) + finite_abs(log_power(log_sl, nd - k)));
     const double low_first = log_first - pad, high_second = log_second + pad + epsilon;
     const double choose_error =
-        4.0 * kUnit * (std::abs(k - start) + 1.0) * (finite_abs(log_choose) + std::log(nd + 1.0) + 1.0);
+        roundings(8.0) * (std::abs(k - start) + 1.0) * (finite_abs(log_choose) + std::log(nd + 1.0) + 1.0);
     const double value =
         low_first > high_second ? std::exp(low_first - choose_error) * -std::expm1(high_second - low_first) : 0.0;
     return std::pair{value, log_first};
@@ -73,7 +74,7 @@ double TwoOutcomeComposition::delta_lower(double epsilon) const {
   }
   // The exponentials' and the sum's rounding, and the error of ln C(n, start) from lgamma (a few units of each of the
   // three values, which cancel in the difference).
-  const double start_error = 16.0 * kUnit * (std::abs(lgamma_n) + std::abs(lgamma_k) + std::abs(lgamma_rest) + 1.0);
+  const double start_error = roundings(32.0) * (std::abs(lgamma_n) + std::abs(lgamma_k) + std::abs(lgamma_rest) + 1.0);
   return std::max(0.0, static_cast<double>(sum) * (1.0 - 1e-12) * std::exp(-start_error));
 }
 
@@ -87,11 +88,10 @@ double TwoOutcomeComposition::epsilon_lower(double delta, double at_least) const
     largest = std::max(largest, log_first_low - log_second_low);
   double low = at_least, high = std::max(at_least, static_cast<double>(compositions) * largest) + 1.0;
   if (delta_lower(high) > delta) return std::numeric_limits<double>::infinity();
-  for (int i = 0; i < 200 && high - low > 1e-13 * std::max(1.0, high); ++i) {
-    const double middle = 0.5 * (low + high);
-    (delta_lower(middle) > delta ? low : high) = middle;
-  }
-  return low;  // delta_lower(low) > delta: the composition's epsilon at delta exceeds it
+  return bisect(
+             {low, high}, [&](double middle) { return delta_lower(middle) > delta; },
+             [](double lo, double hi) { return hi - lo > 1e-13 * std::max(1.0, hi); }, 200)
+      .low;  // delta_lower(low) > delta: the composition's epsilon at delta exceeds it
 }
 
 }  // namespace noiselearn

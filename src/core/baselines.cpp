@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
 
@@ -253,7 +254,7 @@ double StaircaseLaw::log_cell_mass(double centre, double width) const {
   const double lower = centre - 0.5 * width, upper = centre + 0.5 * width;
   // A breakpoint within the rounding error of a cell edge is on the edge: counting it would add a sliver of the
   // neighbouring density and break the exact equality of cells inside one constant piece.
-  const double slack = 4.0 * std::numeric_limits<double>::epsilon() * std::max(std::abs(lower), std::abs(upper));
+  const double slack = roundings(8.0) * std::max(std::abs(lower), std::abs(upper));
   constexpr size_t kMaxBreakpoints = 16;
   std::vector<double> breakpoints;
   const bool few =

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -172,7 +173,7 @@ struct RoundingSymmetricCopy {
 // Within rounding: a few ulps relative, or a few ulps of 1 absolute (a probability written as a difference of CDF
 // values near 1, as other tools write a Gaussian, carries an absolute error of that size however small it is).
 bool within_rounding(double a, double b) {
-  constexpr double slack = 4.0 * std::numeric_limits<double>::epsilon();
+  constexpr double slack = roundings(8.0);
   return std::abs(a - b) <= slack * std::max(std::abs(a), std::abs(b)) + slack;
 }
 

@@ -5,12 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
 
 namespace {
-constexpr double kRoundingSlack = 4.0 * std::numeric_limits<double>::epsilon();
+constexpr double kRoundingSlack = roundings(8.0);
 }
 
 std::string to_string(SupportKind kind) {

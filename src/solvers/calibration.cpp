@@ -12,6 +12,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "core/directed_format.hpp"
 #include "core/errors.hpp"
+#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
@@ -73,10 +74,10 @@ Calibration calibrate_to_utility(const std::string& family, const Grid& grid, Ba
                     "gives utilities {:.6g} to {:.6g}",
                     to_string(kind.kind), target, family, name, low, high, u_low, u_high));
   // Bisection in log scale: utility is non-decreasing in the scale.
-  for (int i = 0; i < 200 && high / low - 1.0 > 1e-12; ++i) {
-    const double middle = std::sqrt(low * high);
-    (evaluate(middle).first < target ? low : high) = middle;
-  }
+  high = bisect(
+             {low, high}, [&](double middle) { return evaluate(middle).first < target; },
+             [](double lo, double hi) { return hi / lo - 1.0 > 1e-12; }, 200, Midpoint::kGeometric)
+             .high;
   auto [achieved, table] = evaluate(high);
   return Calibration{admissible(name, grid, high), std::move(table), achieved, evaluations};
 }

@@ -13,6 +13,7 @@
 #include "core/banded_matrix.hpp"
 #include "core/errors.hpp"
 #include "core/grid.hpp"
+#include "core/monotone_search.hpp"
 #include "solvers/hybrid_renyi_barrier.hpp"
 #include "solvers/hybrid_renyi_program.hpp"
 
@@ -265,17 +266,15 @@ HybridRenyiOptimum least_hybrid_renyi_epsilon_for_budget(HybridRenyiOptimumOptio
     best.feasible = false;
     return best;
   }
-  double lo = epsilon_low, hi = epsilon_high;
-  while (hi - lo > 1e-6 * hi) {
-    options.epsilon = 0.5 * (lo + hi);
+  // The least epsilon whose optimum is within the budget: `best` is the optimum at the bracket's high end.
+  const auto over_budget = [&](double epsilon) {
+    options.epsilon = epsilon;
     HybridRenyiOptimum r = hybrid_renyi_optimum_over_alpha(options, search);
-    if (within_budget(r)) {
-      hi = options.epsilon;
-      best = std::move(r);
-    } else {
-      lo = options.epsilon;
-    }
-  }
+    if (!within_budget(r)) return true;
+    best = std::move(r);
+    return false;
+  };
+  bisect({epsilon_low, epsilon_high}, over_budget, [](double lo, double hi) { return hi - lo > 1e-6 * hi; });
   return best;
 }
 

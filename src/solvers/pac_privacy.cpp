@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
+#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
@@ -63,12 +64,10 @@ double pac_best_mu(double sigma, double range, double budget, const PacPrivacyOp
     if (!std::isfinite(low))
       throw InputError(fmt::format("no mean meets the budget B = {} at sigma = {}", budget, sigma));
   }
-  while (high - low > options.mu_tolerance * range) {
-    const double middle = 0.5 * (low + high);
-    if (middle <= low || middle >= high) break;
-    (second_moment(middle) <= budget ? low : high) = middle;
-  }
-  return low;
+  return bisect(
+             {low, high}, [&](double middle) { return second_moment(middle) <= budget; },
+             [&](double lo, double hi) { return hi - lo > options.mu_tolerance * range; })
+      .low;
 }
 
 namespace {
@@ -85,11 +84,10 @@ double polish_unconstrained_sigma(double sigma, double output_variance, double r
   for (int k = 0; k < 60 && excess(low) > 0.0; ++k) low *= 0.9;
   for (int k = 0; k < 60 && excess(high) < 0.0; ++k) high *= 1.1;
   if (!(excess(low) <= 0.0 && excess(high) >= 0.0)) return sigma;
-  for (int k = 0; k < 200 && high - low > 1e-15 * high; ++k) {
-    const double middle = 0.5 * (low + high);
-    (excess(middle) < 0.0 ? low : high) = middle;
-  }
-  const double polished = 0.5 * (low + high);
+  const Bracket root = bisect(
+      {low, high}, [&](double middle) { return excess(middle) < 0.0; },
+      [](double lo, double hi) { return hi - lo > 1e-15 * hi; }, 200);
+  const double polished = 0.5 * (root.low + root.high);
   if (truncated_gaussian_moments(0.5 * range, polished, range).second_moment > budget) return sigma;
   const double before = pac_mutual_information_bound(0.5 * range, sigma, range, output_variance);
   return pac_mutual_information_bound(0.5 * range, polished, range, output_variance) <= before + 1e-14 ? polished

@@ -9,6 +9,7 @@
 #include "accounting/pair_accountant.hpp"
 #include "accounting/refinement.hpp"
 #include "core/errors.hpp"
+#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
@@ -32,11 +33,10 @@ double kernel_only_scale(BoostingKernelKind kind, const PreferredRegion& region,
   if (mass(1e-9 * width) < rho) return 0.0;
   double lo = 1e-9 * width, hi = width;
   while (mass(hi) > rho) hi *= 2.0;
-  for (int i = 0; i < 200 && hi / lo > 1.0 + 1e-14; ++i) {
-    const double mid = std::sqrt(lo * hi);
-    (mass(mid) >= rho ? lo : hi) = mid;
-  }
-  return lo;
+  return bisect(
+             {lo, hi}, [&](double mid) { return mass(mid) >= rho; },
+             [](double low, double high) { return high / low > 1.0 + 1e-14; }, 200, Midpoint::kGeometric)
+      .low;
 }
 
 BoostingCalibration calibrate_boosting_scale(BoostingKernelKind kind, const PreferredRegion& region, double rho,
