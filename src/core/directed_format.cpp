@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -153,6 +155,31 @@ std::string format_general(double x, int significant, Rounding direction) {
 std::string format_exact(double x) {
   if (!std::isfinite(x)) return special(x);
   return fmt::format("{}", x);
+}
+
+std::string format_setting(double x) {
+  if (!std::isfinite(x)) return special(x);
+  const double magnitude = std::fabs(x);
+  const bool scientific = magnitude != 0.0 && (magnitude < 1e-2 || magnitude >= 1e5);
+  char buffer[64];
+  const auto written =
+      std::to_chars(buffer, buffer + sizeof buffer, x,
+                    scientific ? std::chars_format::scientific : std::chars_format::fixed);  // shortest round trip
+  std::string text(buffer, written.ptr);
+  if (!scientific) return text;
+  // "1e-04" -> "1e-4", "3e+10" -> "3e10"
+  const size_t e = text.find('e');
+  std::string exponent = text.substr(e + 1);
+  const bool negative = exponent.front() == '-';
+  if (exponent.front() == '-' || exponent.front() == '+') exponent.erase(0, 1);
+  exponent.erase(0, std::min(exponent.find_first_not_of('0'), exponent.size() - 1));
+  return text.substr(0, e + 1) + (negative ? "-" : "") + exponent;
+}
+
+std::string format_settings(const std::vector<double>& values, const std::string& separator) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i) text += (i > 0 ? separator : "") + format_setting(values[i]);
+  return text;
 }
 
 }  // namespace noiselearn

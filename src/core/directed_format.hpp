@@ -8,6 +8,7 @@
 // (Rounding::kDown) as real numbers. When x is exactly representable with the requested digits it is printed
 // as it is. Infinities print as "inf"/"-inf", NaN as "nan".
 #include <string>
+#include <vector>
 
 namespace noiselearn {
 
@@ -23,5 +24,12 @@ std::string format_general(double x, int significant, Rounding direction);
 // The shortest decimal text that reads back as exactly x (for echoing a user's value: 0.4999999 stays
 // 0.4999999, never "0.5").
 std::string format_exact(double x);
+
+// A setting's value as the documentation writes it (a default in a help text or docstring): the shortest text that
+// reads back as exactly x, in scientific notation without '+' or leading exponent zeros outside [0.01, 1e5) ("1e-4",
+// "3e10"), fixed inside ("0.05", "1000").
+std::string format_setting(double x);
+// Several, joined by `separator` ("1e-3, 1e-6, 1e-9").
+std::string format_settings(const std::vector<double>& values, const std::string& separator = ", ");
 
 }  // namespace noiselearn

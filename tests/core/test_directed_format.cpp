@@ -133,3 +133,18 @@ TEST_CASE("random doubles: the printed text brackets x in the requested directio
     CHECK(compare(parse_decimal(fixed_down), exact_x) <= 0);
   }
 }
+
+TEST_CASE("a setting prints as the documentation writes it, and reads back as the same double", "[format]") {
+  CHECK(format_setting(1e-4) == "1e-4");
+  CHECK(format_setting(1e-15) == "1e-15");
+  CHECK(format_setting(3e10) == "3e10");
+  CHECK(format_setting(1.5e-7) == "1.5e-7");
+  CHECK(format_setting(-1e-4) == "-1e-4");
+  CHECK(format_setting(0.05) == "0.05");
+  CHECK(format_setting(1000.0) == "1000");
+  CHECK(format_setting(0.0) == "0");
+  CHECK(format_settings({1e-3, 1e-6, 1e-9}) == "1e-3, 1e-6, 1e-9");
+  CHECK(format_settings({1e-3, 1e-6}, " ") == "1e-3 1e-6");
+  for (double x : {1e-4, 0.1 + 0.2, 123456.789, 2.5e-300, 1.7976931348623157e308})
+    CHECK(std::stod(format_setting(x)) == x);
+}
