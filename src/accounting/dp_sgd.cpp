@@ -158,8 +158,10 @@ namespace {
 
 NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(double)>& describe,
                                      const std::function<std::string(double)>& unreachable, double target_epsilon,
-                                     double delta, const AccountantOptions& options, double relative_tolerance,
-                                     double minimum, double maximum, double start) {
+                                     double delta, const AccountantOptions& options,
+                                     const CalibrationOptions& calibration, double start) {
+  const double relative_tolerance = calibration.relative_tolerance, minimum = calibration.minimum,
+               maximum = calibration.maximum;
   check_epsilon(target_epsilon);
   check_delta(delta);
   if (!(relative_tolerance > 0.0 && relative_tolerance < 1.0))
@@ -240,10 +242,9 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
 }  // namespace
 
 NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
-                                            const AccountantOptions& options, double relative_tolerance, double minimum,
-                                            double maximum) {
+                                            const AccountantOptions& options, const CalibrationOptions& calibration) {
   dp_sgd_description(1.0, sampling_rate, steps);  // validates q and the steps before the search
-  if (!(minimum > 0.0 && maximum > minimum))
+  if (!(calibration.minimum > 0.0 && calibration.maximum > calibration.minimum))
     throw InputError("the noise multiplier range must be 0 < minimum < maximum");
   return calibrate_parameter(
       [&](double m) { return dp_sgd_description(m, sampling_rate, steps); },
@@ -253,12 +254,12 @@ NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta,
             "{} (raise the maximum, or accept a larger epsilon)",
             top, target_epsilon, delta, steps, sampling_rate);
       },
-      target_epsilon, delta, options, relative_tolerance, minimum, maximum, 1.0);
+      target_epsilon, delta, options, calibration, 1.0);
 }
 
 NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
-                                 double delta, const AccountantOptions& options, double relative_tolerance,
-                                 double minimum, double maximum) {
+                                 double delta, const AccountantOptions& options,
+                                 const CalibrationOptions& calibration) {
   description.validate();
   if (description.events.size() != 1)
     throw InputError(fmt::format("calibration takes one event (got {}): the parameter searched must be one event's",
@@ -290,11 +291,12 @@ NoiseCalibration calibrate_event(const ReleaseDescription& description, const st
             "epsilon)",
             key, top, target_epsilon, delta, event.describe());
       },
-      target_epsilon, delta, options, relative_tolerance, minimum, maximum, event.values.at(key));
+      target_epsilon, delta, options, calibration, event.values.at(key));
 }
 
 StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double target_epsilon, double delta,
-                           const AccountantOptions& options, int64_t maximum_steps) {
+                           const AccountantOptions& options, const MaxStepsOptions& search) {
+  const int64_t maximum_steps = search.maximum_steps;
   check_epsilon(target_epsilon);
   check_delta(delta);
   if (maximum_steps < 1 || maximum_steps > kMaxCompositions)

@@ -6,12 +6,13 @@
 // - dp_sgd_epsilon: after T steps;
 // - dp_sgd_epsilons: after each of several step counts (the curve per epoch), composed incrementally: one convolution
 //   per checkpoint, not a composition from scratch each;
-// - calibrate_noise_multiplier: the least m (to a relative tolerance) whose certified upper epsilon after T steps is at
-//   most the target;
+// - calibrate_noise_multiplier: the least m (to a relative tolerance, CalibrationOptions) whose certified upper epsilon
+//   after T steps is at most the target; calibrate_event: the same for the noise parameter of any one event;
 // - max_steps: the most steps whose certified upper epsilon is at most the target.
 // The searches use the certified upper bound, so what they return is guaranteed (unlike a calibration by an
 // estimate), and they are monotone because a larger m (fewer steps) is a post-processing of a smaller one (more).
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,18 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
                                             const std::vector<int64_t>& steps, double delta,
                                             const AccountantOptions& options = {});
 
+// How a calibration searches (calibrate_noise_multiplier, calibrate_event): the defaults here are the ones the CLI
+// (account --calibrate) and the Python module use.
+struct CalibrationOptions {
+  // The value found is within this factor of the least one that certifies: the value found certifies the target, the
+  // value (1 + relative_tolerance) times smaller does not. In (0, 1).
+  double relative_tolerance = 1e-3;
+  // The range searched, 0 < minimum < maximum: the least value is `minimum` when even it certifies the target, and a
+  // target that `maximum` does not reach is an InputError naming it.
+  double minimum = 0.05;
+  double maximum = 1000.0;
+};
+
 struct NoiseCalibration {
   double noise_multiplier = 0.0;  // the least found: certified upper epsilon <= target (the calibrated parameter)
   EpsilonBracket epsilon;         // its certified bracket
@@ -49,21 +62,28 @@ struct NoiseCalibration {
   int evaluations = 0;
 };
 
-// The least noise multiplier in [minimum, maximum] whose certified upper epsilon at delta after `steps` is at most
-// target_epsilon, to relative_tolerance. InputError when even `maximum` does not reach the target (naming it).
+// The least noise multiplier in [calibration.minimum, calibration.maximum] whose certified upper epsilon at delta after
+// `steps` is at most target_epsilon, to calibration.relative_tolerance; the search starts at 1. InputError when even
+// the maximum does not reach the target (naming it).
 NoiseCalibration calibrate_noise_multiplier(double target_epsilon, double delta, double sampling_rate, int64_t steps,
-                                            const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
-                                            double minimum = 0.05, double maximum = 1000.0);
+                                            const AccountantOptions& options = {},
+                                            const CalibrationOptions& calibration = {});
 
 // The least value of the number parameter `key` of the description's one event (a noise parameter: the noise
-// multiplier, scale or sigma, which epsilon falls with) in [minimum, maximum] whose certified upper epsilon at delta is
-// at most target_epsilon, to relative_tolerance; the same search as calibrate_noise_multiplier, started at the event's
-// value of `key` (a guess near the answer saves the expensive evaluations at small noise). For learned-noise
-// comparisons at equal certified epsilon: the Laplace per coordinate, the Gaussian, ... InputError for a key that is
-// not a noise parameter, or when even `maximum` does not reach the target.
+// multiplier, scale or sigma, which epsilon falls with) in [calibration.minimum, calibration.maximum] whose certified
+// upper epsilon at delta is at most target_epsilon, to calibration.relative_tolerance; the same search as
+// calibrate_noise_multiplier, started at the event's value of `key` (a guess near the answer saves the expensive
+// evaluations at small noise). For learned-noise comparisons at equal certified epsilon: the Laplace per coordinate,
+// the Gaussian, ... InputError for a key that is not a noise parameter, or when even the maximum does not reach the
+// target.
 NoiseCalibration calibrate_event(const ReleaseDescription& description, const std::string& key, double target_epsilon,
-                                 double delta, const AccountantOptions& options = {}, double relative_tolerance = 1e-3,
-                                 double minimum = 0.05, double maximum = 1000.0);
+                                 double delta, const AccountantOptions& options = {},
+                                 const CalibrationOptions& calibration = {});
+
+// How max_steps searches.
+struct MaxStepsOptions {
+  int64_t maximum_steps = 100'000'000;  // the most steps considered, in 1..kMaxCompositions
+};
 
 struct StepsCalibration {
   int64_t steps = 0;  // the most steps whose certified upper epsilon <= target (0: not even one)
@@ -71,8 +91,8 @@ struct StepsCalibration {
   int evaluations = 0;
 };
 
-// The most steps (at most maximum_steps) whose certified upper epsilon at delta is at most target_epsilon.
+// The most steps (at most search.maximum_steps) whose certified upper epsilon at delta is at most target_epsilon.
 StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double target_epsilon, double delta,
-                           const AccountantOptions& options = {}, int64_t maximum_steps = 100'000'000);
+                           const AccountantOptions& options = {}, const MaxStepsOptions& search = {});
 
 }  // namespace noiselearn

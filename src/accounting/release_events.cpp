@@ -44,8 +44,9 @@ const std::vector<MechanismParameter>& event_keys() {
   static const std::vector<MechanismParameter> keys{
       {"mechanism", std::nullopt, "",
        "the mechanism's registered name (gaussian, laplace, discrete_gaussian, discrete_laplace, table)"},
-      {"count", 1.0, "releases", "how many times the event is released (steps)", true},
-      {"coordinates", 1.0, "coordinates",
+      {"count", static_cast<double>(ReleaseEvent{}.count), "releases", "how many times the event is released (steps)",
+       true},
+      {"coordinates", static_cast<double>(ReleaseEvent{}.coordinates), "coordinates",
        "the mechanism on each of d coordinates with its own noise, neighbours differing by at most the sensitivity in "
        "each (per-coordinate, L-infinity, clipping)",
        true},

@@ -1,7 +1,8 @@
 // The accountant's events from Python: noiselearn.account_events (a list of dicts, parsed by the same parser as the
 // CLI's events files, release_events.hpp), noiselearn.mechanisms (the registry), and DP-SGD's questions
 // (accounting/dp_sgd.hpp): dp_sgd_epsilon, dp_sgd_epsilons, calibrate_noise_multiplier, max_steps. Every epsilon is a
-// certified (lower, upper) pair; bad input is a ValueError naming the culprit.
+// certified (lower, upper) pair; bad input is a ValueError naming the culprit. Every keyword's default is the library's
+// (AccountantOptions, CalibrationOptions, MaxStepsOptions, ReleaseDescription), read from its struct.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -82,6 +83,14 @@ AccountantOptions options_of(double loss_step) {
   return options;
 }
 
+CalibrationOptions calibration_of(double relative_tolerance, double minimum, double maximum) {
+  CalibrationOptions calibration;
+  calibration.relative_tolerance = relative_tolerance;
+  calibration.minimum = minimum;
+  calibration.maximum = maximum;
+  return calibration;
+}
+
 py::tuple bracket(const EpsilonBracket& e) { return py::make_tuple(e.lower, e.upper); }
 
 }  // namespace
@@ -121,15 +130,17 @@ void bind_events(py::module_& m) {
         py::gil_scoped_release release;
         return Bounds(account_events(description, options));
       },
-      py::arg("events"), py::kw_only(), py::arg("relation") = "add_remove", py::arg("loss_step") = 1e-4,
-      "Certified bounds of a list of events, each a dict as in an events file: mechanism ('gaussian', 'laplace', "
-      "'discrete_gaussian', 'discrete_laplace', 'table' with a table file's path; see mechanisms()) and its "
-      "parameters, "
-      "coordinates (d coordinates with their own noise, L-infinity neighbours; default 1), sampling ('none', 'poisson' "
-      "with "
-      "sampling_rate, 'without_replacement' with batch_size and dataset_size; left out, the keys decide) and count "
-      "(releases, default 1). relation: 'add_remove' (Poisson) or 'replace_one' (without replacement). Returns Bounds: "
-      ".epsilon(delta) and .delta(epsilon) give (lower, upper).");
+      py::arg("events"), py::kw_only(), py::arg("relation") = to_string(ReleaseDescription{}.relation),
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
+      fmt::format("Certified bounds of a list of events, each a dict as in an events file: mechanism ('gaussian', "
+                  "'laplace', 'discrete_gaussian', 'discrete_laplace', 'table' with a table file's path; see "
+                  "mechanisms()) and its parameters, coordinates (d coordinates with their own noise, L-infinity "
+                  "neighbours; default {}), sampling ('none', 'poisson' with sampling_rate, 'without_replacement' with "
+                  "batch_size and dataset_size; left out, the keys decide) and count (releases, default {}). relation: "
+                  "'add_remove' (Poisson) or 'replace_one' (without replacement). Returns Bounds: .epsilon(delta) and "
+                  ".delta(epsilon) give (lower, upper).",
+                  ReleaseEvent{}.coordinates, ReleaseEvent{}.count)
+          .c_str());
 
   m.def(
       "dp_sgd_epsilon",
@@ -144,7 +155,7 @@ void bind_events(py::module_& m) {
         return bracket(e);
       },
       py::arg("noise_multiplier"), py::arg("sampling_rate"), py::arg("steps"), py::arg("delta"), py::kw_only(),
-      py::arg("loss_step") = 1e-4,
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
       "DP-SGD (Gaussian noise std = noise_multiplier x clipping norm, Poisson sampling at sampling_rate, add or remove "
       "one record): the certified (lower, upper) epsilon at delta after `steps` steps.");
 
@@ -171,10 +182,12 @@ void bind_events(py::module_& m) {
         return out;
       },
       py::arg("noise_multiplier"), py::arg("sampling_rate"), py::arg("steps"), py::arg("delta"), py::kw_only(),
-      py::arg("loss_step") = 1e-4,
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
       "The certified epsilon at delta after each step count of `steps` (increasing; e.g. the end of every epoch): a "
-      "numpy array of shape (len(steps), 2), columns lower and upper. Composed incrementally (one convolution per "
-      "entry); untilted, so a little wider than dp_sgd_epsilon at small delta, each entry rigorous.");
+      "numpy array of shape (len(steps), 2), columns lower and upper, each entry rigorous. Composed incrementally (one "
+      "convolution per entry) at the loss step the default picks for the last count, and tilted once for the whole "
+      "curve (for the last count's epsilon) rather than for each entry's query: an entry is a little wider than "
+      "dp_sgd_epsilon's for its count, and the last one is intersected with dp_sgd_epsilon's.");
 
   m.def(
       "calibrate_noise_multiplier",
@@ -185,14 +198,15 @@ void bind_events(py::module_& m) {
         NoiseCalibration c;
         {
           py::gil_scoped_release release;
-          c = calibrate_noise_multiplier(target_epsilon, delta, sampling_rate, t, options, relative_tolerance, minimum,
-                                         maximum);
+          c = calibrate_noise_multiplier(target_epsilon, delta, sampling_rate, t, options,
+                                         calibration_of(relative_tolerance, minimum, maximum));
         }
         return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
       },
       py::arg("target_epsilon"), py::arg("delta"), py::arg("sampling_rate"), py::arg("steps"), py::kw_only(),
-      py::arg("relative_tolerance") = 1e-3, py::arg("minimum") = 0.05, py::arg("maximum") = 1000.0,
-      py::arg("loss_step") = 1e-4,
+      py::arg("relative_tolerance") = CalibrationOptions{}.relative_tolerance,
+      py::arg("minimum") = CalibrationOptions{}.minimum, py::arg("maximum") = CalibrationOptions{}.maximum,
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
       "The least noise multiplier (to relative_tolerance, in [minimum, maximum]) whose certified upper epsilon at "
       "delta "
       "after `steps` DP-SGD steps at sampling_rate is at most target_epsilon: (noise_multiplier, (lower, upper)). "
@@ -211,13 +225,16 @@ void bind_events(py::module_& m) {
         NoiseCalibration c;
         {
           py::gil_scoped_release release;
-          c = calibrate_event(description, key, target_epsilon, delta, options, relative_tolerance, minimum, maximum);
+          c = calibrate_event(description, key, target_epsilon, delta, options,
+                              calibration_of(relative_tolerance, minimum, maximum));
         }
         return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
       },
       py::arg("event"), py::arg("key"), py::arg("target_epsilon"), py::arg("delta"), py::kw_only(),
-      py::arg("relation") = "add_remove", py::arg("relative_tolerance") = 1e-3, py::arg("minimum") = 0.05,
-      py::arg("maximum") = 1000.0, py::arg("loss_step") = 1e-4,
+      py::arg("relation") = to_string(ReleaseDescription{}.relation),
+      py::arg("relative_tolerance") = CalibrationOptions{}.relative_tolerance,
+      py::arg("minimum") = CalibrationOptions{}.minimum, py::arg("maximum") = CalibrationOptions{}.maximum,
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
       "The least value of the event's noise parameter `key` (e.g. 'noise_multiplier' of a 'laplace' event on d "
       "coordinates, 'scale' of a 'discrete_laplace') whose certified upper epsilon at delta is at most target_epsilon "
       "(the value in the event dict is where the search starts): (value, (lower, upper)). ValueError for a key that is "
@@ -233,12 +250,14 @@ void bind_events(py::module_& m) {
         StepsCalibration c;
         {
           py::gil_scoped_release release;
-          c = max_steps(noise_multiplier, sampling_rate, target_epsilon, delta, options, most);
+          MaxStepsOptions search;
+          search.maximum_steps = most;
+          c = max_steps(noise_multiplier, sampling_rate, target_epsilon, delta, options, search);
         }
         return py::make_tuple(c.steps, bracket(c.epsilon));
       },
       py::arg("noise_multiplier"), py::arg("sampling_rate"), py::arg("target_epsilon"), py::arg("delta"), py::kw_only(),
-      py::arg("maximum_steps") = 100'000'000, py::arg("loss_step") = 1e-4,
+      py::arg("maximum_steps") = MaxStepsOptions{}.maximum_steps, py::arg("loss_step") = AccountantOptions{}.loss_step,
       "The most DP-SGD steps whose certified upper epsilon at delta is at most target_epsilon: (steps, (lower, "
       "upper)); "
       "steps 0 when not even one step fits.");
