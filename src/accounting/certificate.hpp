@@ -25,6 +25,10 @@ struct CertificateRequest {
   void validate() const;  // throws InputError naming the field
 };
 
+// The queries of a certificate that is asked none (the CLI, the Python module, a training config's
+// certification.deltas): epsilon at each of these deltas.
+inline const std::vector<double> kDefaultCertificateDeltas{1e-3, 1e-6, 1e-9};
+
 struct DeltaAtEpsilon {
   double epsilon = 0.0;
   double delta_upper = 0.0, delta_lower = 0.0;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn::cli {
@@ -145,8 +146,9 @@ void CertificateCliOptions::add_to(CLI::App& app, bool with_epsilon_queries) {
                             ->capture_default_str();
   if (with_epsilon_queries)
     epsilon_option = app.add_option("--epsilon", request.epsilons, "Report delta at this epsilon (repeatable)");
-  delta_option =
-      app.add_option("--delta", request.deltas, "Report epsilon at this delta (repeatable; default 1e-3, 1e-6, 1e-9)");
+  delta_option = app.add_option(
+      "--delta", request.deltas,
+      fmt::format("Report epsilon at this delta (repeatable; default {})", format_settings(default_deltas, ", ")));
   app.add_option("--curve-points", request.curve_points, "Points of the delta(epsilon) curve")->capture_default_str();
   app.add_option("--curve-epsilon-max", request.curve_epsilon_max,
                  "Right end of the curve (0: where the upper bound reaches delta = 1e-12)")

@@ -18,13 +18,13 @@
 
 namespace noiselearn::cli {
 
-// --pair, --sensitivity, --sampling-rate, --shifts, --neighbours
+// --pair, --sensitivity, --sampling-rate, --shifts, --neighbours; the defaults are PairSpecification's
 struct PairOptions {
-  std::string kind = "additive";
-  double sensitivity = 1.0;
-  double sampling_rate = 1.0;
-  std::string shifts = "auto";
-  std::string neighbours = "any";
+  std::string kind = to_string(PairSpecification{}.kind);
+  double sensitivity = PairSpecification{}.sensitivity;
+  double sampling_rate = PairSpecification{}.sampling_rate;
+  std::string shifts = to_string(PairSpecification{}.shifts);
+  std::string neighbours = to_string(PairSpecification{}.neighbours);
   CLI::Option* sensitivity_option = nullptr;
   CLI::Option* kind_option = nullptr;
   CLI::Option* sampling_rate_option = nullptr;
@@ -39,12 +39,12 @@ struct PairOptions {
   PairSpecification specification(const RecordedCertification& recorded, const std::string& table) const;
 };
 
-// --loss-step, --tail-mass, --max-points, --upper-method, --lower-method
+// --loss-step, --tail-mass, --max-points, --upper-method, --lower-method, ...; the defaults are AccountantOptions'
 struct AccountantCliOptions {
   AccountantOptions values;
-  std::string upper_method = "connect-the-dots";
-  std::string lower_method = "merge-to-grid";
-  std::string several_pairs = "auto";
+  std::string upper_method = to_string(AccountantOptions{}.upper_method);
+  std::string lower_method = to_string(AccountantOptions{}.lower_method);
+  std::string several_pairs = to_string(AccountantOptions{}.several_pairs);
 
   std::vector<std::pair<CLI::Option*, std::string>>
       given;  // each option and its field name, to tell given from default
@@ -58,7 +58,7 @@ struct AccountantCliOptions {
 // --compositions, --epsilon, --delta, --curve-points, --curve-epsilon-max
 struct CertificateCliOptions {
   CertificateRequest request;
-  std::vector<double> default_deltas{1e-3, 1e-6, 1e-9};
+  std::vector<double> default_deltas = kDefaultCertificateDeltas;
 
   CLI::Option* compositions_option = nullptr;
   CLI::Option* epsilon_option = nullptr;

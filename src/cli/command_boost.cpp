@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/command.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "run/privacy_boosting_run.hpp"
@@ -43,7 +44,9 @@ Command make_boost_command(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--compositions,-n", options->compositions, "n, number of releases composed")->capture_default_str();
   app->add_option("--delta", options->deltas,
-                  "Report the certified epsilon at this delta (repeatable; default 1e-5; the first is calibrated for)");
+                  fmt::format("Report the certified epsilon at this delta (repeatable; default {}; the first is "
+                              "calibrated for)",
+                              format_setting(BoostingCalibrationOptions{}.delta)));
   app->add_option("--epsilon", options->epsilons, "Report the certified delta at this epsilon (repeatable)");
   app->add_option("--loss-step", options->loss_step, "Accountant: single-release loss grid step, nats")
       ->capture_default_str();

@@ -14,7 +14,7 @@ namespace noiselearn::cli {
 
 Command make_lp_optimum_command(CLI::App& parent) {
   auto o = std::make_shared<LpOptimumRunOptions>();
-  auto cost = std::make_shared<std::string>("l1");
+  auto cost = std::make_shared<std::string>(to_string(o->cost));
   auto shapes = std::make_shared<std::vector<std::string>>();
   auto out = std::make_shared<std::string>();
   auto accountant = std::make_shared<AccountantCliOptions>();

@@ -12,6 +12,7 @@
 
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
+#include "core/directed_format.hpp"
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
 #include "run/quantised_table_certificate.hpp"
@@ -100,7 +101,8 @@ void run_sample(const SampleOptions& o) {
     // Each list the options do not give is the source certificate's.
     certify.request.epsilons = o.epsilons.empty() ? recorded.epsilons : o.epsilons;
     certify.request.deltas = o.deltas.empty() ? recorded.deltas : o.deltas;
-    if (certify.request.epsilons.empty() && certify.request.deltas.empty()) certify.request.deltas = {1e-3, 1e-6, 1e-9};
+    if (certify.request.epsilons.empty() && certify.request.deltas.empty())
+      certify.request.deltas = kDefaultCertificateDeltas;
     certify.request.curve_points = 0;
     certify.accountant = o.accountant.options(recorded.accountant);
     if (!recorded.empty())
@@ -140,9 +142,9 @@ Command make_sample_command(CLI::App& parent) {
                   "Compositions n for the certificates (default: the source certificate's, else 1)");
   app->add_option("--epsilon", options->epsilons,
                   "Report delta at this epsilon (repeatable; default: the source certificate's)");
-  app->add_option(
-      "--delta", options->deltas,
-      "Report epsilon at this delta (repeatable; default: the source certificate's, else 1e-3, 1e-6, 1e-9)");
+  app->add_option("--delta", options->deltas,
+                  fmt::format("Report epsilon at this delta (repeatable; default: the source certificate's, else {})",
+                              format_settings(kDefaultCertificateDeltas, ", ")));
   options->accountant.add_to(*app);
   return Command{app, [options] { run_sample(*options); }};
 }

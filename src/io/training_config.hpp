@@ -11,6 +11,9 @@
 #include <variant>
 #include <vector>
 
+#include "accounting/accountant_options.hpp"
+#include "accounting/certificate.hpp"
+#include "core/dominating_pair.hpp"
 #include "core/grid.hpp"
 #include "io/config_schema.hpp"
 #include "io/kinds/adam.hpp"
@@ -39,9 +42,9 @@ struct TrainingConfig {
   double model_init_sigma = 0.0;
   GeometricTailConfig geometric_tail;  // model.kind = geometric-tail (io/kinds/geometric_tail.hpp)
   // pair
-  std::string pair_kind = "additive";
-  double pair_sensitivity = 1.0;
-  double pair_sampling_rate = 1.0;
+  std::string pair_kind = to_string(PairSpecification{}.kind);
+  double pair_sensitivity = PairSpecification{}.sensitivity;
+  double pair_sampling_rate = PairSpecification{}.sampling_rate;
   // loss
   std::string loss_kind = "soft-pld";
   double loss_epsilon = 0.3;
@@ -72,17 +75,17 @@ struct TrainingConfig {
   double target_utility = 0.0;
   int64_t target_trials = 8;
   int64_t target_trial_epochs = 0;
-  // certification
+  // certification: the accountant's and the pair's defaults (AccountantOptions, PairSpecification)
   std::vector<double> certification_epsilons;
-  std::vector<double> certification_deltas{1e-3, 1e-6, 1e-9};
-  double certification_loss_step = 1e-4;
-  double certification_tail_mass = 1e-15;
-  int64_t certification_max_points = int64_t{1} << 20;
-  std::string certification_shifts = "auto";
-  std::string certification_neighbours = "any";
-  std::string certification_several_pairs = "auto";
-  double certification_adaptive_budget = 1e11;
-  double certification_adaptive_block_budget = 3e10;
+  std::vector<double> certification_deltas = kDefaultCertificateDeltas;
+  double certification_loss_step = AccountantOptions{}.loss_step;
+  double certification_tail_mass = AccountantOptions{}.tail_mass;
+  int64_t certification_max_points = AccountantOptions{}.max_points;
+  std::string certification_shifts = to_string(PairSpecification{}.shifts);
+  std::string certification_neighbours = to_string(PairSpecification{}.neighbours);
+  std::string certification_several_pairs = to_string(AccountantOptions{}.several_pairs);
+  double certification_adaptive_budget = AccountantOptions{}.adaptive_budget;
+  double certification_adaptive_block_budget = AccountantOptions{}.adaptive_block_budget;
   bool certification_compare_gaussian = true;
   // output
   int64_t output_log_every = 500;

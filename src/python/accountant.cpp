@@ -19,6 +19,7 @@
 #include "accounting/heterogeneous_composition.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "accounting/real_fft.hpp"
+#include "core/directed_format.hpp"
 #include "core/dominating_pair.hpp"
 #include "core/errors.hpp"
 #include "io/certificate_files.hpp"
@@ -90,13 +91,27 @@ void require_compositions(int64_t n) {
         adaptive_block_budget                                                                       \
   }
 
-// Where a keyword argument left None comes from, for the docstrings.
-constexpr const char* kKeywordDefaults =
-    " Keyword arguments left None take the setting the table's noise.json records when `table` is a path to a table "
-    "noiselearn wrote (its pair, sensitivity, sampling rate, neighbours, compositions, queries and accountant options: "
-    "the certificate the run printed), else sensitivity 1.0, neighbours 'any', shifts 'auto', pair 'additive', "
-    "sampling_rate 1.0, loss_step 1e-4, tail_mass 1e-15, several_pairs 'auto', adaptive_budget 1e11, "
-    "adaptive_block_budget 3e10.";
+// A float setting as Python writes a float: format_setting's text ("1e-4"), a whole number with ".0".
+std::string float_setting(double x) {
+  std::string text = format_setting(x);
+  if (text.find_first_of(".einf") == std::string::npos) text += ".0";
+  return text;
+}
+
+// Where a keyword argument left None comes from, for the docstrings: the library's defaults, read from their structs.
+std::string keyword_defaults() {
+  const PairSpecification pair;
+  const AccountantOptions accountant;
+  return fmt::format(
+      " Keyword arguments left None take the setting the table's noise.json records when `table` is a path to a table "
+      "noiselearn wrote (its pair, sensitivity, sampling rate, neighbours, compositions, queries and accountant "
+      "options: the certificate the run printed), else sensitivity {}, neighbours '{}', shifts '{}', pair '{}', "
+      "sampling_rate {}, loss_step {}, tail_mass {}, several_pairs '{}', adaptive_budget {}, adaptive_block_budget {}.",
+      float_setting(pair.sensitivity), to_string(pair.neighbours), to_string(pair.shifts), to_string(pair.kind),
+      float_setting(pair.sampling_rate), float_setting(accountant.loss_step), float_setting(accountant.tail_mass),
+      to_string(accountant.several_pairs), float_setting(accountant.adaptive_budget),
+      float_setting(accountant.adaptive_block_budget));
+}
 
 }  // namespace
 
@@ -135,7 +150,7 @@ void bind_accountant(py::module_& m) {
                    "order). table: a NoiseTable or a table file's path. neighbours: 'any' or 'same-direction'; pair: "
                    "'additive' or 'subsampled' (with sampling_rate); sensitivity in x units, a whole number of grid "
                    "steps.") +
-       kKeywordDefaults)
+       keyword_defaults())
           .c_str());
 
   m.def(
@@ -152,7 +167,7 @@ void bind_accountant(py::module_& m) {
         request.epsilons = epsilons ? *epsilons : recorded.epsilons;
         request.deltas = deltas ? *deltas : recorded.deltas;
         if (!epsilons && !deltas && request.epsilons.empty() && request.deltas.empty())
-          request.deltas = {1e-3, 1e-6, 1e-9};
+          request.deltas = kDefaultCertificateDeltas;
         request.validate();
         Certificate certificate;
         {
@@ -167,9 +182,10 @@ void bind_accountant(py::module_& m) {
       },
       py::arg("table"), py::arg("compositions") = py::none(), py::arg("epsilons") = py::none(),
       py::arg("deltas") = py::none(), NOISELEARN_ACCOUNTING_KWARGS,
-      (std::string("The certificate noiselearn writes into noise.json, as a dict (plus 'report', the text the CLI "
-                   "prints). epsilons, deltas: the queries (None: the recorded ones, else deltas 1e-3, 1e-6, 1e-9).") +
-       kKeywordDefaults)
+      (fmt::format("The certificate noiselearn writes into noise.json, as a dict (plus 'report', the text the CLI "
+                   "prints). epsilons, deltas: the queries (None: the recorded ones, else deltas {}).",
+                   format_settings(kDefaultCertificateDeltas)) +
+       keyword_defaults())
           .c_str());
 
   m.def(
@@ -182,7 +198,8 @@ void bind_accountant(py::module_& m) {
         return Bounds(compose_bounds(gaussian_mechanism_bounds(sigma, sensitivity, options), compositions, options));
       },
       py::arg("sigma"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
-      py::arg("loss_step") = 1e-4, "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
+      "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
   m.def(
       "laplace_mechanism",
       [](double scale, double sensitivity, int64_t compositions, double loss_step) {
@@ -193,7 +210,8 @@ void bind_accountant(py::module_& m) {
         return Bounds(compose_bounds(laplace_mechanism_bounds(scale, sensitivity, options), compositions, options));
       },
       py::arg("scale"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
-      py::arg("loss_step") = 1e-4, "Certified bounds for the continuous Laplace mechanism with scale b.");
+      py::arg("loss_step") = AccountantOptions{}.loss_step,
+      "Certified bounds for the continuous Laplace mechanism with scale b.");
   m.def(
       "gaussian_mechanism_delta", &gaussian_mechanism_delta, py::arg("sigma"), py::arg("sensitivity"),
       py::arg("compositions"), py::arg("epsilon"),

@@ -133,7 +133,8 @@ void bind_tables(py::module_& m) {
         options.sum_tolerance = sum_tolerance;
         return read_noise_table(path, options).table;
       },
-      py::arg("path"), py::arg("renormalise") = false, py::arg("sum_tolerance") = 1e-6,
+      py::arg("path"), py::arg("renormalise") = TableReadOptions{}.renormalise,
+      py::arg("sum_tolerance") = TableReadOptions{}.sum_tolerance,
       "Reads noise.csv (and noise.json beside it, whose grid and checksum it checks) or a bare x,p CSV. renormalise: "
       "divide by the sum when it is within sum_tolerance of 1.");
   m.def(

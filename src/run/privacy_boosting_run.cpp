@@ -56,7 +56,8 @@ PrivacyBoostingRun run_privacy_boosting(const PrivacyBoostingRunOptions& o) {
   AccountantOptions accountant;
   accountant.loss_step = o.loss_step;
   accountant.validate();
-  const std::vector<double> deltas = o.deltas.empty() ? std::vector<double>{1e-5} : o.deltas;
+  const std::vector<double> deltas =
+      o.deltas.empty() ? std::vector<double>{BoostingCalibrationOptions{}.delta} : o.deltas;
 
   PrivacyBoostingRun out;
   nlohmann::json& report = out.report;

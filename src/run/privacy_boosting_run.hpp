@@ -10,9 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accounting/accountant_options.hpp"
+#include "solvers/privacy_boosting_calibration.hpp"
+
 namespace noiselearn {
 
-// Every field is the `boost` option of the same name (src/cli/README.md); x units are the query's.
+// Every field is the `boost` option of the same name (src/cli/README.md); x units are the query's. The accountant's and
+// the calibration's defaults are theirs (AccountantOptions, BoostingCalibrationOptions).
 struct PrivacyBoostingRunOptions {
   std::string kernel = "gaussian";
   double scale = 0.0;
@@ -25,10 +29,10 @@ struct PrivacyBoostingRunOptions {
   double sensitivity = 1.0;
   double query_step = 1.0;
   int64_t compositions = 1;
-  std::vector<double> deltas;
+  std::vector<double> deltas;  // empty: the calibration's delta
   std::vector<double> epsilons;
-  double loss_step = 1e-4;
-  double max_scale_factor = 2.0;
+  double loss_step = AccountantOptions{}.loss_step;
+  double max_scale_factor = BoostingCalibrationOptions{}.max_scale_factor;
 };
 
 struct PrivacyBoostingRun {
