@@ -1,5 +1,7 @@
 #include "accounting/loss_step_choice.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -96,6 +98,14 @@ int loss_step_halvings(const PairBounds& single, int64_t n, const AccountingQuer
     points *= 2.0;
   }
   return halvings;
+}
+
+std::string halved_loss_step_line(const AccountantOptions& used, const AccountantOptions& requested) {
+  if (used.loss_step == requested.loss_step) return "";
+  return fmt::format(
+      "loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider than "
+      "{:g} relative)\n",
+      used.loss_step, requested.loss_step, requested.adaptive_skip_width);
 }
 
 }  // namespace noiselearn

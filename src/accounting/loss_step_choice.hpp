@@ -10,6 +10,7 @@
 // square of the step (connect-the-dots and merge-to-grid err by O(step^2) a release), so one prediction decides
 // how many halvings, at most three.
 #include <cstdint>
+#include <string>
 
 #include "accounting/accountant_options.hpp"
 #include "accounting/pair_accountant.hpp"
@@ -20,5 +21,9 @@ namespace noiselearn {
 // compositions of `single` and these queries.
 int loss_step_halvings(const PairBounds& single, int64_t n, const AccountingQueries& queries,
                        const AccountantOptions& options);
+
+// The line saying that the default chose a finer loss step (`used`, the options a PairBounds holds) than `requested`
+// for the queries, printed before a certificate; empty when it did not.
+std::string halved_loss_step_line(const AccountantOptions& used, const AccountantOptions& requested);
 
 }  // namespace noiselearn

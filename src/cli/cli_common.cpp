@@ -17,14 +17,6 @@ void require_positive(double value, const std::string& option) {
     throw InputError(fmt::format("{} must be a positive, finite number (got {})", option, value));
 }
 
-std::string halved_loss_step_line(const AccountantOptions& used, const AccountantOptions& requested) {
-  if (used.loss_step == requested.loss_step) return "";
-  return fmt::format(
-      "loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider than "
-      "{:g} relative)\n",
-      used.loss_step, requested.loss_step, requested.adaptive_skip_width);
-}
-
 void PairOptions::add_to(CLI::App& app, bool sensitivity_required) {
   sensitivity_option = app.add_option("--sensitivity", sensitivity,
                                       "Sensitivity s of the query, in units of x; a whole number of grid steps");

@@ -93,8 +93,4 @@ std::filesystem::path this_executable();
 // A finite, positive number; throws InputError naming the option.
 void require_positive(double value, const std::string& option);
 
-// The line saying that the default chose a finer loss step than `requested` for the queries (loss_step_choice.hpp),
-// printed before a certificate; empty when it did not.
-std::string halved_loss_step_line(const AccountantOptions& used, const AccountantOptions& requested);
-
 }  // namespace noiselearn::cli

@@ -11,6 +11,7 @@
 
 #include "accounting/comparison.hpp"
 #include "accounting/heterogeneous_composition.hpp"
+#include "accounting/loss_step_choice.hpp"
 #include "accounting/pair_accountant.hpp"
 #include "cli/cli_common.hpp"
 #include "cli/command.hpp"
