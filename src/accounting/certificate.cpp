@@ -79,18 +79,13 @@ Certificate certify_family(const PairFamily& family, const CertificateRequest& r
   return make_certificate(bounds, request, bounds.context.options);
 }
 
-Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request,
-                             const AccountantOptions& options) {
-  request.validate();
-  PairBounds bounds = composed;
-  // Bounds composed without these queries may have kept the envelope where a query's bracket is wide: the exact
-  // adaptive programme for them now (several_pairs auto).
-  bounds = adapted_to_queries(std::move(bounds), queries_of(request));
-  // Composed per query (composed_per_query: a finer loss step, one FFT power) where the caller did not ask for it: the
-  // certificate reports the options that were used.
-  const AccountantOptions used =
-      bounds.context.options.fft_power && !options.fft_power ? bounds.context.options : options;
-  // Queries whose bracket the floating-point allowance dominates get a composition tilted for them.
+namespace {
+
+// The bounds asked for the request's queries: the exact adaptive programme where a query's bracket is wide (several
+// pairs auto: bounds composed without these queries may have kept the envelope), and a composition tilted for each
+// query whose bracket the floating-point allowance or the truncations dominate.
+PairBounds refined_for_request(const PairBounds& composed, const CertificateRequest& request) {
+  PairBounds bounds = adapted_to_queries(composed, queries_of(request));
   for (double eps : request.epsilons)
     if (bounds.truncation_dominates(eps)) {
       const double tail = bounds.tail_mass_for_delta(std::max(bounds.delta_lower(eps), 1e-3 * bounds.delta_upper(eps)));
@@ -98,21 +93,12 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     } else if (bounds.allowance_dominates(eps))
       bounds = refined_for_epsilon(std::move(bounds), eps);
   for (double delta : request.deltas) bounds = refined_for_delta(std::move(bounds), delta);
-  Certificate certificate;
-  certificate.compositions = bounds.compositions;
-  certificate.accounted = bounds.accounted;
-  certificate.several_pairs = bounds.alternatives.several_pairs_note;
-  certificate.accountant = used;
-  certificate.substitution_tv = bounds.substitution_tv;
-  certificate.infinity_mass.single_release =
-      std::max(bounds.single_release_infinity_mass.first, bounds.single_release_infinity_mass.second);
-  const auto directions = upper_directions(bounds);
-  // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):
-  // 1 - prod (1 - omega_i)^{n_i} of the worse direction.
-  certificate.infinity_mass.composed =
-      std::max(bounds.composed_infinity_mass.first, bounds.composed_infinity_mass.second);
-  for (const auto& [name, pld] : directions) {
-    auto& d = certificate.discretisation;
+  return bounds;
+}
+
+DiscretisationSummary discretisation_summary(const PairBounds& bounds, const AccountantOptions& used) {
+  DiscretisationSummary d;
+  for (const auto& [name, pld] : upper_directions(bounds)) {
     d.final_loss_step = std::max(d.final_loss_step, pld->loss_step);
     d.grid_points = std::max<int64_t>(d.grid_points, static_cast<int64_t>(pld->masses.size()));
     d.truncated_mass_upper = std::max(d.truncated_mass_upper, pld->truncated_mass);
@@ -120,69 +106,73 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     d.relative_error_upper = std::max(d.relative_error_upper, pld->relative_error);
   }
   for (const auto& scenario : bounds.lower) {
-    auto& d = certificate.discretisation;
     d.numerical_error_lower = std::max(
         {d.numerical_error_lower, scenario.first_to_second.numerical_error, scenario.direction(true).numerical_error});
     d.relative_error_lower = std::max(
         {d.relative_error_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
   }
-  certificate.discretisation.loss_step = used.loss_step;
-  certificate.discretisation.upper_method = to_string(used.upper_method);
-  certificate.discretisation.lower_method = to_string(used.lower_method);
-  certificate.discretisation.tail_mass = used.tail_mass;
+  d.loss_step = used.loss_step;
+  d.upper_method = to_string(used.upper_method);
+  d.lower_method = to_string(used.lower_method);
+  d.tail_mass = used.tail_mass;
   for (const auto& t : bounds.alternatives.tilted) {
-    certificate.discretisation.tilted.for_epsilons.push_back(t.target_epsilon);
+    d.tilted.for_epsilons.push_back(t.target_epsilon);
     if (t.tail_mass > 0.0 && t.tail_mass < bounds.context.options.tail_mass &&
-        (certificate.discretisation.tilted.tail_mass == 0.0 ||
-         t.tail_mass < certificate.discretisation.tilted.tail_mass))
-      certificate.discretisation.tilted.tail_mass = t.tail_mass;
+        (d.tilted.tail_mass == 0.0 || t.tail_mass < d.tilted.tail_mass))
+      d.tilted.tail_mass = t.tail_mass;
   }
+  return d;
+}
 
-  for (double eps : request.epsilons) {
-    DeltaAtEpsilon entry;
-    entry.epsilon = eps;
-    entry.delta_upper = bounds.delta_upper(eps);
-    entry.delta_lower = bounds.delta_lower(eps);
-    for (const auto& [name, pld] : directions) entry.delta_upper_by_direction[name] = pld->delta_for_epsilon(eps);
-    for (const auto& t : bounds.alternatives.tilted)
-      for (const auto& [name, pld] : upper_directions_of(t.upper))
-        entry.delta_upper_by_direction[name] =
-            std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
-    // A symmetric copy accounted in the table's place: each direction pays its allowance too.
-    for (auto& [name, value] : entry.delta_upper_by_direction)
-      value = bounds.substitution_tv == 0.0 ? value : std::min(1.0, value + bounds.substitution_allowance(eps));
-    entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
-    entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
-    entry.lower_method =
-        lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps), bounds.two_outcome_lower_wins_at_epsilon(eps));
-    if (!bounds.alternatives.adaptive.empty()) {
-      // The by-direction values are the envelope's; the programme's bound, where it wins, covers them all.
-      for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
-    }
-    certificate.deltas.push_back(entry);
+DeltaAtEpsilon delta_at_epsilon(const PairBounds& bounds, double eps) {
+  DeltaAtEpsilon entry;
+  entry.epsilon = eps;
+  entry.delta_upper = bounds.delta_upper(eps);
+  entry.delta_lower = bounds.delta_lower(eps);
+  for (const auto& [name, pld] : upper_directions(bounds))
+    entry.delta_upper_by_direction[name] = pld->delta_for_epsilon(eps);
+  for (const auto& t : bounds.alternatives.tilted)
+    for (const auto& [name, pld] : upper_directions_of(t.upper))
+      entry.delta_upper_by_direction[name] =
+          std::min(entry.delta_upper_by_direction[name], pld->delta_for_epsilon(eps));
+  // A symmetric copy accounted in the table's place: each direction pays its allowance too.
+  for (auto& [name, value] : entry.delta_upper_by_direction)
+    value = bounds.substitution_tv == 0.0 ? value : std::min(1.0, value + bounds.substitution_allowance(eps));
+  entry.dominating_direction = bounds.dominating_direction_at_epsilon(eps);
+  entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
+  entry.lower_method =
+      lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps), bounds.two_outcome_lower_wins_at_epsilon(eps));
+  if (!bounds.alternatives.adaptive.empty()) {
+    // The by-direction values are the envelope's; the programme's bound, where it wins, covers them all.
+    for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
   }
-  for (double delta : request.deltas) {
-    EpsilonAtDelta entry;
-    entry.delta = delta;
-    entry.epsilon_upper = bounds.epsilon_upper(delta);
-    entry.epsilon_lower = bounds.epsilon_lower(delta);
-    // With a symmetric copy accounted in the table's place, each direction pays the allowance too.
-    const auto by_direction = [&](const PrivacyLossDistribution& pld) {
-      return bounds.epsilon_paying_allowance([&](double d) { return std::max(0.0, pld.epsilon_for_delta(d)); }, delta);
-    };
-    for (const auto& [name, pld] : directions) entry.epsilon_upper_by_direction[name] = by_direction(*pld);
-    for (const auto& t : bounds.alternatives.tilted)
-      for (const auto& [name, pld] : upper_directions_of(t.upper))
-        entry.epsilon_upper_by_direction[name] = std::min(entry.epsilon_upper_by_direction[name], by_direction(*pld));
-    entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
-    entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
-    entry.lower_method =
-        lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
-    if (!bounds.alternatives.adaptive.empty())
-      for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
-    certificate.epsilons.push_back(entry);
-  }
-  // Both bounds are rigorous, so lower <= upper holds exactly; anything else is a defect, and nothing is printed.
+  return entry;
+}
+
+EpsilonAtDelta epsilon_at_delta(const PairBounds& bounds, double delta) {
+  EpsilonAtDelta entry;
+  entry.delta = delta;
+  entry.epsilon_upper = bounds.epsilon_upper(delta);
+  entry.epsilon_lower = bounds.epsilon_lower(delta);
+  // With a symmetric copy accounted in the table's place, each direction pays the allowance too.
+  const auto by_direction = [&](const PrivacyLossDistribution& pld) {
+    return bounds.epsilon_paying_allowance([&](double d) { return std::max(0.0, pld.epsilon_for_delta(d)); }, delta);
+  };
+  for (const auto& [name, pld] : upper_directions(bounds)) entry.epsilon_upper_by_direction[name] = by_direction(*pld);
+  for (const auto& t : bounds.alternatives.tilted)
+    for (const auto& [name, pld] : upper_directions_of(t.upper))
+      entry.epsilon_upper_by_direction[name] = std::min(entry.epsilon_upper_by_direction[name], by_direction(*pld));
+  entry.dominating_direction = bounds.dominating_direction_at_delta(delta);
+  entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
+  entry.lower_method =
+      lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
+  if (!bounds.alternatives.adaptive.empty())
+    for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
+  return entry;
+}
+
+// Both bounds are rigorous, so lower <= upper holds exactly; anything else is a defect, and nothing is printed.
+void require_consistent(const Certificate& certificate) {
   for (const auto& d : certificate.deltas)
     if (!(d.delta_lower <= d.delta_upper))
       throw std::logic_error(
@@ -192,54 +182,87 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
     if (!(e.epsilon_lower <= e.epsilon_upper))
       throw std::logic_error(fmt::format("accountant inconsistency at delta = {}: lower bound {} above upper bound {}",
                                          e.delta, e.epsilon_lower, e.epsilon_upper));
+}
+
+// The delta(eps) curve on [0, end]: the maximum over directions and scenarios of each curve, evaluated in one pass per
+// PLD. Each alternative (the untilted composition and the tilted ones) is rigorous: the curve takes the smallest upper
+// and the largest lower value among them.
+std::vector<CurvePoint> certificate_curve(const PairBounds& bounds, int64_t points, double end) {
+  std::vector<double> grid(static_cast<size_t>(points));
+  for (size_t i = 0; i < grid.size(); ++i)
+    grid[i] = end * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
+  std::vector<double> upper(grid.size(), 0.0), lower(grid.size(), 0.0);
+  auto upper_of = [&](const DirectionalPLDs& d) {
+    std::vector<double> values(grid.size(), 0.0);
+    for (bool reverse : {false, true}) {
+      if (reverse && !d.second_to_first) continue;
+      const auto v = d.direction(reverse).delta_for_epsilons(grid);
+      for (size_t i = 0; i < grid.size(); ++i) values[i] = std::max(values[i], v[i]);
+    }
+    return values;
+  };
+  upper = upper_of(bounds.upper);
+  for (const auto& t : bounds.alternatives.tilted) {
+    const auto values = upper_of(t.upper);
+    for (size_t i = 0; i < grid.size(); ++i) upper[i] = std::min(upper[i], values[i]);
+  }
+  auto raise_lower = [&](const std::vector<DirectionalPLDs>& scenarios) {
+    for (const auto& scenario : scenarios) {
+      const auto values = upper_of(scenario);
+      for (size_t i = 0; i < grid.size(); ++i) lower[i] = std::max(lower[i], values[i]);
+    }
+  };
+  raise_lower(bounds.lower);
+  for (const auto& t : bounds.alternatives.tilted) raise_lower(t.lower);
+  // The adaptive programme, per direction of the upper bound (the worse direction after each takes its best).
+  if (!bounds.alternatives.adaptive.empty()) {
+    for (size_t i = 0; i < grid.size(); ++i) {
+      upper[i] = bounds.delta_upper(grid[i]);
+      for (const auto& a : bounds.alternatives.adaptive) lower[i] = std::max(lower[i], a.delta_lower(grid[i]));
+    }
+  }
+  if (bounds.substitution_tv > 0.0)
+    for (size_t i = 0; i < grid.size(); ++i) {
+      upper[i] = std::min(1.0, upper[i] + bounds.substitution_allowance(grid[i]));
+      lower[i] = std::max(0.0, lower[i] - bounds.substitution_allowance(grid[i]));
+    }
+  std::vector<CurvePoint> curve;
+  for (size_t i = 0; i < grid.size(); ++i) curve.push_back({grid[i], upper[i], lower[i]});
+  return curve;
+}
+
+}  // namespace
+
+Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request,
+                             const AccountantOptions& options) {
+  request.validate();
+  const PairBounds bounds = refined_for_request(composed, request);
+  // Composed per query (composed_per_query: a finer loss step, one FFT power) where the caller did not ask for it: the
+  // certificate reports the options that were used.
+  const AccountantOptions used =
+      bounds.context.options.fft_power && !options.fft_power ? bounds.context.options : options;
+  Certificate certificate;
+  certificate.compositions = bounds.compositions;
+  certificate.accounted = bounds.accounted;
+  certificate.several_pairs = bounds.alternatives.several_pairs_note;
+  certificate.accountant = used;
+  certificate.substitution_tv = bounds.substitution_tv;
+  certificate.infinity_mass.single_release =
+      std::max(bounds.single_release_infinity_mass.first, bounds.single_release_infinity_mass.second);
+  // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):
+  // 1 - prod (1 - omega_i)^{n_i} of the worse direction.
+  certificate.infinity_mass.composed =
+      std::max(bounds.composed_infinity_mass.first, bounds.composed_infinity_mass.second);
+  certificate.discretisation = discretisation_summary(bounds, used);
+  for (double eps : request.epsilons) certificate.deltas.push_back(delta_at_epsilon(bounds, eps));
+  for (double delta : request.deltas) certificate.epsilons.push_back(epsilon_at_delta(bounds, delta));
+  require_consistent(certificate);
   certificate.dominating_direction = !certificate.epsilons.empty() ? certificate.epsilons.front().dominating_direction
                                      : !certificate.deltas.empty() ? certificate.deltas.front().dominating_direction
                                                                    : bounds.dominating_direction_at_delta(1e-6);
-
   if (request.curve_points >= 2) {
     const double end = request.curve_epsilon_max > 0.0 ? request.curve_epsilon_max : automatic_curve_end(bounds);
-    std::vector<double> grid(static_cast<size_t>(request.curve_points));
-    for (size_t i = 0; i < grid.size(); ++i)
-      grid[i] = end * static_cast<double>(i) / static_cast<double>(grid.size() - 1);
-    // The maximum over directions and scenarios of each curve, evaluated in one pass per PLD.
-    std::vector<double> upper(grid.size(), 0.0), lower(grid.size(), 0.0);
-    // Each alternative (the untilted composition and the tilted ones) is rigorous: the curve takes the smallest
-    // upper and the largest lower value among them.
-    auto upper_of = [&](const DirectionalPLDs& d) {
-      std::vector<double> values(grid.size(), 0.0);
-      for (bool reverse : {false, true}) {
-        if (reverse && !d.second_to_first) continue;
-        const auto v = d.direction(reverse).delta_for_epsilons(grid);
-        for (size_t i = 0; i < grid.size(); ++i) values[i] = std::max(values[i], v[i]);
-      }
-      return values;
-    };
-    upper = upper_of(bounds.upper);
-    for (const auto& t : bounds.alternatives.tilted) {
-      const auto values = upper_of(t.upper);
-      for (size_t i = 0; i < grid.size(); ++i) upper[i] = std::min(upper[i], values[i]);
-    }
-    auto raise_lower = [&](const std::vector<DirectionalPLDs>& scenarios) {
-      for (const auto& scenario : scenarios) {
-        const auto values = upper_of(scenario);
-        for (size_t i = 0; i < grid.size(); ++i) lower[i] = std::max(lower[i], values[i]);
-      }
-    };
-    raise_lower(bounds.lower);
-    for (const auto& t : bounds.alternatives.tilted) raise_lower(t.lower);
-    // The adaptive programme, per direction of the upper bound (the worse direction after each takes its best).
-    if (!bounds.alternatives.adaptive.empty()) {
-      for (size_t i = 0; i < grid.size(); ++i) {
-        upper[i] = bounds.delta_upper(grid[i]);
-        for (const auto& a : bounds.alternatives.adaptive) lower[i] = std::max(lower[i], a.delta_lower(grid[i]));
-      }
-    }
-    if (bounds.substitution_tv > 0.0)
-      for (size_t i = 0; i < grid.size(); ++i) {
-        upper[i] = std::min(1.0, upper[i] + bounds.substitution_allowance(grid[i]));
-        lower[i] = std::max(0.0, lower[i] - bounds.substitution_allowance(grid[i]));
-      }
-    for (size_t i = 0; i < grid.size(); ++i) certificate.curve.push_back({grid[i], upper[i], lower[i]});
+    certificate.curve = certificate_curve(bounds, request.curve_points, end);
   }
   return certificate;
 }

@@ -1,6 +1,4 @@
 #include "accounting/convolution.hpp"
-#include "accounting/vectorised_math.hpp"
-#include "core/directed_rounding.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +8,8 @@
 
 #include "accounting/real_fft.hpp"
 #include "accounting/shift_add.hpp"
+#include "accounting/vectorised_math.hpp"
+#include "core/directed_rounding.hpp"
 
 namespace noiselearn {
 

@@ -1,9 +1,9 @@
 #include "accounting/dp_sgd.hpp"
-#include "accounting/refinement.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -12,8 +12,10 @@
 #include "accounting/accountant_threads.hpp"
 #include "accounting/composition.hpp"
 #include "accounting/exponential_tilt.hpp"
+#include "accounting/refinement.hpp"
 #include "accounting/scenario_composition.hpp"
 #include "core/errors.hpp"
+#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
@@ -216,23 +218,20 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
   }
   // Bisection in log m, first on the untilted bound (an upper bound too, so what passes it passes the certificate),
   // then on the certificate itself near the end.
-  auto bisect = [&](bool refine, double tolerance) {
-    while (high / low > 1.0 + tolerance) {
-      const double middle = std::sqrt(low * high);
-      if (upper(middle, refine) <= target_epsilon)
-        high = middle;
-      else
-        low = middle;
-    }
+  auto bisect_in_log = [&](bool refine, double tolerance) {
+    const Bracket b = bisect(
+        {low, high}, [&](double middle) { return !(upper(middle, refine) <= target_epsilon); },
+        [&](double lo, double hi) { return hi / lo > 1.0 + tolerance; }, INT_MAX, Midpoint::kGeometric);
+    low = b.low, high = b.high;
   };
-  bisect(false, 4.0 * relative_tolerance);
+  bisect_in_log(false, 4.0 * relative_tolerance);
   // The certificate is at most the untilted bound: the least m by it may lie a little below `low`.
   low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
   while (low > minimum && upper(low, true) <= target_epsilon) {
     high = low;
     low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
   }
-  bisect(true, relative_tolerance);
+  bisect_in_log(true, relative_tolerance);
   result.noise_multiplier = high;
   result.below = low;
   result.epsilon = certificate_of(high);

@@ -84,6 +84,129 @@ std::complex<double> power(std::complex<double> z, int64_t n) {
   return result;
 }
 
+// The masses, tilted when the PLD is (weights e^{lambda (l_i - r)}).
+std::vector<double> tilted_masses(const PrivacyLossDistribution& single, double lambda) {
+  std::vector<double> x(single.masses);
+  if (lambda > 0.0) {
+    const size_t m = single.masses.size();
+    std::vector<double> w(m);
+    for (size_t i = 0; i < m; ++i) w[i] = lambda * (single.loss(i) - single.tilt.reference);
+    exp_in_place(w);
+    for (size_t i = 0; i < m; ++i) x[i] *= w[i];
+  }
+  return x;
+}
+
+// Where x^{*n} is kept: the index sums J in [v, u] (loss index n first_index + J), from Chernoff's bounds at the
+// options' tail mass, on a transform of `size` points; `alias` bounds the mass outside it (aliased onto it), at the
+// thetas that chose it.
+struct PowerWindow {
+  int64_t top = 0, u = 0, v = 0, width = 0, size = 0;
+  double theta_above = 0.0, theta_below = 0.0, alias = 0.0;
+};
+
+std::optional<PowerWindow> power_window(const std::vector<double>& x, int64_t n, const AccountantOptions& options) {
+  const size_t m = x.size();
+  PowerWindow w;
+  const double log_tail = std::log(options.tail_mass);
+  const auto [u_real, theta_above] = chernoff_end(x, n, log_tail, +1);
+  const auto [v_real, theta_below] = chernoff_end(x, n, log_tail, -1);
+  if (!std::isfinite(u_real) || !std::isfinite(v_real)) return std::nullopt;
+  w.theta_above = theta_above, w.theta_below = theta_below;
+  w.top = static_cast<int64_t>(static_cast<double>(n) * static_cast<double>(m - 1));
+  w.u = std::min<int64_t>(w.top, static_cast<int64_t>(std::ceil(u_real)));
+  w.v = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v_real)));
+  if (w.u < w.v) return std::nullopt;
+  w.width = w.u - w.v + 1;
+  // A window wider than max_points is transformed whole (up to 8 times max_points) and the result coarsened to fit,
+  // as square-and-multiply coarsens its last products.
+  if (w.width > 8 * options.max_points) return std::nullopt;
+  w.size = 4;
+  while (w.size < std::max<int64_t>(w.width, static_cast<int64_t>(m))) w.size *= 2;
+  if (!RealFft::supports(w.size)) return std::nullopt;
+  w.alias = (w.u < w.top ? chernoff_mass(x, n, static_cast<double>(w.u + 1), +1, theta_above) : 0.0) +
+            (w.v > 0 ? chernoff_mass(x, n, static_cast<double>(w.v - 1), -1, theta_below) : 0.0);
+  return w;
+}
+
+// x^{*n} on `size` points (cyclic): the transform, the power, the inverse.
+std::vector<double> cyclic_power(const std::vector<double>& x, int64_t n, int64_t size) {
+  const std::shared_ptr<const RealFft> plan = RealFft::recent_octant(size);
+  std::vector<std::complex<double>> spectrum(static_cast<size_t>(size / 2 + 1));
+  plan->forward(x.data(), static_cast<int64_t>(x.size()), spectrum.data());
+  for (auto& c : spectrum) c = power(c, n);
+  std::vector<double> z(static_cast<size_t>(size));
+  plan->inverse(spectrum.data(), z.data(), size);
+  return z;
+}
+
+// The power's floating-point error (see the header), l2 over the transform's slots, then l1 over the window; s bounds
+// ||x||_1.
+double power_error(const std::vector<double>& x, double s, int64_t n, const PowerWindow& w) {
+  const double dn = static_cast<double>(n);
+  const double kappa = roundings(10.0) * std::ceil(std::log2(static_cast<double>(w.size)));
+  const double x2 = norm2(x);
+  const double largest_frequency_error = kappa * std::sqrt(static_cast<double>(w.size)) * x2;
+  const double growth = std::exp((dn - 1.0) * std::log(s + largest_frequency_error));  // (S + E)^(n-1)
+  const double l2_error =
+      dn * growth * x2 * (kappa + roundings(6.0) * (1.0 + kappa)) + kappa * growth * (s + largest_frequency_error);
+  return std::sqrt(static_cast<double>(w.width)) * l2_error * (1.0 + 1e-12);
+}
+
+// The window's masses, untilted (weights e^{-lambda (l - r)}); where a weight would overflow the mass is set to zero
+// and returned (in tilted units) to be paid in the error.
+double untilt_window(PrivacyLossDistribution& result, double lambda, double reference) {
+  double zeroed = 0.0;
+  const size_t width = result.masses.size();
+  std::vector<double> w(width);
+  for (size_t j = 0; j < width; ++j) w[j] = -lambda * (result.loss(j) - reference);
+  for (size_t j = 0; j < width; ++j)
+    if (w[j] > 700.0) {
+      zeroed += result.masses[j];
+      result.masses[j] = 0.0;
+      w[j] = 0.0;
+    }
+  exp_in_place(w);
+  for (size_t j = 0; j < width; ++j) result.masses[j] *= w[j];
+  return zeroed;
+}
+
+// The release's own errors composed into the power's: relative (1 + r)^n - 1; absolute (S + e)^n - S^n (in x's
+// units) plus the window's (window_error, the aliased mass included); the infinity mass omega_n = T^n - F^n (T = F +
+// omega, the total); in the tilted norm where the PLD is tilted (zeroed: the tilted mass set to zero by untilting).
+void compose_release_errors(const PrivacyLossDistribution& single, int64_t n, double lambda, double s,
+                            double window_error, double zeroed, PrivacyLossDistribution& result) {
+  const double dn = static_cast<double>(n);
+  result.relative_error = std::expm1(dn * std::log1p(single.relative_error)) * (1.0 + 1e-12);
+  auto composed_absolute = [&](double total, double error) {
+    if (!(error > 0.0)) return 0.0;
+    return std::exp(dn * std::log(total)) * std::expm1(dn * std::log1p(error / total)) * (1.0 + 1e-12);
+  };
+  const double finite = single.finite_mass() * (1.0 + 1e-12);
+  const double total = finite + single.infinity_mass;
+  result.infinity_mass = single.infinity_mass > 0.0 ? std::exp(dn * std::log(total)) *
+                                                          -std::expm1(dn * std::log1p(-single.infinity_mass / total))
+                                                    : 0.0;
+  const double input_error = lambda > 0.0 ? single.tilt.error : single.numerical_error;
+  const double in_x_units = window_error + composed_absolute(s + input_error, input_error);
+  if (!(lambda > 0.0)) {
+    result.numerical_error = in_x_units;
+    return;
+  }
+  result.tilt.lambda = lambda;
+  result.tilt.reference = dn * single.tilt.reference;
+  result.tilt.error = in_x_units + zeroed;
+  // Plain: the window's tilted error untilted (Cauchy-Schwarz with the weights), infinite where they overflow.
+  double largest_weight = 0.0;
+  for (size_t j = 0; j < result.masses.size(); ++j)
+    largest_weight = std::max(largest_weight, -lambda * (result.loss(j) - result.tilt.reference));
+  result.numerical_error = largest_weight > 700.0 ? INFINITY : result.tilt.error * std::exp(largest_weight);
+  const double d = single.numerical_error + single.relative_error * finite + single.tilt.infinity_error;
+  result.tilt.infinity_error =
+      dn * std::exp((dn - 1.0) * std::log(total + d)) *
+      (2.0 * (single.numerical_error + single.relative_error * finite) + single.tilt.infinity_error) * (1.0 + 1e-12);
+}
+
 }  // namespace
 
 std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLossDistribution& single, int64_t n,
@@ -91,55 +214,16 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   if (n < 2 || single.masses.empty()) return std::nullopt;
   const double lambda = single.tilt.lambda > 0.0 ? single.tilt.lambda : 0.0;
   const double h = single.loss_step, dn = static_cast<double>(n);
-  const size_t m = single.masses.size();
-  // x: the masses, tilted when the PLD is (weights e^{lambda (l_i - r)}).
-  std::vector<double> x(single.masses);
-  if (lambda > 0.0) {
-    std::vector<double> w(m);
-    for (size_t i = 0; i < m; ++i) w[i] = lambda * (single.loss(i) - single.tilt.reference);
-    exp_in_place(w);
-    for (size_t i = 0; i < m; ++i) x[i] *= w[i];
-  }
+  const std::vector<double> x = tilted_masses(single, lambda);
   long double sum = 0.0L;
   for (double v : x) sum += v;
   const double s = static_cast<double>(sum) * (1.0 + 1e-12);  // an upper bound on ||x||_1
   if (!(s > 0.0) || !std::isfinite(s)) return std::nullopt;
-  // The window, in index sums J (loss index n first_index + J).
-  const double log_tail = std::log(options.tail_mass);
-  const auto [u_real, theta_above] = chernoff_end(x, n, log_tail, +1);
-  const auto [v_real, theta_below] = chernoff_end(x, n, log_tail, -1);
-  if (!std::isfinite(u_real) || !std::isfinite(v_real)) return std::nullopt;
-  const int64_t top = static_cast<int64_t>(dn * static_cast<double>(m - 1));
-  const int64_t u = std::min<int64_t>(top, static_cast<int64_t>(std::ceil(u_real)));
-  const int64_t v = std::max<int64_t>(0, static_cast<int64_t>(std::floor(v_real)));
-  if (u < v) return std::nullopt;
-  const int64_t width = u - v + 1;
-  // A window wider than max_points is transformed whole (up to 8 times max_points) and the result coarsened to fit,
-  // as square-and-multiply coarsens its last products.
-  if (width > 8 * options.max_points) return std::nullopt;
-  int64_t size = 4;
-  while (size < std::max<int64_t>(width, static_cast<int64_t>(m))) size *= 2;
-  if (!RealFft::supports(size)) return std::nullopt;
-  // Mass of x^{*n} outside the window (aliased onto it), at the thetas that chose it.
-  const double alias = (u < top ? chernoff_mass(x, n, static_cast<double>(u + 1), +1, theta_above) : 0.0) +
-                       (v > 0 ? chernoff_mass(x, n, static_cast<double>(v - 1), -1, theta_below) : 0.0);
-
-  // The transform, the power, the inverse.
-  const std::shared_ptr<const RealFft> plan = RealFft::recent_octant(size);
-  std::vector<std::complex<double>> spectrum(static_cast<size_t>(size / 2 + 1));
-  plan->forward(x.data(), static_cast<int64_t>(m), spectrum.data());
-  for (auto& c : spectrum) c = power(c, n);
-  std::vector<double> z(static_cast<size_t>(size));
-  plan->inverse(spectrum.data(), z.data(), size);
-
-  // Floating-point error (see the header), l2 over the N slots, then l1 over the window.
-  const double kappa = roundings(10.0) * std::ceil(std::log2(static_cast<double>(size)));
-  const double x2 = norm2(x);
-  const double largest_frequency_error = kappa * std::sqrt(static_cast<double>(size)) * x2;
-  const double growth = std::exp((dn - 1.0) * std::log(s + largest_frequency_error));  // (S + E)^(n-1)
-  const double l2_error =
-      dn * growth * x2 * (kappa + roundings(6.0) * (1.0 + kappa)) + kappa * growth * (s + largest_frequency_error);
-  const double window_error = std::sqrt(static_cast<double>(width)) * l2_error * (1.0 + 1e-12);
+  const std::optional<PowerWindow> window = power_window(x, n, options);
+  if (!window) return std::nullopt;
+  const PowerWindow& w = *window;
+  const std::vector<double> z = cyclic_power(x, n, w.size);
+  const double window_error = power_error(x, s, n, w);
 
   PrivacyLossDistribution result;
   result.bound = single.bound;
@@ -147,69 +231,24 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
   result.compositions = single.compositions * n;
   result.loss_shift = single.loss_shift * dn;
   result.truncated_mass = single.truncated_mass * dn;
-  result.first_index = single.first_index * n + v;
-  result.masses.resize(static_cast<size_t>(width));
-  double zeroed = 0.0;  // tilted values set to zero where untilting would overflow
-  for (int64_t j = 0; j < width; ++j) {
-    const double value = std::max(0.0, z[static_cast<size_t>((v + j) % size)]);
-    result.masses[static_cast<size_t>(j)] = value;
-  }
+  result.first_index = single.first_index * n + w.v;
+  result.masses.resize(static_cast<size_t>(w.width));
+  for (int64_t j = 0; j < w.width; ++j)
+    result.masses[static_cast<size_t>(j)] = std::max(0.0, z[static_cast<size_t>((w.v + j) % w.size)]);
   const double reference = dn * single.tilt.reference;
-  if (lambda > 0.0) {
-    std::vector<double> w(static_cast<size_t>(width));
-    for (int64_t j = 0; j < width; ++j)
-      w[static_cast<size_t>(j)] = -lambda * (result.loss(static_cast<size_t>(j)) - reference);
-    for (int64_t j = 0; j < width; ++j)
-      if (w[static_cast<size_t>(j)] > 700.0) {
-        zeroed += result.masses[static_cast<size_t>(j)];
-        result.masses[static_cast<size_t>(j)] = 0.0;
-        w[static_cast<size_t>(j)] = 0.0;
-      }
-    exp_in_place(w);
-    for (int64_t j = 0; j < width; ++j) result.masses[static_cast<size_t>(j)] *= w[static_cast<size_t>(j)];
-  }
-
-  // The release's own errors, composed: relative (1 + r)^n - 1; absolute (S + e)^n - S^n (in x's units).
-  result.relative_error = std::expm1(dn * std::log1p(single.relative_error)) * (1.0 + 1e-12);
-  auto composed_absolute = [&](double total, double error) {
-    if (!(error > 0.0)) return 0.0;
-    return std::exp(dn * std::log(total)) * std::expm1(dn * std::log1p(error / total)) * (1.0 + 1e-12);
-  };
-  const double finite = single.finite_mass() * (1.0 + 1e-12);
-  // Infinity mass: omega_n = T^n - F^n (T = F + omega, the total).
-  const double total = finite + single.infinity_mass;
-  result.infinity_mass = single.infinity_mass > 0.0 ? std::exp(dn * std::log(total)) *
-                                                          -std::expm1(dn * std::log1p(-single.infinity_mass / total))
-                                                    : 0.0;
-  const double input_error = lambda > 0.0 ? single.tilt.error : single.numerical_error;
-  const double in_x_units = window_error + alias + composed_absolute(s + input_error, input_error);
-  if (lambda > 0.0) {
-    result.tilt.lambda = lambda;
-    result.tilt.reference = reference;
-    result.tilt.error = in_x_units + zeroed;
-    // Plain: the window's tilted error untilted (Cauchy-Schwarz with the weights), infinite where they overflow.
-    double largest_weight = 0.0;
-    for (int64_t j = 0; j < width; ++j)
-      largest_weight = std::max(largest_weight, -lambda * (result.loss(static_cast<size_t>(j)) - reference));
-    result.numerical_error = largest_weight > 700.0 ? INFINITY : result.tilt.error * std::exp(largest_weight);
-    const double d = single.numerical_error + single.relative_error * finite + single.tilt.infinity_error;
-    result.tilt.infinity_error =
-        dn * std::exp((dn - 1.0) * std::log(total + d)) *
-        (2.0 * (single.numerical_error + single.relative_error * finite) + single.tilt.infinity_error) * (1.0 + 1e-12);
-  } else {
-    result.numerical_error = in_x_units;
-  }
+  const double zeroed = lambda > 0.0 ? untilt_window(result, lambda, reference) : 0.0;
+  compose_release_errors(single, n, lambda, s, window_error + w.alias, zeroed, result);
   if (single.bound == BoundKind::kUpper) {
     // The plain mass beyond the window: above it counts as infinite loss, below it is moved up onto the first point.
     // For a tilted x the plain masses are x e^{-lambda h i} (times a constant): the window's thetas shifted by lambda h
     // are as good for them (any theta > 0 is rigorous).
     const double shift = lambda * h;
-    const double theta_plain_above = theta_above + shift, theta_plain_below = theta_below - shift;
+    const double theta_plain_above = w.theta_above + shift, theta_plain_below = w.theta_below - shift;
     const double above =
-        u < top ? chernoff_mass(single.masses, n, static_cast<double>(u + 1), +1, theta_plain_above) : 0.0;
-    const double below = v > 0 ? chernoff_mass(single.masses, n, static_cast<double>(v - 1), -1,
-                                               theta_plain_below > 0.0 ? theta_plain_below : 0.0)
-                               : 0.0;
+        w.u < w.top ? chernoff_mass(single.masses, n, static_cast<double>(w.u + 1), +1, theta_plain_above) : 0.0;
+    const double below = w.v > 0 ? chernoff_mass(single.masses, n, static_cast<double>(w.v - 1), -1,
+                                                 theta_plain_below > 0.0 ? theta_plain_below : 0.0)
+                                 : 0.0;
     result.infinity_mass += above;
     result.masses.front() += below;
   }

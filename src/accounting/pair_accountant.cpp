@@ -53,6 +53,159 @@ PrivacyLossDistribution envelope_of(const std::vector<PrivacyLossDistribution>& 
   return env.envelope;
 }
 
+// Every pair's pessimistic single-release PLDs: forward[i] = A||B of pair i; backward[i] = B||A (identical to
+// forward for a pair that is its own mirror).
+struct PessimisticReleases {
+  std::vector<DirectionalPLDs> singles;
+  std::vector<PrivacyLossDistribution> forward, backward;
+  bool all_own_mirror = true;
+};
+
+PessimisticReleases pessimistic_releases(const PairFamily& family, const AccountantOptions& options) {
+  PessimisticReleases r;
+  for (const auto& pair : family.pairs) r.singles.push_back(discretise_pair(pair, BoundKind::kUpper, options));
+  for (const auto& s : r.singles) {
+    r.forward.push_back(s.first_to_second);
+    r.backward.push_back(s.direction(true));
+    r.all_own_mirror = r.all_own_mirror && !s.second_to_first;
+  }
+  return r;
+}
+
+bool additive_any_sequence(const PairFamily& family) {
+  return family.kind == PairKind::kAdditive && family.neighbours == NeighbourRelation::kAnySequence;
+}
+
+// The upper scenario, a dominating pair of every release whatever its difference, and how many grid points each pair
+// attains it at (both directions added).
+DirectionalPLDs upper_envelope(const PairFamily& family, const PessimisticReleases& r, const AccountantOptions& options,
+                               std::vector<int64_t>& attained) {
+  const size_t count = r.singles.size();
+  attained.assign(count, 0);
+  const std::string shifts = family.single_shift ? fmt::format("shift {} cells", family.sensitivity_cells)
+                                                 : fmt::format("shifts 1..{} cells", family.sensitivity_cells);
+  DirectionalPLDs upper;
+  if (additive_any_sequence(family)) {
+    // One envelope over every shift, up and down.
+    std::vector<PrivacyLossDistribution> all = r.forward;
+    if (!r.all_own_mirror) all.insert(all.end(), r.backward.begin(), r.backward.end());
+    std::vector<int64_t> attained_all;
+    upper.first_to_second = envelope_of(all, attained_all, options);
+    for (size_t i = 0; i < count; ++i) attained[i] = attained_all[i] + (r.all_own_mirror ? 0 : attained_all[i + count]);
+    upper.name =
+        all.size() == 1 ? family.pairs.front().description : fmt::format("envelope of {}, up and down", shifts);
+  } else {
+    // Two directions, each enveloped over its pairs (for a mixture, over both signs of the shift).
+    std::vector<int64_t> attained_forward, attained_backward;
+    upper.first_to_second = envelope_of(r.forward, attained_forward, options);
+    if (!r.all_own_mirror) upper.second_to_first = envelope_of(r.backward, attained_backward, options);
+    for (size_t i = 0; i < count; ++i)
+      attained[i] = attained_forward[i] + (r.all_own_mirror ? 0 : attained_backward[i]);
+    upper.name = count == 1 ? family.pairs.front().description : fmt::format("envelope of {}", shifts);
+  }
+  return upper;
+}
+
+std::string family_description(const PairFamily& family) {
+  if (family.pairs.size() == 1) return family.pairs.front().description;
+  return fmt::format(
+      "{} ({})", family.pairs.back().description,
+      family.single_shift ? "both signs" : "every shift 1.." + std::to_string(family.sensitivity_cells) + " cells");
+}
+
+// Lower bound: the (at most four) pairs that attain the envelope at the most grid points, always including the
+// maximal shift (the last additive pair; for a mixture the last two are the maximal shift's two signs).
+std::vector<DirectionalPLDs> lower_scenarios(const PairFamily& family, const std::vector<int64_t>& attained,
+                                             const AccountantOptions& options) {
+  const size_t count = attained.size();
+  std::vector<size_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return attained[x] > attained[y]; });
+  const size_t maximal = family.kind == PairKind::kAdditive || family.mirror_symmetric ? count - 1 : count - 2;
+  std::vector<size_t> chosen{maximal};
+  for (size_t i : order) {
+    if (chosen.size() >= 4) break;
+    if (attained[i] > 0 && std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
+  }
+  std::vector<DirectionalPLDs> lower;
+  for (size_t i : chosen) lower.push_back(discretise_pair(family.pairs[i], BoundKind::kLower, options));
+  return lower;
+}
+
+// Candidates of the exact adaptive programme: every pair's pessimistic PLD in each direction the upper bound covers,
+// less those another candidate dominates (profile_envelope.hpp), the ones that attain the envelope most often tried
+// as dominators first; the optimistic PLDs of the same pairs for the lower run.
+AdaptiveReleases adaptive_candidates(const PairFamily& family, const PessimisticReleases& r,
+                                     const std::vector<std::pair<size_t, bool>>& pairs_and_directions,
+                                     const std::vector<int64_t>& attained_counts, const AccountantOptions& options) {
+  std::vector<PrivacyLossDistribution> uppers;
+  for (const auto& [i, reverse] : pairs_and_directions) uppers.push_back(r.singles[i].direction(reverse));
+  std::vector<size_t> by_attained(uppers.size());
+  std::iota(by_attained.begin(), by_attained.end(), 0);
+  std::stable_sort(by_attained.begin(), by_attained.end(),
+                   [&](size_t x, size_t y) { return attained_counts[x] > attained_counts[y]; });
+  by_attained.resize(std::min<size_t>(by_attained.size(), 4));
+  double step = 0.0;
+  for (const auto& p : uppers) step = std::max(step, p.loss_step);
+  for (auto& p : uppers) p = coarsen(p, std::llround(step / p.loss_step), options);
+  AdaptiveReleases releases;
+  for (size_t x : undominated_inputs(uppers, by_attained)) {
+    const auto& [i, reverse] = pairs_and_directions[x];
+    releases.upper.push_back(uppers[x]);
+    const std::vector<double> a = family.pairs[i].all_a(), b = family.pairs[i].all_b();
+    releases.lower.push_back(
+        discretise(reverse ? privacy_loss_atoms(b, a) : privacy_loss_atoms(a, b), BoundKind::kLower, options));
+  }
+  return releases;
+}
+
+// The candidate sets per direction of the upper bound (ReleaseCandidates::adaptive); none where every release has one
+// undominated pair.
+std::vector<AdaptiveReleases> adaptive_candidate_sets(const PairFamily& family, const PessimisticReleases& r,
+                                                      const std::vector<int64_t>& attained,
+                                                      const AccountantOptions& options) {
+  const size_t count = r.singles.size();
+  std::vector<AdaptiveReleases> sets;
+  if (additive_any_sequence(family)) {
+    std::vector<std::pair<size_t, bool>> all;
+    for (size_t i = 0; i < count; ++i) all.emplace_back(i, false);
+    if (!r.all_own_mirror)
+      for (size_t i = 0; i < count; ++i) all.emplace_back(i, true);
+    // attained[] merged both directions; any order of preference is sound, this one is a good guess.
+    std::vector<int64_t> counts(all.size(), 0);
+    for (size_t x = 0; x < all.size(); ++x) counts[x] = attained[all[x].first];
+    if (all.size() > 1) {
+      AdaptiveReleases releases = adaptive_candidates(family, r, all, counts, options);
+      if (releases.upper.size() > 1) sets.push_back(std::move(releases));
+    }
+  } else if (count > 1) {
+    std::vector<std::pair<size_t, bool>> forward_pairs, backward_pairs;
+    for (size_t i = 0; i < count; ++i) {
+      forward_pairs.emplace_back(i, false);
+      backward_pairs.emplace_back(i, true);
+    }
+    AdaptiveReleases first = adaptive_candidates(family, r, forward_pairs, attained, options);
+    AdaptiveReleases second =
+        r.all_own_mirror ? AdaptiveReleases{} : adaptive_candidates(family, r, backward_pairs, attained, options);
+    if (first.upper.size() > 1 || second.upper.size() > 1) {
+      sets.push_back(std::move(first));
+      if (!r.all_own_mirror) sets.push_back(std::move(second));
+    }
+  }
+  return sets;
+}
+
+// Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
+InfinityMasses distinguishing_events(const PairFamily& family) {
+  InfinityMasses omega;
+  for (const auto& pair : family.pairs) {
+    const std::vector<double> a = pair.all_a(), b = pair.all_b();
+    omega.first = std::max(omega.first, privacy_loss_atoms(a, b).infinity_mass);
+    omega.second = std::max(omega.second, privacy_loss_atoms(b, a).infinity_mass);
+  }
+  return omega;
+}
+
 }  // namespace
 
 PairBounds single_release_bounds(const PairFamily& family, const AccountantOptions& options) {
@@ -62,124 +215,19 @@ PairBounds single_release_bounds(const PairFamily& family, const AccountantOptio
   bounds.accounted.pairs_checked = family.justification;
   bounds.accounted.neighbours.sequences = family.neighbours;
   bounds.substitution_tv = family.substitution_tv;
-  const bool additive = family.kind == PairKind::kAdditive;
-  const bool any_sequence = family.neighbours == NeighbourRelation::kAnySequence;
-  std::vector<DirectionalPLDs> singles;
-  for (const auto& pair : family.pairs) singles.push_back(discretise_pair(pair, BoundKind::kUpper, options));
-  // forward[i] = A||B of pair i; backward[i] = B||A (identical to forward for a pair that is its own mirror).
-  std::vector<PrivacyLossDistribution> forward, backward;
-  bool all_own_mirror = true;
-  for (const auto& s : singles) {
-    forward.push_back(s.first_to_second);
-    backward.push_back(s.direction(true));
-    all_own_mirror = all_own_mirror && !s.second_to_first;
-  }
-  const size_t count = singles.size();
-  std::vector<int64_t> attained(count, 0);
-  const std::string shifts = family.single_shift ? fmt::format("shift {} cells", family.sensitivity_cells)
-                                                 : fmt::format("shifts 1..{} cells", family.sensitivity_cells);
-  if (additive && any_sequence) {
-    // One envelope over every shift, up and down.
-    std::vector<PrivacyLossDistribution> all = forward;
-    if (!all_own_mirror) all.insert(all.end(), backward.begin(), backward.end());
-    std::vector<int64_t> attained_all;
-    bounds.upper.first_to_second = envelope_of(all, attained_all, options);
-    for (size_t i = 0; i < count; ++i) attained[i] = attained_all[i] + (all_own_mirror ? 0 : attained_all[i + count]);
-    bounds.upper.name =
-        all.size() == 1 ? family.pairs.front().description : fmt::format("envelope of {}, up and down", shifts);
-  } else {
-    // Two directions, each enveloped over its pairs (for a mixture, over both signs of the shift).
-    std::vector<int64_t> attained_forward, attained_backward;
-    bounds.upper.first_to_second = envelope_of(forward, attained_forward, options);
-    if (!all_own_mirror) bounds.upper.second_to_first = envelope_of(backward, attained_backward, options);
-    for (size_t i = 0; i < count; ++i) attained[i] = attained_forward[i] + (all_own_mirror ? 0 : attained_backward[i]);
-    bounds.upper.name = count == 1 ? family.pairs.front().description : fmt::format("envelope of {}", shifts);
-  }
-  bounds.accounted.pair =
-      count == 1
-          ? family.pairs.front().description
-          : fmt::format("{} ({})", family.pairs.back().description,
-                        family.single_shift ? "both signs"
-                                            : "every shift 1.." + std::to_string(family.sensitivity_cells) + " cells");
-  // Lower bound: the (at most four) pairs that attain the envelope at the most grid points, always including
-  // the maximal shift (the last additive pair; for a mixture the last two are the maximal shift's two signs).
-  std::vector<size_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return attained[x] > attained[y]; });
-  const size_t maximal = additive || family.mirror_symmetric ? count - 1 : count - 2;
-  std::vector<size_t> chosen{maximal};
-  for (size_t i : order) {
-    if (chosen.size() >= 4) break;
-    if (attained[i] > 0 && std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
-  }
-  for (size_t i : chosen) bounds.lower.push_back(discretise_pair(family.pairs[i], BoundKind::kLower, options));
-  if (additive && any_sequence && !all_own_mirror) {
+  const PessimisticReleases releases = pessimistic_releases(family, options);
+  std::vector<int64_t> attained;
+  bounds.upper = upper_envelope(family, releases, options, attained);
+  bounds.accounted.pair = family_description(family);
+  bounds.lower = lower_scenarios(family, attained, options);
+  if (additive_any_sequence(family) && !releases.all_own_mirror) {
     DirectionalPLDs mixed = bounds.lower.front();
     if (!mixed.second_to_first) mixed.second_to_first = mixed.first_to_second;
     bounds.candidates.mixed_sign_lower = std::move(mixed);
   }
-  // Candidates of the exact adaptive programme: every pair's pessimistic PLD in each direction the upper bound
-  // covers, less those another candidate dominates (profile_envelope.hpp), the ones that attain the envelope most
-  // often tried as dominators first; the optimistic PLDs of the same pairs for the lower run.
-  auto adaptive_candidates = [&](const std::vector<std::pair<size_t, bool>>& pairs_and_directions,
-                                 const std::vector<int64_t>& attained_counts) {
-    std::vector<PrivacyLossDistribution> uppers;
-    for (const auto& [i, reverse] : pairs_and_directions) uppers.push_back(singles[i].direction(reverse));
-    std::vector<size_t> by_attained(uppers.size());
-    std::iota(by_attained.begin(), by_attained.end(), 0);
-    std::stable_sort(by_attained.begin(), by_attained.end(),
-                     [&](size_t x, size_t y) { return attained_counts[x] > attained_counts[y]; });
-    by_attained.resize(std::min<size_t>(by_attained.size(), 4));
-    double step = 0.0;
-    for (const auto& p : uppers) step = std::max(step, p.loss_step);
-    for (auto& p : uppers) p = coarsen(p, std::llround(step / p.loss_step), options);
-    AdaptiveReleases releases;
-    for (size_t x : undominated_inputs(uppers, by_attained)) {
-      const auto& [i, reverse] = pairs_and_directions[x];
-      releases.upper.push_back(uppers[x]);
-      const std::vector<double> a = family.pairs[i].all_a(), b = family.pairs[i].all_b();
-      releases.lower.push_back(
-          discretise(reverse ? privacy_loss_atoms(b, a) : privacy_loss_atoms(a, b), BoundKind::kLower, options));
-    }
-    return releases;
-  };
-  if (additive && any_sequence) {
-    std::vector<std::pair<size_t, bool>> all;
-    std::vector<int64_t> counts;
-    for (size_t i = 0; i < count; ++i) all.emplace_back(i, false);
-    if (!all_own_mirror)
-      for (size_t i = 0; i < count; ++i) all.emplace_back(i, true);
-    counts.assign(all.size(), 0);
-    // attained[] merged both directions; any order of preference is sound, this one is a good guess.
-    for (size_t x = 0; x < all.size(); ++x) counts[x] = attained[all[x].first];
-    if (all.size() > 1) {
-      AdaptiveReleases releases = adaptive_candidates(all, counts);
-      if (releases.upper.size() > 1) bounds.candidates.adaptive.push_back(std::move(releases));
-    }
-  } else if (count > 1) {
-    std::vector<std::pair<size_t, bool>> forward_pairs, backward_pairs;
-    for (size_t i = 0; i < count; ++i) {
-      forward_pairs.emplace_back(i, false);
-      backward_pairs.emplace_back(i, true);
-    }
-    const std::vector<int64_t> counts(attained.begin(), attained.end());
-    AdaptiveReleases first = adaptive_candidates(forward_pairs, counts);
-    AdaptiveReleases second = all_own_mirror ? AdaptiveReleases{} : adaptive_candidates(backward_pairs, counts);
-    if (first.upper.size() > 1 || second.upper.size() > 1) {
-      bounds.candidates.adaptive.push_back(std::move(first));
-      if (!all_own_mirror) bounds.candidates.adaptive.push_back(std::move(second));
-    }
-  }
-  // Distinguishing events only (the upper bound's infinity mass also holds the truncated top tail), worst pair.
-  for (const auto& pair : family.pairs) {
-    const std::vector<double> a = pair.all_a(), b = pair.all_b();
-    bounds.single_release_infinity_mass.first =
-        std::max(bounds.single_release_infinity_mass.first, privacy_loss_atoms(a, b).infinity_mass);
-    bounds.single_release_infinity_mass.second =
-        std::max(bounds.single_release_infinity_mass.second, privacy_loss_atoms(b, a).infinity_mass);
-  }
-  bounds.composed_infinity_mass.first = bounds.single_release_infinity_mass.first;
-  bounds.composed_infinity_mass.second = bounds.single_release_infinity_mass.second;
+  bounds.candidates.adaptive = adaptive_candidate_sets(family, releases, attained, options);
+  bounds.single_release_infinity_mass = distinguishing_events(family);
+  bounds.composed_infinity_mass = bounds.single_release_infinity_mass;
   return bounds;
 }
 

@@ -1,11 +1,11 @@
 #include "accounting/release_events.hpp"
-#include "accounting/heterogeneous_composition.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <set>
 
+#include "accounting/heterogeneous_composition.hpp"
 #include "accounting/loss_step_choice.hpp"
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"

@@ -341,6 +341,103 @@ TwoOutcomeComposition two_outcome_of(const LossLaw& law, const Direction& d, dou
   return out;
 }
 
+// Both bounds of one direction of a release from one pass over its loss law. d coordinates: the upper bound from a pair
+// that dominates the product, the lower from one it dominates (coordinate_product.hpp); one coordinate: the law itself
+// for both.
+struct DirectionDiscretiser {
+  const MechanismPair& mechanism;
+  const LossLaw& law;
+  const std::optional<CoordinateProductLaws>& product;
+  double q, error;
+  const AccountantOptions& options;
+
+  std::pair<PrivacyLossDistribution, PrivacyLossDistribution> operator()(Direction::Kind kind) const {
+    DirectionAtoms atoms;
+    if (product) {
+      atoms.upper = direction_atoms(product->upper, Direction(kind, q), error, options).upper;
+      atoms.lower = direction_atoms(product->lower, Direction(kind, q), error, options, true).lower;
+    } else {
+      atoms = direction_atoms(law, Direction(kind, q), error, options);
+    }
+    check_atoms(atoms.upper, mechanism.description());
+    check_atoms(atoms.lower, mechanism.description());
+    return std::pair{discretise(atoms.upper, BoundKind::kUpper, options),
+                     discretise(atoms.lower, BoundKind::kLower, options)};
+  }
+};
+
+// Without sampling (or at rate 1): P||Q, and Q||P unless the noise is mirror-symmetric.
+void unsampled_scenarios(const MechanismPair& mechanism, const DirectionDiscretiser& bounds_of, PairBounds& bounds,
+                         DirectionalPLDs& low) {
+  bounds.accounted.pairs_checked = mechanism.worst_case_justification();
+  auto [up, down] = bounds_of(Direction::kForward);
+  bounds.upper.first_to_second = std::move(up);
+  low.first_to_second = std::move(down);
+  if (!mechanism.symmetric()) {
+    auto [up_back, down_back] = bounds_of(Direction::kBackward);
+    bounds.upper.second_to_first = std::move(up_back);
+    low.second_to_first = std::move(down_back);
+  }
+  bounds.upper.name = low.name = mechanism.symmetric() ? "P||Q = Q||P" : "P||Q, Q||P";
+}
+
+// Sampled: remove (A||Q) and add (Q||A), A = (1 - q) Q + q P; under Poisson sampling each composed on its own (the
+// same record in every release), without replacement their profile envelope.
+void sampled_scenarios(const MechanismPair& mechanism, const Sampling& sampling, const DirectionDiscretiser& bounds_of,
+                       const AccountantOptions& options, PairBounds& bounds, DirectionalPLDs& low) {
+  if (sampling.kind == SamplingKind::kWithoutReplacement && !mechanism.symmetric())
+    throw InputError(
+        fmt::format("{}: sampling without replacement needs mirror-symmetric noise", mechanism.description()));
+  auto [remove_up, remove_down] = bounds_of(Direction::kRemove);
+  auto [add_up, add_down] = bounds_of(Direction::kAdd);
+  low.name = "remove A||Q, add Q||A";
+  low.first_to_second = std::move(remove_down);
+  low.second_to_first = std::move(add_down);
+  if (sampling.kind == SamplingKind::kPoisson) {
+    bounds.accounted.pairs_checked = fmt::format(
+        "{}; remove (A||Q) and add (Q||A), A = (1 - q) Q + q P, composed each on "
+        "its own (the same record in every release)",
+        mechanism.worst_case_justification());
+    bounds.upper.name = low.name;
+    bounds.upper.first_to_second = std::move(remove_up);
+    bounds.upper.second_to_first = std::move(add_up);
+  } else {
+    bounds.accounted.pairs_checked = fmt::format(
+        "{}; sampling without replacement under replace one: the profile envelope of remove (A||Q) and add (Q||A), "
+        "A = (1 - q) Q + q P (Zhu, Dong and Wang 2022, Thm 11 and Def. 7)",
+        mechanism.worst_case_justification());
+    EnvelopeResult envelope = profile_envelope({remove_up, add_up}, options);
+    bounds.upper.name = "envelope of remove and add";
+    bounds.upper.first_to_second = std::move(envelope.envelope);
+  }
+}
+
+// The two-outcome lower bounds of the directions the lower PLDs take.
+std::vector<TwoOutcomeComposition> two_outcome_bounds(const MechanismPair& mechanism, const LossLaw& law,
+                                                      const Sampling& sampling, double q, double error) {
+  std::vector<TwoOutcomeComposition> out;
+  if (sampling.kind == SamplingKind::kNone || q == 1.0) {
+    out.push_back(two_outcome_of(law, Direction(Direction::kForward, q), error));
+    if (!mechanism.symmetric()) out.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
+  } else {
+    out.push_back(two_outcome_of(law, Direction(Direction::kRemove, q), error));
+    out.push_back(two_outcome_of(law, Direction(Direction::kAdd, q), error));
+  }
+  return out;
+}
+
+std::string release_description(const MechanismPair& mechanism, const Sampling& sampling, RecordRelation relation,
+                                int64_t coordinates) {
+  const std::string what = coordinates == 1 ? mechanism.description()
+                                            : fmt::format(
+                                                  "{}, on each of {} coordinates (each differs by at most the "
+                                                  "sensitivity: L-infinity)",
+                                                  mechanism.description(), coordinates);
+  return sampling.kind == SamplingKind::kNone
+             ? fmt::format("{} ({})", what, to_string(relation))
+             : fmt::format("{}, {} ({})", what, sampling.describe(), to_string(relation));
+}
+
 }  // namespace
 
 PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism, const Sampling& sampling,
@@ -349,6 +446,9 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   sampling.validate();
   check_sampling_relation(sampling, relation);
   if (coordinates < 1) throw InputError(fmt::format("coordinates {} must be at least 1", coordinates));
+  const auto rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
+    return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
+  };
   // A product of closed form (the Gaussian's) is that mechanism itself.
   if (coordinates > 1)
     if (auto exact = mechanism->coordinate_product(coordinates)) {
@@ -359,98 +459,30 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
           "; {} coordinates, each moved by at most the sensitivity: the corner of the "
           "cube, at L2 distance sqrt({}) sensitivities, is the worst",
           coordinates, coordinates);
-      bounds.context.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
-        return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
-      };
+      bounds.context.rediscretise = rediscretise;
       return bounds;
     }
   const double q = sampling.probability();
   const LossLaw law = mechanism->loss_law(options.tail_mass);
   const double error = mechanism->mass_relative_error();
-  // d coordinates: the upper bound from a pair that dominates the product, the lower from one it dominates
-  // (coordinate_product.hpp); one coordinate: the law itself for both.
   std::optional<CoordinateProductLaws> product;
   if (coordinates > 1)
     product = coordinate_product_laws(law, error, coordinates, options.loss_step, 1e-3 * options.tail_mass);
-  const std::string what = coordinates == 1 ? mechanism->description()
-                                            : fmt::format(
-                                                  "{}, on each of {} coordinates (each differs by at most the "
-                                                  "sensitivity: L-infinity)",
-                                                  mechanism->description(), coordinates);
   PairBounds bounds;
-  bounds.accounted.pair = sampling.kind == SamplingKind::kNone
-                              ? fmt::format("{} ({})", what, to_string(relation))
-                              : fmt::format("{}, {} ({})", what, sampling.describe(), to_string(relation));
+  bounds.accounted.pair = release_description(*mechanism, sampling, relation, coordinates);
   // A table accounted through its exactly symmetric copy pays for the difference: d coordinates differ by at most d
   // times it, and a mixture of the releases by no more than they do.
   bounds.substitution_tv = mechanism->substitution_tv() * static_cast<double>(coordinates) * (1.0 + 1e-12);
   bounds.context.options = options;
   bounds.accounted.neighbours = {NeighbourRelation::kAnySequence, relation};
-  // Both bounds of one direction from one pass over the law.
-  auto bounds_of = [&](Direction::Kind kind) {
-    DirectionAtoms atoms;
-    if (product) {
-      atoms.upper = direction_atoms(product->upper, Direction(kind, q), error, options).upper;
-      atoms.lower = direction_atoms(product->lower, Direction(kind, q), error, options, true).lower;
-    } else {
-      atoms = direction_atoms(law, Direction(kind, q), error, options);
-    }
-    check_atoms(atoms.upper, mechanism->description());
-    check_atoms(atoms.lower, mechanism->description());
-    return std::pair{discretise(atoms.upper, BoundKind::kUpper, options),
-                     discretise(atoms.lower, BoundKind::kLower, options)};
-  };
+  const DirectionDiscretiser bounds_of{*mechanism, law, product, q, error, options};
   DirectionalPLDs low;
-  if (sampling.kind == SamplingKind::kNone || q == 1.0) {
-    bounds.accounted.pairs_checked = mechanism->worst_case_justification();
-    auto [up, down] = bounds_of(Direction::kForward);
-    bounds.upper.first_to_second = std::move(up);
-    low.first_to_second = std::move(down);
-    if (!mechanism->symmetric()) {
-      auto [up_back, down_back] = bounds_of(Direction::kBackward);
-      bounds.upper.second_to_first = std::move(up_back);
-      low.second_to_first = std::move(down_back);
-    }
-    bounds.upper.name = low.name = mechanism->symmetric() ? "P||Q = Q||P" : "P||Q, Q||P";
-  } else {
-    if (sampling.kind == SamplingKind::kWithoutReplacement && !mechanism->symmetric())
-      throw InputError(
-          fmt::format("{}: sampling without replacement needs mirror-symmetric noise", mechanism->description()));
-    auto [remove_up, remove_down] = bounds_of(Direction::kRemove);
-    auto [add_up, add_down] = bounds_of(Direction::kAdd);
-    low.name = "remove A||Q, add Q||A";
-    low.first_to_second = std::move(remove_down);
-    low.second_to_first = std::move(add_down);
-    if (sampling.kind == SamplingKind::kPoisson) {
-      bounds.accounted.pairs_checked = fmt::format(
-          "{}; remove (A||Q) and add (Q||A), A = (1 - q) Q + q P, composed each on "
-          "its own (the same record in every release)",
-          mechanism->worst_case_justification());
-      bounds.upper.name = low.name;
-      bounds.upper.first_to_second = std::move(remove_up);
-      bounds.upper.second_to_first = std::move(add_up);
-    } else {
-      bounds.accounted.pairs_checked = fmt::format(
-          "{}; sampling without replacement under replace one: the profile envelope of remove (A||Q) and add (Q||A), "
-          "A = (1 - q) Q + q P (Zhu, Dong and Wang 2022, Thm 11 and Def. 7)",
-          mechanism->worst_case_justification());
-      EnvelopeResult envelope = profile_envelope({remove_up, add_up}, options);
-      bounds.upper.name = "envelope of remove and add";
-      bounds.upper.first_to_second = std::move(envelope.envelope);
-    }
-  }
-  // The two-outcome lower bounds of the directions the lower PLDs take (one coordinate only: the product's lower law is
-  // made on a grid already).
-  if (!product) {
-    if (sampling.kind == SamplingKind::kNone || q == 1.0) {
-      bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kForward, q), error));
-      if (!mechanism->symmetric())
-        bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kBackward, q), error));
-    } else {
-      bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kRemove, q), error));
-      bounds.alternatives.two_outcome.push_back(two_outcome_of(law, Direction(Direction::kAdd, q), error));
-    }
-  }
+  if (sampling.kind == SamplingKind::kNone || q == 1.0)
+    unsampled_scenarios(*mechanism, bounds_of, bounds, low);
+  else
+    sampled_scenarios(*mechanism, sampling, bounds_of, options, bounds, low);
+  // One coordinate only: the product's lower law is made on a grid already.
+  if (!product) bounds.alternatives.two_outcome = two_outcome_bounds(*mechanism, law, sampling, q, error);
   // The distinguishing events' probability per release, a floor as the certificate prints it: the lower PLDs keep
   // exactly the outcomes of infinite loss (cut tails go to infinity only in the upper ones).
   bounds.single_release_infinity_mass.first = low.first_to_second.infinity_mass;
@@ -462,9 +494,7 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
         "; each coordinate's worst pair is the mechanism's, so the product of {} is "
         "the worst (its losses on a grid of step {:.3g})",
         coordinates, product->step);
-  bounds.context.rediscretise = [mechanism, sampling, relation, coordinates](const AccountantOptions& refined) {
-    return sampled_release_bounds(mechanism, sampling, relation, refined, coordinates);
-  };
+  bounds.context.rediscretise = rediscretise;
   return bounds;
 }
 
