@@ -71,8 +71,7 @@ struct AccountantOptions {
   // Under kAuto, when the whole programme is over adaptive_budget: the largest estimated cost of the programme in
   // blocks (multiply-adds). Separate from adaptive_budget because the two buy different things: the whole programme
   // gives the exact adaptive value (both bounds), a block only an upper bound that tightens slowly with the block's
-  // length (Vuvuzela's table at T = 250,000: eps(1e-4) <= 0.4742 with blocks of 2,672 at 3e10, 0.4709 with blocks of
-  // 7,110 at 1e11, 2.3 times the time).
+  // length (tests/benchmarks/README.md: Vuvuzela's table by blocks).
   double adaptive_block_budget = 3e10;
 
   // n-fold compositions by one FFT power of a window chosen by Chernoff's bound (fft_power.hpp) instead of

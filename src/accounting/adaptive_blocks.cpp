@@ -31,10 +31,7 @@ struct CompensatedSum {
 // value function is continued by its chord through (0, 1), sound at any height) of the largest drop one release can
 // cause (plus a grid step) and a dozen standard deviations of the block's total loss above twice its drift, within
 // top_loss. From higher up the loss practically never comes back below 0 (for m = 1 never), so the chord is
-// practically exact there, and a lower top makes the window, and the work, smaller. (The constant part was 2 nats
-// before; on the Vuvuzela table, where one release drops the loss by at most 0.12 nats and a block of 2,500 releases
-// has a deviation of 0.012 nats, that made 20,000 of the window's 28,557 points, and the same block size gives the
-// same bound to 4 digits without them: eps(1e-4) <= 0.474454 with blocks of 2547 then, 0.474249 with 2672 now.)
+// practically exact there, and a lower top makes the window, and the work, smaller.
 AdaptiveOptions block_options(const AdaptiveReleases& releases, int64_t m, const AdaptiveOptions& adaptive) {
   AdaptiveOptions options = adaptive;
   options.upper_only = true;

@@ -397,11 +397,8 @@ double adaptive_composition_cost(const std::vector<AdaptiveReleases>& releases, 
   // Per release (counted from the last): the window's top rises by the largest drop of the loss (plus a step) up to
   // top_loss; its bottom, kept by the trimming where the loss can still climb back, is about one of the largest
   // rises plus eight standard deviations of the remaining loss and twice its drift (at most 30 nats). Every atom
-  // of both runs is one multiply-add per window point. Measured (configs/renyi-variance.yaml's table, 10 releases of
-  // 10 candidates): the bottom reached 2.4 nats after one release and 5.5 after ten (deviation 0.22, rise 2.47), and
-  // the whole programme did 9.7e10 multiply-adds; this estimate says 1.55e11 (1.6x; the previous one, with three
-  // rises and twelve deviations, said 2.2e11, 2.3x). Within the default budget (1e11) that case now runs its upper run
-  // whole (one block of all ten releases) instead of blocks of 9 + 1, whose bound was 7e-5 looser at delta 1e-9.
+  // of both runs is one multiply-add per window point. The estimate overstates the work done by less than a factor 2
+  // on the tables measured (tests/benchmarks/README.md, "The accountant's methods on examples").
   double cost = 0.0, top = 0.0, variance = 0.0, drift_total = 0.0;
   int64_t seen = 0;
   for (auto r = releases.rbegin(); r != releases.rend(); ++r) {

@@ -73,9 +73,7 @@ struct AdaptiveReleases {
 struct AdaptiveOptions {
   // Loss (nats) above which the value function is continued by its convexity bound (see above). Both continuations
   // are sound at any height; above H they differ by at most e^{-l} (1 - e^{H h} (1 - V(H))) <= e^{-H h}, weighted
-  // by the chance that the loss climbs above H at all, so 12 nats (6e-6 times that chance) costs no digit of delta
-  // in the cases measured (the 401-point HRDP optimum at T = 500 gives the same bracket to 7 digits at 10, 14, 18 and
-  // 24 nats) and a third of the window of 24.
+  // by the chance that the loss climbs above H at all: at 12 nats, 6e-6 times that chance.
   double top_loss = 12.0;
   // Largest total error the bottom of the window may add to delta, over all releases, besides the relative 1e-10 of
   // the asymptote per release described above.

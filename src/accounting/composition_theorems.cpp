@@ -63,8 +63,7 @@ double advanced_epsilon_or_infinity(double eps0, double delta0, int64_t k, doubl
 // here), so the terms rise to one peak and fall. The scan starts at the binomial mode k / (1 + e^{eps0}) (or the
 // last admissible l), walks up and down, and stops in each direction once a falling term is 60 below the largest
 // seen: the rest (at most k terms, each below e^-60 of the largest) changes the sum by under 1e-20 relative. At
-// k = 250,000 that is a few thousand terms instead of up to 125,000 (the previous loop over every l, which made the
-// optimal-composition comparison of `evaluate --compare` take 40 s). log C(k, l) starts from lgamma_r (thread-safe,
+// k = 250,000 that is a few thousand terms instead of up to 125,000. log C(k, l) starts from lgamma_r (thread-safe,
 // unlike std::lgamma) and follows the ratio recurrence C(k, l + 1) / C(k, l) = (k - l) / (l + 1).
 double log_randomized_response_delta(double eps0, int64_t k, double epsilon_total) {
   if (eps0 == 0.0) return kNegativeInfinity;  // P = Q

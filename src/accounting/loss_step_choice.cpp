@@ -27,8 +27,8 @@ double tilted_mean(const PrivacyLossDistribution& pld, double lambda) {
 }
 
 // The discretisation's part of the bracket after n releases, predicted from one release: n times the difference of the
-// tilted means of the upper and lower PLDs (a shift of the composed loss that the tail follows; measured about 1.7
-// times the bracket it predicts for DP-SGD), relative to epsilon (epsilon queries: times lambda, relative to delta).
+// tilted means of the upper and lower PLDs (a shift of the composed loss that the tail follows), relative to epsilon
+// (epsilon queries: times lambda, relative to delta).
 double predicted_relative_width(const PairBounds& single, int64_t n, const AccountingQueries& queries) {
   std::vector<bool> directions{false};
   if (single.upper.second_to_first) directions.push_back(true);

@@ -5,10 +5,10 @@
 //
 // One release predicts it: after n releases the upper and lower PLDs' composed losses are shifted apart by about n
 // times the difference of their means under the Chernoff tilt of the query (the tail that decides the query follows
-// that shift), relative to epsilon, or times lambda relative to delta. The prediction overstates the measured bracket
-// about twofold (DP-SGD: 2.4e-4 predicted, 1.3e-4 measured at loss step 1e-4), and the bracket shrinks with the
-// square of the step (connect-the-dots and merge-to-grid err by O(step^2) a release), so one prediction decides
-// how many halvings, at most three.
+// that shift), relative to epsilon, or times lambda relative to delta. The prediction overstates the bracket (by
+// about twofold on DP-SGD: tests/benchmarks/README.md), and the bracket shrinks with the square of the step
+// (connect-the-dots and merge-to-grid err by O(step^2) a release), so one prediction decides how many halvings, at
+// most three.
 #include <cstdint>
 #include <string>
 

@@ -1,12 +1,11 @@
 #pragma once
 // A planned real FFT of a power-of-two size N, for the hot loops that transform many short arrays of the same size
-// (the losses' compositions: about 60 transforms of 2,048 points an epoch at the paper's scale), and for the
+// (the losses' compositions: many transforms of 2,048 points an epoch at the paper's scale), and for the
 // accountant's convolutions (convolution.cpp: plans of up to a few million points, made once per convolution with
-// octant twiddles; faster than torch's pocketfft at every size measured, planning included, up to 2^21).
+// octant twiddles).
 //
-// Why our own: torch's CPU FFT (pocketfft) computes its twiddle factors on every call. At 2,048 points that is most
-// of its 14-20 us; with the plan kept, a transform takes a few microseconds (bench_losses prints both). The plan is
-// made once per size and thread (planned()).
+// Why our own: torch's CPU FFT (pocketfft) computes its twiddle factors on every call, most of its time at 2,048
+// points; a kept plan saves it (bench_losses prints both). The plan is made once per size and thread (planned()).
 //
 // The transforms, with M = N / 2:
 //   forward: X[k] = sum_{j < N} x[j] e^{-2 pi i j k / N}, k = 0 .. M (torch::fft::rfft(x, N); x zero-padded to N);
