@@ -173,50 +173,65 @@ double lp_cost_of(const std::vector<double>& p, const LpOptimumOptions& o) {
 
 namespace {
 
-LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
-  const auto start_time = std::chrono::steady_clock::now();
-  const int n = static_cast<int>(o.grid.size);
-  const bool least_delta = o.objective == LpObjective::kLeastDelta;
-  glp_prob* lp = problem.lp;
-  glp_set_obj_dir(lp, GLP_MIN);
-  // Columns: p_0 .. p_{n-1} (1 .. n), then delta (n + 1) for the least-delta objective, then t per active shift.
-  glp_add_cols(lp, n);
-  for (int i = 1; i <= n; ++i) {
-    glp_set_col_bnds(lp, i, GLP_LO, 0.0, 0.0);
-    glp_set_obj_coef(lp, i, least_delta ? 0.0 : cost_coefficient(o.grid.x(i - 1), o));
-  }
+// The index of the grid point nearest 0 (the grid's centre when symmetric; 0 on a one-sided grid): the monotone
+// shape is non-increasing away from it.
+int centre_index(const LpOptimumOptions& o, int n) {
+  int centre = 0;
+  for (int i = 0; i < n; ++i)
+    if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
+  return centre;
+}
+
+// The LP in GLPK. Columns: p_0 .. p_{n-1} (1 .. n), then delta (n + 1) for the least-delta objective, then t per
+// active shift. Rows: sum p = 1, the cost budget (least delta), the shapes, and per active shift its n excess rows
+// and its sum row.
+struct ShiftLp {
+  const LpOptimumOptions& o;
+  glp_prob* lp;
+  int n = static_cast<int>(o.grid.size);
+  bool least_delta = o.objective == LpObjective::kLeastDelta;
+  double scale = std::exp(o.epsilon);  // e^eps
   int delta_column = 0;
-  if (least_delta) {
-    delta_column = glp_add_cols(lp, 1);
-    glp_set_col_bnds(lp, delta_column, GLP_LO, 0.0, 0.0);
-    glp_set_obj_coef(lp, delta_column, 1.0);
-  }
-  std::vector<int> all(static_cast<size_t>(n));
-  std::vector<double> ones(static_cast<size_t>(n), 1.0), costs(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    all[static_cast<size_t>(i)] = i + 1;
-    costs[static_cast<size_t>(i)] = cost_coefficient(o.grid.x(i), o);
-  }
-  add_row(lp, GLP_FX, 1.0, 1.0, all, ones);
   int budget_row = 0;
-  if (least_delta) {
-    add_row(lp, GLP_UP, 0.0, o.cost_budget, all, costs);
-    budget_row = glp_get_num_rows(lp);
-  }
-  if (o.symmetric)
-    for (int i = 0; i < n - 1 - i; ++i) add_row(lp, GLP_FX, 0.0, 0.0, {i + 1, n - i}, {1.0, -1.0});
-  if (o.monotone) {
-    // Non-increasing away from the point nearest 0 (the grid's centre when symmetric; 0 on a one-sided grid).
-    int centre = 0;
-    for (int i = 0; i < n; ++i)
-      if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
-    for (int i = 0; i < centre; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 1, i + 2}, {1.0, -1.0});      // p_i <= p_{i+1}
-    for (int i = centre; i < n - 1; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 2, i + 1}, {1.0, -1.0});  // p_{i+1} <= p_i
-  }
-  const double scale = std::exp(o.epsilon);
   std::vector<int64_t> active;
   std::vector<int> sum_rows;  // the sum_y t_{d,y} <= delta row of every active shift
-  auto add_shift = [&](int64_t d) {
+
+  // The columns of p (and delta), the normalisation, the budget and the shapes' rows.
+  void add_table() {
+    glp_set_obj_dir(lp, GLP_MIN);
+    glp_add_cols(lp, n);
+    for (int i = 1; i <= n; ++i) {
+      glp_set_col_bnds(lp, i, GLP_LO, 0.0, 0.0);
+      glp_set_obj_coef(lp, i, least_delta ? 0.0 : cost_coefficient(o.grid.x(i - 1), o));
+    }
+    if (least_delta) {
+      delta_column = glp_add_cols(lp, 1);
+      glp_set_col_bnds(lp, delta_column, GLP_LO, 0.0, 0.0);
+      glp_set_obj_coef(lp, delta_column, 1.0);
+    }
+    std::vector<int> all(static_cast<size_t>(n));
+    std::vector<double> ones(static_cast<size_t>(n), 1.0), costs(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      all[static_cast<size_t>(i)] = i + 1;
+      costs[static_cast<size_t>(i)] = cost_coefficient(o.grid.x(i), o);
+    }
+    add_row(lp, GLP_FX, 1.0, 1.0, all, ones);
+    if (least_delta) {
+      add_row(lp, GLP_UP, 0.0, o.cost_budget, all, costs);
+      budget_row = glp_get_num_rows(lp);
+    }
+    if (o.symmetric)
+      for (int i = 0; i < n - 1 - i; ++i) add_row(lp, GLP_FX, 0.0, 0.0, {i + 1, n - i}, {1.0, -1.0});
+    if (o.monotone) {
+      const int centre = centre_index(o, n);
+      for (int i = 0; i < centre; ++i) add_row(lp, GLP_UP, 0.0, 0.0, {i + 1, i + 2}, {1.0, -1.0});  // p_i <= p_{i+1}
+      for (int i = centre; i < n - 1; ++i)
+        add_row(lp, GLP_UP, 0.0, 0.0, {i + 2, i + 1}, {1.0, -1.0});  // p_{i+1} <= p_i
+    }
+  }
+
+  // Shift d joins the LP: t_{d,y} >= p_y - e^eps p_{y-d}, t >= 0, sum_y t_{d,y} <= delta.
+  void add_shift(int64_t d) {
     const int first = glp_add_cols(lp, n);
     for (int y = 0; y < n; ++y) glp_set_col_bnds(lp, first + y, GLP_LO, 0.0, 0.0);
     for (int y = 0; y < n; ++y) {
@@ -242,31 +257,31 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
     }
     sum_rows.push_back(glp_get_num_rows(lp));
     active.push_back(d);
-  };
-  add_shift(o.shift_cells);
-  add_shift(-o.shift_cells);
+  }
 
-  glp_smcp parameters;
-  glp_init_smcp(&parameters);
-  parameters.msg_lev = GLP_MSG_OFF;
-  parameters.meth = GLP_DUALP;
-  parameters.tol_bnd = 1e-12;
-  parameters.tol_dj = 1e-12;
-  glp_scale_prob(lp, GLP_SF_AUTO);
-  glp_adv_basis(lp, 0);
-
-  LpOptimum result;
-  // The LP's constraints hold to GLPK's tolerance only; the budget (or delta) is tightened by a relative margin until
-  // the cleaned table meets the original one exactly (recomputed here), so the written table is feasible by
-  // construction.
-  double margin = 0.0;
-  std::vector<double> p(static_cast<size_t>(n));
-  for (int attempt = 0;; ++attempt) {
-    const double target = least_delta ? o.cost_budget * (1.0 - margin) : o.delta * (1.0 - margin);
+  // The budget (least delta) or every active shift's delta (least cost) at the tightened target.
+  void set_target(double target) {
     if (least_delta)
       glp_set_row_bnds(lp, budget_row, GLP_UP, 0.0, target);
     else
       for (int row : sum_rows) glp_set_row_bnds(lp, row, GLP_UP, 0.0, target);
+  }
+
+  // Constraint generation: the inactive shift whose divergence exceeds the LP's delta the most, or 0 if none does.
+  int64_t most_violated_shift(const std::vector<double>& p, double bound) const {
+    std::vector<std::pair<double, int64_t>> violated;
+    for (int64_t d = -o.shift_cells; d <= o.shift_cells; ++d) {
+      if (d == 0 || std::find(active.begin(), active.end(), d) != active.end()) continue;
+      const double value = single_release_delta_of_shift(p, d, o.epsilon);
+      if (value > bound * (1.0 + 1e-10) + 1e-15) violated.emplace_back(value, d);
+    }
+    return violated.empty() ? 0 : std::max_element(violated.begin(), violated.end())->second;
+  }
+
+  // Solves the LP at the current target, a violated shift joining it per round until none is left; p holds the LP's
+  // table (negatives to 0). False, with GLPK's status in result, when the simplex finds no optimum.
+  bool solve_with_shift_generation(const glp_smcp& parameters, double target, std::vector<double>& p,
+                                   LpOptimum& result) {
     for (int round = 0; round < 4 * static_cast<int>(o.shift_cells) + 8; ++round) {
       ++result.rounds;
       const int code = simplex_with_restarts(lp, parameters);
@@ -277,46 +292,81 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
           result.status = "infeasible";
         else if (code != 0)
           result.status = fmt::format("GLPK failed (code {})", code);
-        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
-        return result;
+        return false;
       }
       for (int i = 0; i < n; ++i) p[static_cast<size_t>(i)] = std::max(0.0, glp_get_col_prim(lp, i + 1));
       const double bound = least_delta ? glp_get_col_prim(lp, delta_column) : target;
-      // Constraint generation: the shifts whose divergence exceeds the LP's delta join the LP.
-      std::vector<std::pair<double, int64_t>> violated;
-      for (int64_t d = -o.shift_cells; d <= o.shift_cells; ++d) {
-        if (d == 0 || std::find(active.begin(), active.end(), d) != active.end()) continue;
-        const double value = single_release_delta_of_shift(p, d, o.epsilon);
-        if (value > bound * (1.0 + 1e-10) + 1e-15) violated.emplace_back(value, d);
-      }
-      if (violated.empty()) break;
       // Only the most violated shift joins per round: every shift adds n columns and n rows, and the dual simplex's
-      // re-solve costs grow with them faster than the rounds saved (1001 free points: 1 per round 3.6 s in 23
-      // rounds, 4 per round 11 s, 16 per round 92 s; bench_lp_optimum --free).
-      add_shift(std::max_element(violated.begin(), violated.end())->second);
+      // re-solve costs grow with them faster than the rounds saved (bench_lp_optimum --free).
+      const int64_t worst = most_violated_shift(p, bound);
+      if (worst == 0) break;
+      add_shift(worst);
     }
-    // The cleaned table: negatives (solver tolerance) to 0; the requested shapes made exact (GLPK meets p_i = p_{n-1-i}
-    // and the order constraints to its tolerance only, 1e-19 apart, which would make the certificate see an
-    // asymmetric table and check every shift); renormalised (a division by one total keeps both shapes exactly).
-    if (o.symmetric)
-      for (int i = 0; i < n - 1 - i; ++i) {
-        const double mean = 0.5 * (p[static_cast<size_t>(i)] + p[static_cast<size_t>(n - 1 - i)]);
-        p[static_cast<size_t>(i)] = p[static_cast<size_t>(n - 1 - i)] = mean;
-      }
-    if (o.monotone) {
-      // Non-increasing away from the centre, by running minima outwards (as in the LP's rows above).
-      int centre = 0;
-      for (int i = 0; i < n; ++i)
-        if (std::abs(o.grid.x(i)) < std::abs(o.grid.x(centre))) centre = i;
-      for (int i = centre - 1; i >= 0; --i)
-        p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + 1)]);
-      for (int i = centre + 1; i < n; ++i)
-        p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i - 1)]);
+    return true;
+  }
+};
+
+// The cleaned table: negatives (solver tolerance) to 0; the requested shapes made exact (GLPK meets p_i = p_{n-1-i}
+// and the order constraints to its tolerance only, 1e-19 apart, which would make the certificate see an asymmetric
+// table and check every shift); renormalised (a division by one total keeps both shapes exactly).
+void clean_table(const LpOptimumOptions& o, std::vector<double>& p) {
+  const int n = static_cast<int>(p.size());
+  if (o.symmetric)
+    for (int i = 0; i < n - 1 - i; ++i) {
+      const double mean = 0.5 * (p[static_cast<size_t>(i)] + p[static_cast<size_t>(n - 1 - i)]);
+      p[static_cast<size_t>(i)] = p[static_cast<size_t>(n - 1 - i)] = mean;
     }
-    long double total = 0.0L;
-    for (double v : p) total += v;
-    for (double& v : p) v = static_cast<double>(static_cast<long double>(v) / total);
-    result.lp_objective = glp_get_obj_val(lp);
+  if (o.monotone) {
+    // Non-increasing away from the centre, by running minima outwards (as in the LP's rows).
+    const int centre = centre_index(o, n);
+    for (int i = centre - 1; i >= 0; --i)
+      p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i + 1)]);
+    for (int i = centre + 1; i < n; ++i)
+      p[static_cast<size_t>(i)] = std::min(p[static_cast<size_t>(i)], p[static_cast<size_t>(i - 1)]);
+  }
+  long double total = 0.0L;
+  for (double v : p) total += v;
+  for (double& v : p) v = static_cast<double>(static_cast<long double>(v) / total);
+}
+
+// The dual simplex with tight tolerances, from an advanced basis of the scaled problem.
+glp_smcp prepared_simplex(glp_prob* lp) {
+  glp_smcp parameters;
+  glp_init_smcp(&parameters);
+  parameters.msg_lev = GLP_MSG_OFF;
+  parameters.meth = GLP_DUALP;
+  parameters.tol_bnd = 1e-12;
+  parameters.tol_dj = 1e-12;
+  glp_scale_prob(lp, GLP_SF_AUTO);
+  glp_adv_basis(lp, 0);
+  return parameters;
+}
+
+LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
+  const auto start_time = std::chrono::steady_clock::now();
+  ShiftLp model{o, problem.lp};
+  const int n = model.n;
+  const bool least_delta = model.least_delta;
+  model.add_table();
+  model.add_shift(o.shift_cells);
+  model.add_shift(-o.shift_cells);
+  const glp_smcp parameters = prepared_simplex(model.lp);
+
+  LpOptimum result;
+  // The LP's constraints hold to GLPK's tolerance only; the budget (or delta) is tightened by a relative margin until
+  // the cleaned table meets the original one exactly (recomputed here), so the written table is feasible by
+  // construction.
+  double margin = 0.0;
+  std::vector<double> p(static_cast<size_t>(n));
+  for (int attempt = 0;; ++attempt) {
+    const double target = least_delta ? o.cost_budget * (1.0 - margin) : o.delta * (1.0 - margin);
+    model.set_target(target);
+    if (!model.solve_with_shift_generation(parameters, target, p, result)) {
+      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
+      return result;
+    }
+    clean_table(o, p);
+    result.lp_objective = glp_get_obj_val(model.lp);
     result.delta = single_release_delta(p, o.shift_cells, o.epsilon);
     result.cost = lp_cost_of(p, o);
     result.judged_delta = least_delta ? result.delta : (o.delta_judge ? o.delta_judge(p) : result.delta);
@@ -331,7 +381,7 @@ LpOptimum solve_unguarded(const LpOptimumOptions& o, GlpkProblem& problem) {
     margin = margin == 0.0 ? 1e-11 : margin * 10.0;
   }
   result.probabilities = p;
-  result.active_shifts = active;
+  result.active_shifts = model.active;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
   return result;
 }
