@@ -43,8 +43,24 @@ class HybridRenyiBarrier {
     double decrement = 0.0;  // lambda^2 / 2 at the point the step started from
     bool moved = false;      // false: no step length decreased phi (or the system could not be solved)
   };
-  // One damped Newton step on phi_t.
+  // One damped Newton step on phi_t: its system assembled, solved, and a backtracking line search along the step.
   NewtonStep newton_step(std::vector<double>& p, double& sigma, HybridRenyiProgram::Values& v, double t);
+
+  // The phases of newton_step (hybrid_renyi_barrier.cpp) and the system they assemble at the step's starting point.
+  struct NewtonSystem;
+  // The barrier arguments h and the scaled gradient of phi_t.
+  void add_barrier_gradient(const std::vector<double>& p, double sigma, const HybridRenyiProgram::Values& v, double t,
+                            NewtonSystem& system) const;
+  // The band Hessian B and the rank-k columns U.
+  void add_barrier_hessian(const std::vector<double>& p, const HybridRenyiProgram::Values& v,
+                           NewtonSystem& system) const;
+  // The border C (the equality constraint and, in phase I, sigma) and the right-hand sides.
+  void add_border(const std::vector<double>& p, NewtonSystem& system) const;
+  // The step (y in p, dsigma) by Woodbury on B + U U^T and a Schur complement on the border; false if singular.
+  bool solve_newton_system(NewtonSystem& system, std::vector<double>& y, double& dsigma) const;
+  // The backtracking line search along the step, from the Newton decrement's slope (p, sigma, v moved on success).
+  NewtonStep line_search(std::vector<double>& p, double& sigma, HybridRenyiProgram::Values& v, double t,
+                         const NewtonSystem& system, const std::vector<double>& y, double dsigma, double slope) const;
 
   const HybridRenyiProgram& pr_;
   const HybridRenyiOptimumOptions& o_;
