@@ -94,6 +94,24 @@ class Run {
   PreconditionedGradientSummary run();
 
  private:
+  // The phases of run(): the starting point checked and evaluated, the iterations (false: the run ends,
+  // summary_.termination says why), the last record and checkpoint.
+  void check_start();
+  void evaluate_start();
+  bool iterate(int64_t iteration);
+  void finish();
+
+  // The phases of an iteration. The search direction (Alg. 3: -g_proj; or L-BFGS, or Newton).
+  std::vector<double> search_direction(const std::vector<double>& g, const std::vector<double>& g_proj,
+                                       const ConstraintRows& rows);
+  // The step along it (0: none), with the steepest direction when Newton's fails.
+  double step_along(std::vector<double>& direction, const std::vector<double>& g_proj, double mu_start);
+  // The outer update when due (false: the run ends).
+  bool outer_update(int64_t iteration, double step, bool& changed);
+  // The objective and gradient at the new point (false: not finite, the run ends), and the stopping rules.
+  bool evaluate_iterate(int64_t iteration);
+  bool continue_after(int64_t iteration, double f_before, bool changed);
+
   double value_at(const std::vector<double>& theta) {
     ++summary_.value_evaluations;
     if (!all_finite(theta)) return kInfinity;  // a zero probability: the Renyi objective is infinite
@@ -137,7 +155,22 @@ class Run {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   LbfgsDirection lbfgs_;
   NewtonDirection newton_;
+  // Carried from one iteration to the next: the objective and gradient at theta_, the previous iterate and projected
+  // gradient (L-BFGS's pairs, and the point restored by the guard), the iterations of slow progress in a row.
+  ObjectiveEvaluation current_;
+  double f_ = 0.0;
+  std::vector<double> previous_theta_, previous_g_proj_;
+  int64_t slow_ = 0;
+  bool outer_just_ran_ = false;
 };
+
+// The largest mu with q = 1 + mu d >= 0 (Alg. 3 line 10 with d = -g_proj); infinite when no d_i is negative.
+double positivity_bound(const std::vector<double>& direction) {
+  double mu_ub = kInfinity;
+  for (double d : direction)
+    if (d < 0.0) mu_ub = std::min(mu_ub, -1.0 / d);
+  return mu_ub;
+}
 
 double Run::line_search(const std::vector<double>& direction, double mu_start, double& f) {
   double best_f = f, best_mu = 0.0;
@@ -200,7 +233,7 @@ void Run::record(int64_t iteration, double f, double step, bool force) {
                  f, r.alpha, r.worst_shift, step, r.seconds);
 }
 
-PreconditionedGradientSummary Run::run() {
+void Run::check_start() {
   options_.validate();
   if (constraints_.empty()) throw InputError("preconditioned gradient: at least one linear constraint is needed");
   for (const auto& c : constraints_)
@@ -219,136 +252,169 @@ PreconditionedGradientSummary Run::run() {
     throw InputError(fmt::format(
         "preconditioned gradient: the starting point violates the constraints (relative residual {:.3g})", relative));
   impose_linear_constraints(theta_, constraints_);
+}
 
-  ObjectiveEvaluation current = objective_.value_and_gradient(theta_tensor(theta_));
+void Run::evaluate_start() {
+  current_ = objective_.value_and_gradient(theta_tensor(theta_));
   ++summary_.gradient_evaluations;
-  double f = current.value;
+  f_ = current_.value;
   summary_.history = options_.history_before;
-  summary_.initial_objective = summary_.history.empty() ? f : summary_.history.front().objective;
+  summary_.initial_objective = summary_.history.empty() ? f_ : summary_.history.front().objective;
   summary_.iterations = options_.first_iteration;
-  if (!std::isfinite(f)) throw InputError(fmt::format("preconditioned gradient: the objective at the start is {}", f));
+  if (!std::isfinite(f_))
+    throw InputError(fmt::format("preconditioned gradient: the objective at the start is {}", f_));
   // Resuming: the checkpoint's last record is this point; re-recording it keeps its step.
-  record(options_.first_iteration, f, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
-  std::vector<double> previous_theta, previous_g_proj;
-  int64_t slow = 0, iteration = 0;
-  bool outer_just_ran = false;
-  summary_.termination = "iteration limit reached";
-  for (iteration = options_.first_iteration + 1; iteration <= options_.max_iterations; ++iteration) {
-    const std::vector<double> g = values_of(current.gradient);
-    if (!all_finite(g)) {
-      summary_.stopped_by_guard = true;
-      summary_.termination =
-          fmt::format("NaN or infinity in the gradient at iteration {} (the last good point is kept)", iteration);
-      break;
-    }
-    const ConstraintRows rows = constraint_rows(theta_, constraints_);
-    const std::vector<double> g_proj = project(rows, g);
-    if (options_.direction == PreconditionedDirection::kLbfgs && !previous_theta.empty()) {
-      std::vector<double> s(theta_.size()), y(theta_.size());
-      for (size_t i = 0; i < s.size(); ++i) s[i] = theta_[i] - previous_theta[i], y[i] = g_proj[i] - previous_g_proj[i];
-      if (dot(s, y) > 1e-12 * std::sqrt(dot(s, s) * dot(y, y))) {
-        lbfgs_.remember(std::move(s), std::move(y), options_.lbfgs_memory);
-      }
-    }
-    std::vector<double> direction;
-    if (options_.direction == PreconditionedDirection::kLbfgs) {
-      direction = lbfgs_(g_proj, rows);
-    } else if (options_.direction == PreconditionedDirection::kNewton) {
-      direction = newton_(objective_, theta_, g, g_proj, rows);
-      if (!newton_.ok()) ++summary_.newton_fallbacks;
-    } else {
-      direction.resize(g_proj.size());
-      for (size_t i = 0; i < g_proj.size(); ++i) direction[i] = -g_proj[i];
-    }
-    // mu_ub: q = 1 + mu d >= 0 (Alg. 3 line 10 with d = -g_proj).
-    double mu_ub = kInfinity;
-    for (double d : direction)
-      if (d < 0.0) mu_ub = std::min(mu_ub, -1.0 / d);
-    if (!std::isfinite(mu_ub)) {
-      summary_.termination = fmt::format("the projected gradient vanished at iteration {}", iteration);
-      break;
-    }
-    // L-BFGS and Newton propose a full step of 1 (Newton's steps are exponential in p: no positivity bound).
-    const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !lbfgs_.empty()
-                                ? std::min(1.0, mu_ub)
-                            : options_.direction == PreconditionedDirection::kNewton && newton_.ok() ? 1.0
-                                                                                                     : mu_ub;
-    const double f_before = f;
-    previous_theta = theta_;
-    previous_g_proj = g_proj;
-    double step = line_search(direction, mu_start, f);
-    if (step == 0.0 && options_.direction == PreconditionedDirection::kNewton && newton_.ok()) {
-      // The Newton model failed (a kink of the max over shifts): try the steepest direction before giving up.
-      newton_.fall_back();
-      ++summary_.newton_fallbacks;
-      for (size_t i = 0; i < direction.size(); ++i) direction[i] = -g_proj[i];
-      double ub = kInfinity;
-      for (double d : direction)
-        if (d < 0.0) ub = std::min(ub, -1.0 / d);
-      if (std::isfinite(ub)) step = line_search(direction, ub, f);
-    }
-    summary_.iterations = iteration;
-    summary_.max_constraint_residual = std::max(summary_.max_constraint_residual, [&] {
-      double r = 0.0;
-      residuals(theta_, constraints_, &r);
-      return r;
-    }());
-    const bool outer_due =
-        objective_.outer_update && options_.outer_update_every > 0 && iteration % options_.outer_update_every == 0;
-    // A failed line search ends the run, unless the outer update (alpha) may still change the objective: it is
-    // tried once first. With outer_update_every = 0 alpha is fixed, so never.
-    const bool outer_enabled = objective_.outer_update && options_.outer_update_every > 0;
-    if (step == 0.0 && !(outer_enabled && !outer_just_ran)) {
-      record(iteration, f, 0.0, true);
-      summary_.termination =
-          fmt::format("no decrease along the search direction at iteration {} (converged to rounding)", iteration);
-      break;
-    }
-    bool changed = false;
-    if (outer_due || (step == 0.0 && outer_enabled)) {
-      changed = objective_.outer_update(theta_tensor(theta_));
-      ++summary_.outer_updates;
-      outer_just_ran = true;
-      if (changed) lbfgs_.clear(), previous_theta.clear();
-    } else {
-      outer_just_ran = false;
-    }
-    current = objective_.value_and_gradient(theta_tensor(theta_));
-    ++summary_.gradient_evaluations;
-    if (!std::isfinite(current.value)) {
-      summary_.stopped_by_guard = true;
-      summary_.termination =
-          fmt::format("objective {} at iteration {} (the last good point is kept)", current.value, iteration);
-      theta_ = previous_theta.empty() ? theta_ : previous_theta;
-      break;
-    }
-    f = current.value;
-    record(iteration, f, step, false);
-    if (f <= options_.objective_target) {
-      summary_.termination =
-          fmt::format("objective target {} reached at iteration {}", options_.objective_target, iteration);
-      break;
-    }
-    const double progress = changed ? kInfinity : (f_before - f) / std::max(std::abs(f_before), 1e-300);
-    slow = progress < options_.relative_progress_tolerance ? slow + 1 : 0;
-    if (slow >= options_.patience) {
-      summary_.termination = fmt::format("relative progress below {} for {} iterations (iteration {})",
-                                         options_.relative_progress_tolerance, options_.patience, iteration);
-      break;
-    }
-    if (options_.checkpoint_every > 0 && iteration % options_.checkpoint_every == 0 &&
-        iteration < options_.max_iterations)
-      checkpoint(iteration);
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > options_.max_seconds) {
-      summary_.termination = fmt::format("time limit {} s reached at iteration {}", options_.max_seconds, iteration);
-      break;
+  record(options_.first_iteration, f_, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
+}
+
+std::vector<double> Run::search_direction(const std::vector<double>& g, const std::vector<double>& g_proj,
+                                          const ConstraintRows& rows) {
+  if (options_.direction == PreconditionedDirection::kLbfgs && !previous_theta_.empty()) {
+    std::vector<double> s(theta_.size()), y(theta_.size());
+    for (size_t i = 0; i < s.size(); ++i) s[i] = theta_[i] - previous_theta_[i], y[i] = g_proj[i] - previous_g_proj_[i];
+    if (dot(s, y) > 1e-12 * std::sqrt(dot(s, s) * dot(y, y))) {
+      lbfgs_.remember(std::move(s), std::move(y), options_.lbfgs_memory);
     }
   }
-  summary_.final_objective = f;
-  record(summary_.iterations, f, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
+  std::vector<double> direction;
+  if (options_.direction == PreconditionedDirection::kLbfgs) {
+    direction = lbfgs_(g_proj, rows);
+  } else if (options_.direction == PreconditionedDirection::kNewton) {
+    direction = newton_(objective_, theta_, g, g_proj, rows);
+    if (!newton_.ok()) ++summary_.newton_fallbacks;
+  } else {
+    direction.resize(g_proj.size());
+    for (size_t i = 0; i < g_proj.size(); ++i) direction[i] = -g_proj[i];
+  }
+  return direction;
+}
+
+double Run::step_along(std::vector<double>& direction, const std::vector<double>& g_proj, double mu_start) {
+  double step = line_search(direction, mu_start, f_);
+  if (step == 0.0 && options_.direction == PreconditionedDirection::kNewton && newton_.ok()) {
+    // The Newton model failed (a kink of the max over shifts): try the steepest direction before giving up.
+    newton_.fall_back();
+    ++summary_.newton_fallbacks;
+    for (size_t i = 0; i < direction.size(); ++i) direction[i] = -g_proj[i];
+    const double ub = positivity_bound(direction);
+    if (std::isfinite(ub)) step = line_search(direction, ub, f_);
+  }
+  return step;
+}
+
+bool Run::outer_update(int64_t iteration, double step, bool& changed) {
+  const bool outer_due =
+      objective_.outer_update && options_.outer_update_every > 0 && iteration % options_.outer_update_every == 0;
+  // A failed line search ends the run, unless the outer update (alpha) may still change the objective: it is
+  // tried once first. With outer_update_every = 0 alpha is fixed, so never.
+  const bool outer_enabled = objective_.outer_update && options_.outer_update_every > 0;
+  if (step == 0.0 && !(outer_enabled && !outer_just_ran_)) {
+    record(iteration, f_, 0.0, true);
+    summary_.termination =
+        fmt::format("no decrease along the search direction at iteration {} (converged to rounding)", iteration);
+    return false;
+  }
+  changed = false;
+  if (outer_due || (step == 0.0 && outer_enabled)) {
+    changed = objective_.outer_update(theta_tensor(theta_));
+    ++summary_.outer_updates;
+    outer_just_ran_ = true;
+    if (changed) lbfgs_.clear(), previous_theta_.clear();
+  } else {
+    outer_just_ran_ = false;
+  }
+  return true;
+}
+
+bool Run::evaluate_iterate(int64_t iteration) {
+  current_ = objective_.value_and_gradient(theta_tensor(theta_));
+  ++summary_.gradient_evaluations;
+  if (!std::isfinite(current_.value)) {
+    summary_.stopped_by_guard = true;
+    summary_.termination =
+        fmt::format("objective {} at iteration {} (the last good point is kept)", current_.value, iteration);
+    theta_ = previous_theta_.empty() ? theta_ : previous_theta_;
+    return false;
+  }
+  f_ = current_.value;
+  return true;
+}
+
+bool Run::continue_after(int64_t iteration, double f_before, bool changed) {
+  if (f_ <= options_.objective_target) {
+    summary_.termination =
+        fmt::format("objective target {} reached at iteration {}", options_.objective_target, iteration);
+    return false;
+  }
+  const double progress = changed ? kInfinity : (f_before - f_) / std::max(std::abs(f_before), 1e-300);
+  slow_ = progress < options_.relative_progress_tolerance ? slow_ + 1 : 0;
+  if (slow_ >= options_.patience) {
+    summary_.termination = fmt::format("relative progress below {} for {} iterations (iteration {})",
+                                       options_.relative_progress_tolerance, options_.patience, iteration);
+    return false;
+  }
+  if (options_.checkpoint_every > 0 && iteration % options_.checkpoint_every == 0 &&
+      iteration < options_.max_iterations)
+    checkpoint(iteration);
+  if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > options_.max_seconds) {
+    summary_.termination = fmt::format("time limit {} s reached at iteration {}", options_.max_seconds, iteration);
+    return false;
+  }
+  return true;
+}
+
+bool Run::iterate(int64_t iteration) {
+  const std::vector<double> g = values_of(current_.gradient);
+  if (!all_finite(g)) {
+    summary_.stopped_by_guard = true;
+    summary_.termination =
+        fmt::format("NaN or infinity in the gradient at iteration {} (the last good point is kept)", iteration);
+    return false;
+  }
+  const ConstraintRows rows = constraint_rows(theta_, constraints_);
+  const std::vector<double> g_proj = project(rows, g);
+  std::vector<double> direction = search_direction(g, g_proj, rows);
+  const double mu_ub = positivity_bound(direction);
+  if (!std::isfinite(mu_ub)) {
+    summary_.termination = fmt::format("the projected gradient vanished at iteration {}", iteration);
+    return false;
+  }
+  // L-BFGS and Newton propose a full step of 1 (Newton's steps are exponential in p: no positivity bound).
+  const double mu_start = options_.direction == PreconditionedDirection::kLbfgs && !lbfgs_.empty()
+                              ? std::min(1.0, mu_ub)
+                          : options_.direction == PreconditionedDirection::kNewton && newton_.ok() ? 1.0
+                                                                                                   : mu_ub;
+  const double f_before = f_;
+  previous_theta_ = theta_;
+  previous_g_proj_ = g_proj;
+  const double step = step_along(direction, g_proj, mu_start);
+  summary_.iterations = iteration;
+  summary_.max_constraint_residual = std::max(summary_.max_constraint_residual, [&] {
+    double r = 0.0;
+    residuals(theta_, constraints_, &r);
+    return r;
+  }());
+  bool changed = false;
+  if (!outer_update(iteration, step, changed) || !evaluate_iterate(iteration)) return false;
+  record(iteration, f_, step, false);
+  return continue_after(iteration, f_before, changed);
+}
+
+void Run::finish() {
+  summary_.final_objective = f_;
+  record(summary_.iterations, f_, summary_.history.empty() ? 0.0 : summary_.history.back().step, true);
   summary_.seconds =
       options_.seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   checkpoint(summary_.iterations);
+}
+
+PreconditionedGradientSummary Run::run() {
+  check_start();
+  evaluate_start();
+  summary_.termination = "iteration limit reached";
+  for (int64_t iteration = options_.first_iteration + 1; iteration <= options_.max_iterations; ++iteration)
+    if (!iterate(iteration)) break;
+  finish();
   return summary_;
 }
 
