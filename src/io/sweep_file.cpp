@@ -204,6 +204,159 @@ std::vector<double> range_values(double from, double to, int64_t steps, bool log
   return values;
 }
 
+namespace {
+
+// What a sweep file's entries say: the base config (its text, the name its errors carry and the directory its
+// relative paths start from), the keys fixed for every point, and the axes of the product.
+struct SweepEntries {
+  std::string base_text, base_source;
+  fs::path base_directory;
+  std::vector<std::string> fixed;  // "key=value" for every point
+  std::vector<Axis> axes;
+};
+
+// base: a config file (a path relative to the sweep file) or an inline mapping.
+void read_base(SweepReader& reader, const YAML::Node& node, const std::string& source, SweepEntries& entries) {
+  if (node.IsScalar()) {
+    fs::path base_path(node.Scalar());
+    if (base_path.is_relative()) base_path = reader.directory() / base_path;
+    if (!fs::is_regular_file(base_path))
+      reader.fail(node, fmt::format("base: config file {} does not exist", base_path.lexically_normal().string()));
+    entries.base_text = read_file(base_path);
+    entries.base_source = base_path.lexically_normal().string();
+    entries.base_directory = base_path.parent_path();
+  } else if (node.IsMap()) {
+    YAML::Emitter emitter;
+    emitter << node;
+    entries.base_text = emitter.c_str();
+    entries.base_source = fmt::format("{} (base)", source);
+  } else {
+    reader.fail(node, "base must be a config file (a path) or a config (a mapping of sections)");
+  }
+}
+
+// set: section.key: value, the same for every point.
+void read_set(SweepReader& reader, const YAML::Node& node, SweepEntries& entries) {
+  if (!node.IsMap()) reader.fail(node, "set must be a mapping of section.key: value");
+  for (const auto& item : node) {
+    const Key& key = reader.key_named(item.first, "set");
+    entries.fixed.push_back(key.name + "=" + reader.value_text(key, item.second, "set"));
+  }
+}
+
+// vary: section.key: a list or a range, one axis each.
+void read_vary(SweepReader& reader, const YAML::Node& node, SweepEntries& entries) {
+  if (!node.IsMap()) reader.fail(node, "vary must be a mapping of section.key: [values] or {from, to, steps, scale}");
+  for (const auto& item : node) {
+    const Key& key = reader.key_named(item.first, "vary");
+    Axis axis;
+    axis.keys = {key.name};
+    for (auto& v : reader.values_of(key, item.second, "vary")) axis.values.push_back({v});
+    entries.axes.push_back(axis);
+  }
+}
+
+// One zip group: keys whose lists have one length and vary together, one axis.
+Axis zip_axis(SweepReader& reader, const YAML::Node& group) {
+  if (!group.IsMap() || group.size() == 0)
+    reader.fail(group, "zip: a group must be a mapping of section.key: [values]");
+  Axis axis;
+  size_t length = 0;
+  std::string first_key;
+  for (const auto& item : group) {
+    const Key& key = reader.key_named(item.first, "zip");
+    if (!item.second.IsSequence())
+      reader.fail(
+          item.second,
+          fmt::format("zip: {} must be a list (the keys of a group take their lists' values together)", key.name));
+    // One key of a group may repeat a value (n = 1, 1, 2, 2 beside w = 1, 0.1, 1, 0.1); the tuples may not.
+    const std::vector<std::string> values = reader.values_of(key, item.second, "zip", /*unique=*/false);
+    if (axis.keys.empty()) {
+      length = values.size();
+      first_key = key.name;
+      axis.values.resize(length);
+    } else if (values.size() != length) {
+      reader.fail(item.second, fmt::format("zip: {} has {} values but {} has {}; a group's lists must have one length",
+                                           key.name, values.size(), first_key, length));
+    }
+    axis.keys.push_back(key.name);
+    for (size_t i = 0; i < length; ++i) axis.values[i].push_back(values[i]);
+  }
+  std::set<std::vector<std::string>> tuples;
+  for (const auto& tuple : axis.values)
+    if (!tuples.insert(tuple).second)
+      reader.fail(group, fmt::format("zip: the group ({}) gives the values ({}) twice", fmt::join(axis.keys, ", "),
+                                     fmt::join(tuple, ", ")));
+  return axis;
+}
+
+// The entries of the sweep file, each once: base, set, vary and zip.
+SweepEntries read_entries(SweepReader& reader, const YAML::Node& root, const std::string& source) {
+  SweepEntries entries;
+  entries.base_source = source;
+  entries.base_directory = reader.directory();
+  std::set<std::string> names;
+  for (const auto& entry : root) {
+    const std::string name = entry.first.as<std::string>();
+    if (!names.insert(name).second) reader.fail(entry.first, fmt::format("'{}' is given twice; keep one", name));
+    const YAML::Node& node = entry.second;
+    if (name == "base") {
+      read_base(reader, node, source, entries);
+    } else if (name == "set") {
+      read_set(reader, node, entries);
+    } else if (name == "vary") {
+      read_vary(reader, node, entries);
+    } else if (name == "zip") {
+      if (!node.IsSequence())
+        reader.fail(node, "zip must be a list of groups, each a mapping of section.key: [values]");
+      for (const auto& group : node) entries.axes.push_back(zip_axis(reader, group));
+    } else {
+      reader.fail(entry.first, fmt::format("unknown entry '{}' (valid: base, set, vary, zip)", name));
+    }
+  }
+  return entries;
+}
+
+// The point at `index` of the product (mixed radix, the last axis fastest): its values, its name and its config,
+// parsed and validated; a name another point already has is refused.
+SweepPoint point_at(size_t index, const SweepEntries& entries, const std::vector<std::string>& varied_keys,
+                    const std::vector<std::string>& labels, const std::string& source,
+                    std::map<std::string, std::string>& names) {
+  const std::vector<Axis>& axes = entries.axes;
+  SweepPoint point;
+  std::vector<std::string> overrides = entries.fixed;
+  std::vector<size_t> digits(axes.size());
+  size_t rest = index;
+  for (size_t a = axes.size(); a-- > 0;) {
+    digits[a] = rest % axes[a].values.size();
+    rest /= axes[a].values.size();
+  }
+  std::vector<std::string> parts;
+  for (size_t a = 0; a < axes.size(); ++a)
+    for (const auto& value : axes[a].values[digits[a]]) point.values.push_back(value);
+  for (size_t k = 0; k < varied_keys.size(); ++k) {
+    overrides.push_back(varied_keys[k] + "=" + point.values[k]);
+    parts.push_back(labels[k] + "=" + name_safe(point.values[k]));
+  }
+  point.name = parts.empty() ? "base" : fmt::format("{}", fmt::join(parts, ","));
+  const std::string described = fmt::format("{}", fmt::join(point.values, ", "));
+  const auto [seen, inserted] = names.emplace(point.name, described);
+  if (!inserted)
+    throw InputError(
+        fmt::format("{}: the points ({}) and ({}) would both be named '{}' (values that differ only in "
+                    "characters a directory name cannot hold); write them differently",
+                    source, seen->second, described, point.name));
+  try {
+    point.config = TrainingConfig::parse(entries.base_text, entries.base_source, overrides, entries.base_directory);
+  } catch (const InputError& e) {
+    throw InputError(parts.empty() ? std::string(e.what())
+                                   : fmt::format("{}: point {}: {}", source, point.name, e.what()));
+  }
+  return point;
+}
+
+}  // namespace
+
 SweepPlan expand_sweep(const fs::path& sweep_path) {
   SweepPlan plan;
   plan.sweep_text = read_file(sweep_path);
@@ -216,92 +369,10 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
   }
   if (!root.IsMap()) throw InputError(fmt::format("{}: a sweep file is a map with base, set, vary and zip", source));
   SweepReader reader(sweep_path);
-
-  std::string base_text, base_source = source;
-  fs::path base_directory = reader.directory();
-  std::vector<std::string> fixed;  // "key=value" for every point
-  std::vector<Axis> axes;
-  std::set<std::string> entries;
-  for (const auto& entry : root) {
-    const std::string name = entry.first.as<std::string>();
-    if (!entries.insert(name).second) reader.fail(entry.first, fmt::format("'{}' is given twice; keep one", name));
-    const YAML::Node& node = entry.second;
-    if (name == "base") {
-      if (node.IsScalar()) {
-        fs::path base_path(node.Scalar());
-        if (base_path.is_relative()) base_path = reader.directory() / base_path;
-        if (!fs::is_regular_file(base_path))
-          reader.fail(node, fmt::format("base: config file {} does not exist", base_path.lexically_normal().string()));
-        base_text = read_file(base_path);
-        base_source = base_path.lexically_normal().string();
-        base_directory = base_path.parent_path();
-      } else if (node.IsMap()) {
-        YAML::Emitter emitter;
-        emitter << node;
-        base_text = emitter.c_str();
-        base_source = fmt::format("{} (base)", source);
-      } else {
-        reader.fail(node, "base must be a config file (a path) or a config (a mapping of sections)");
-      }
-    } else if (name == "set") {
-      if (!node.IsMap()) reader.fail(node, "set must be a mapping of section.key: value");
-      for (const auto& item : node) {
-        const Key& key = reader.key_named(item.first, "set");
-        fixed.push_back(key.name + "=" + reader.value_text(key, item.second, "set"));
-      }
-    } else if (name == "vary") {
-      if (!node.IsMap())
-        reader.fail(node, "vary must be a mapping of section.key: [values] or {from, to, steps, scale}");
-      for (const auto& item : node) {
-        const Key& key = reader.key_named(item.first, "vary");
-        Axis axis;
-        axis.keys = {key.name};
-        for (auto& v : reader.values_of(key, item.second, "vary")) axis.values.push_back({v});
-        axes.push_back(axis);
-      }
-    } else if (name == "zip") {
-      if (!node.IsSequence())
-        reader.fail(node, "zip must be a list of groups, each a mapping of section.key: [values]");
-      for (const auto& group : node) {
-        if (!group.IsMap() || group.size() == 0)
-          reader.fail(group, "zip: a group must be a mapping of section.key: [values]");
-        Axis axis;
-        size_t length = 0;
-        std::string first_key;
-        for (const auto& item : group) {
-          const Key& key = reader.key_named(item.first, "zip");
-          if (!item.second.IsSequence())
-            reader.fail(item.second,
-                        fmt::format("zip: {} must be a list (the keys of a group take their lists' values together)",
-                                    key.name));
-          // One key of a group may repeat a value (n = 1, 1, 2, 2 beside w = 1, 0.1, 1, 0.1); the tuples may not.
-          const std::vector<std::string> values = reader.values_of(key, item.second, "zip", /*unique=*/false);
-          if (axis.keys.empty()) {
-            length = values.size();
-            first_key = key.name;
-            axis.values.resize(length);
-          } else if (values.size() != length) {
-            reader.fail(item.second,
-                        fmt::format("zip: {} has {} values but {} has {}; a group's lists must have one length",
-                                    key.name, values.size(), first_key, length));
-          }
-          axis.keys.push_back(key.name);
-          for (size_t i = 0; i < length; ++i) axis.values[i].push_back(values[i]);
-        }
-        std::set<std::vector<std::string>> tuples;
-        for (const auto& tuple : axis.values)
-          if (!tuples.insert(tuple).second)
-            reader.fail(group, fmt::format("zip: the group ({}) gives the values ({}) twice",
-                                           fmt::join(axis.keys, ", "), fmt::join(tuple, ", ")));
-        axes.push_back(axis);
-      }
-    } else {
-      reader.fail(entry.first, fmt::format("unknown entry '{}' (valid: base, set, vary, zip)", name));
-    }
-  }
+  const SweepEntries entries = read_entries(reader, root, source);
 
   size_t count = 1;
-  for (const auto& axis : axes) {
+  for (const auto& axis : entries.axes) {
     count *= axis.values.size();
     if (count > kMaxPoints)
       throw InputError(
@@ -310,39 +381,8 @@ SweepPlan expand_sweep(const fs::path& sweep_path) {
   }
   const std::vector<std::string> labels = name_labels(plan.varied_keys);
   std::map<std::string, std::string> names;  // name -> the values it stands for, to refuse a collision
-  for (size_t index = 0; index < count; ++index) {
-    SweepPoint point;
-    std::vector<std::string> overrides = fixed;
-    // Mixed radix, the last axis fastest.
-    std::vector<size_t> digits(axes.size());
-    size_t rest = index;
-    for (size_t a = axes.size(); a-- > 0;) {
-      digits[a] = rest % axes[a].values.size();
-      rest /= axes[a].values.size();
-    }
-    std::vector<std::string> parts;
-    for (size_t a = 0; a < axes.size(); ++a)
-      for (const auto& value : axes[a].values[digits[a]]) point.values.push_back(value);
-    for (size_t k = 0; k < plan.varied_keys.size(); ++k) {
-      overrides.push_back(plan.varied_keys[k] + "=" + point.values[k]);
-      parts.push_back(labels[k] + "=" + name_safe(point.values[k]));
-    }
-    point.name = parts.empty() ? "base" : fmt::format("{}", fmt::join(parts, ","));
-    const std::string described = fmt::format("{}", fmt::join(point.values, ", "));
-    const auto [seen, inserted] = names.emplace(point.name, described);
-    if (!inserted)
-      throw InputError(
-          fmt::format("{}: the points ({}) and ({}) would both be named '{}' (values that differ only in "
-                      "characters a directory name cannot hold); write them differently",
-                      source, seen->second, described, point.name));
-    try {
-      point.config = TrainingConfig::parse(base_text, base_source, overrides, base_directory);
-    } catch (const InputError& e) {
-      throw InputError(parts.empty() ? std::string(e.what())
-                                     : fmt::format("{}: point {}: {}", source, point.name, e.what()));
-    }
-    plan.points.push_back(std::move(point));
-  }
+  for (size_t index = 0; index < count; ++index)
+    plan.points.push_back(point_at(index, entries, plan.varied_keys, labels, source, names));
   return plan;
 }
 
