@@ -19,29 +19,30 @@ namespace noiselearn {
 
 using C = TrainingConfig;
 
-// The shared keys, and each kind's keys (io/kinds/, declared there once) taken in by part_keys where they have always
-// been listed: the order of config-keys, configs/README.md and config.yaml, which --resume, --skip-if-complete and a
-// sweep compare with the config.yaml of an existing run directory as text. A whole-number key's range (none: 0 to 2^63
-// - 1) keeps what it sizes (tensors, loss grids, loops) within what the machine and the arithmetic support, so that an
-// absurd value is refused before anything is allocated: loss.compositions stops at 10^9, the accountant's own limit.
-const std::vector<C::Key>& C::schema() {
-  static const std::vector<Key> keys = config_schema::joined<C>(
+namespace {
+
+// grid.*
+std::vector<C::Key> grid_keys() {
+  return {
+      {"grid.range", &C::grid_range, "x units", "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
+      {"grid.step", &C::grid_step, "x units",
+       "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
+      {"grid.points", &C::grid_points, "",
+       "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)",
+       WholeRange{0, 10000001}},
+  };
+}
+
+// model.*: the shared keys, the sigmoid stack's and the geometric-tail family's
+std::vector<C::Key> model_keys() {
+  return config_schema::joined<C>(
       {{
-           {"grid.range", &C::grid_range, "x units",
-            "half-width r of the symmetric grid [-r, r]; a whole number of steps"},
-           {"grid.step", &C::grid_step, "x units",
-            "grid step h (the sensitivity must be a whole number of steps); 0: 2 r / (grid.points - 1)"},
-           {"grid.points", &C::grid_points, "",
-            "number of grid points E (odd, 0 in the middle); 0: 2 r / h + 1; both 0: 60,001 (the paper's scale)",
-            WholeRange{0, 10000001}},
            {"model.kind", &C::model_kind, "", model_kind_listing()},
            {"model.support", &C::model_support, "",
             "two-sided (the grid [-r, r]) or one-sided (Xiao et al.: noise >= 0 on the grid [0, r], r = grid.range the "
-            "largest "
-            "noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits (model.symmetric does not "
-            "apply) and "
-            "optimiser.kind = convex with loss.kind = hrdp, or adam with any loss; certification.compare_gaussian does "
-            "not apply)"},
+            "largest noise R0 h; grid.step default 1, the integers; needs model.kind = free-logits (model.symmetric "
+            "does not apply) and optimiser.kind = convex with loss.kind = hrdp, or adam with any loss; "
+            "certification.compare_gaussian does not apply)"},
        },
        part_keys(&C::sigmoid_stack, SigmoidStackConfig::keys()),
        {
@@ -51,19 +52,28 @@ const std::vector<C::Key>& C::schema() {
             "table (model.init_table); logit models start exactly at the given table"},
            {"model.init_table", &C::model_init_table, "path",
             "noise table (CSV) to start from when model.init = table; relative to the config file's directory (to the "
-            "working "
-            "directory in --set); the run's config.yaml records it as an absolute path"},
+            "working directory in --set); the run's config.yaml records it as an absolute path"},
            {"model.init_sigma", &C::model_init_sigma, "x units",
             "sigma of the truncated Gaussian start (model.init = truncated-gaussian)"},
        },
-       part_keys(&C::geometric_tail, GeometricTailConfig::keys()),
-       {
-           {"pair.kind", &C::pair_kind, "",
-            "additive (p vs p shifted by the sensitivity) or subsampled (DP-SGD mixture, eq. 5)"},
-           {"pair.sensitivity", &C::pair_sensitivity, "x units",
-            "query sensitivity s (clipping norm C for subsampled); a whole number of grid steps, less than 2 "
-            "grid.range"},
-           {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
+       part_keys(&C::geometric_tail, GeometricTailConfig::keys())});
+}
+
+// pair.*
+std::vector<C::Key> pair_keys() {
+  return {
+      {"pair.kind", &C::pair_kind, "",
+       "additive (p vs p shifted by the sensitivity) or subsampled (DP-SGD mixture, eq. 5)"},
+      {"pair.sensitivity", &C::pair_sensitivity, "x units",
+       "query sensitivity s (clipping norm C for subsampled); a whole number of grid steps, less than 2 grid.range"},
+      {"pair.sampling_rate", &C::pair_sampling_rate, "", "q of the subsampled mixture, in (0, 1]"},
+  };
+}
+
+// loss.*: the shared keys and those of the moments accountant, PrivacyBuckets, the Renyi loss and the soft PLD
+std::vector<C::Key> loss_keys() {
+  return config_schema::joined<C>(
+      {{
            {"loss.kind", &C::loss_kind, "", loss_kind_listing()},
            {"loss.epsilon", &C::loss_epsilon, "nats", "epsilon at which delta is minimised (and certified)"},
            {"loss.compositions", &C::loss_compositions, "", "n, number of compositions (1 to 1,000,000,000)",
@@ -77,15 +87,25 @@ const std::vector<C::Key>& C::schema() {
             "renyi or soft-pld with pgd: the delta at which epsilon is minimised (eq. 25) and certified"},
            {"loss.alpha", &C::loss_alpha, "",
             "renyi: initial Renyi order alpha > 1; 0: the Gaussian optimum sqrt(2 log(1/delta) / n) sigma / s + 1 "
-            "(pgd) or 10 (adam); "
-            "hrdp: the order of the program; 0: searched (alpha - 1 = 2^(k/2) / 16 up to 1024, then golden section; "
-            "with target.mode = delta: the order of the least calibrated cost)"},
+            "(pgd) or 10 (adam); hrdp: the order of the program; 0: searched (alpha - 1 = 2^(k/2) / 16 up to 1024, "
+            "then golden section; with target.mode = delta: the order of the least calibrated cost)"},
        },
        part_keys(&C::renyi, RenyiConfig::keys()),
-       part_keys(&C::soft_pld, SoftPldConfig::keys()),
-       {
-           {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
-           {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
+       part_keys(&C::soft_pld, SoftPldConfig::keys())});
+}
+
+// utility.*
+std::vector<C::Key> utility_keys() {
+  return {
+      {"utility.kind", &C::utility_kind, "", "l1 (mean |x|), l2 (RMS), second-moment, tail-probability"},
+      {"utility.tail_threshold", &C::utility_tail_threshold, "x units", "tau of tail-probability = Pr[|e| > tau]"},
+  };
+}
+
+// optimiser.*: the shared keys, Adam's and the preconditioned gradient's
+std::vector<C::Key> optimiser_keys() {
+  return config_schema::joined<C>(
+      {{
            {"optimiser.kind", &C::optimiser_kind, "", optimiser_kind_listing()},
        },
        part_keys(&C::adam, AdamConfig::keys()),
@@ -93,64 +113,92 @@ const std::vector<C::Key>& C::schema() {
            {"optimiser.seed", &C::optimiser_seed, "",
             "random seed (runs are reproducible bit for bit on the same machine and threads)"},
        },
-       part_keys(&C::pgd, PreconditionedGradientConfig::keys()),
-       {
-           {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
-           {"schedule.utility_weight_halving_epochs", &C::schedule_utility_weight_halving_epochs, "epochs",
-            "gamma of eq. (3)"},
-           {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
-           {"schedule.utility_weight_decay", &C::schedule_utility_weight_decay, "",
-            "decay the utility weight (eq. 3) or keep w_start"},
-           {"target.mode", &C::target_mode, "",
-            "none; delta (least utility loss whose certified delta <= target.delta; with optimiser.kind = convex: the "
-            "HRDP "
-            "budget is moved from loss.epsilon (raised, or lowered when the optimum there misses; a Newton step on the "
-            "certified epsilon, then regula falsi, to 1e-5 relative) to the cheapest HRDP optimum whose certified "
-            "delta at "
-            "loss.epsilon is <= target.delta); utility (least certified delta whose utility <= target.utility)"},
-           {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
-           {"target.utility", &C::target_utility, "utility units", "target utility budget"},
-           {"target.trials", &C::target_trials, "", "training runs of the utility-weight search", WholeRange{1, 1000}},
-           {"target.trial_epochs", &C::target_trial_epochs, "epochs", "epochs per trial (0 = optimiser.epochs)",
-            WholeRange{0, 1000000000}},
-           {"certification.epsilons", &C::certification_epsilons, "nats",
-            "report delta at these epsilons (default: loss.epsilon)"},
-           {"certification.deltas", &C::certification_deltas, "", "report epsilon at these deltas"},
-           {"certification.loss_step", &C::certification_loss_step, "nats",
-            "accountant: single-release loss grid step"},
-           {"certification.tail_mass", &C::certification_tail_mass, "", "accountant: tail mass per truncation"},
-           // measured: 2^24 certifies in 1.8 GB
-           {"certification.max_points", &C::certification_max_points, "",
-            "accountant: largest loss grid (1024 to 16,777,216)", WholeRange{1024, int64_t{1} << 24}},
-           {"certification.shifts", &C::certification_shifts, "",
-            "auto, single or all (which query differences are certified)"},
-           {"certification.several_pairs", &C::certification_several_pairs, "",
-            "releases with several candidate pairs (asymmetric tables under 'any', the mixture with both signs): auto "
-            "(decides per query: the exact adaptive programme where the envelope's bracket at one of the certificate's "
-            "queries is wider than 1e-4 relative, whole within certification.adaptive_budget, else in blocks; a table "
-            "symmetric up to rounding through its exact copy where the difference is negligible), adaptive (always) or "
-            "envelope (never)"},
-           {"certification.adaptive_budget", &C::certification_adaptive_budget, "multiply-adds",
-            "largest estimated cost of the whole adaptive programme under several_pairs = auto (about 1e10 per second "
-            "on "
-            "a core with AVX2); over it, the programme runs in blocks within certification.adaptive_block_budget"},
-           {"certification.adaptive_block_budget", &C::certification_adaptive_block_budget, "multiply-adds",
-            "largest estimated cost of the adaptive programme in blocks, when the whole programme is over "
-            "certification.adaptive_budget: blocks of as many releases as this allows (longer blocks, tighter upper "
-            "bound)"},
-           {"certification.neighbours", &C::certification_neighbours, "",
-            "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same "
-            "way)"},
-           {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
-            "certify the truncated Gaussian at the same utility and at the same certified delta"},
-           {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)",
-            WholeRange{0, 1000000000}},
-           {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs",
-            WholeRange{1, 1000000000}},
-           {"output.checkpoint_every", &C::output_checkpoint_every, "epochs or iterations",
-            "checkpoint every N epochs (adam) or iterations (pgd) (0: only at the end)", WholeRange{0, 1000000000}},
-           {"output.plots", &C::output_plots, "", "write PNG plots with gnuplot at the end"},
-       }});
+       part_keys(&C::pgd, PreconditionedGradientConfig::keys())});
+}
+
+// schedule.*: the utility weight of eq. (3)
+std::vector<C::Key> schedule_keys() {
+  return {
+      {"schedule.utility_weight_start", &C::schedule_utility_weight_start, "", "w_start of eq. (3)"},
+      {"schedule.utility_weight_halving_epochs", &C::schedule_utility_weight_halving_epochs, "epochs",
+       "gamma of eq. (3)"},
+      {"schedule.utility_weight_min", &C::schedule_utility_weight_min, "", "w_min of eq. (3)"},
+      {"schedule.utility_weight_decay", &C::schedule_utility_weight_decay, "",
+       "decay the utility weight (eq. 3) or keep w_start"},
+  };
+}
+
+// target.*
+std::vector<C::Key> target_keys() {
+  return {
+      {"target.mode", &C::target_mode, "",
+       "none; delta (least utility loss whose certified delta <= target.delta; with optimiser.kind = convex: the HRDP "
+       "budget is moved from loss.epsilon (raised, or lowered when the optimum there misses; a Newton step on the "
+       "certified epsilon, then regula falsi, to 1e-5 relative) to the cheapest HRDP optimum whose certified delta at "
+       "loss.epsilon is <= target.delta); utility (least certified delta whose utility <= target.utility)"},
+      {"target.delta", &C::target_delta, "", "target certified delta at (loss.epsilon, loss.compositions)"},
+      {"target.utility", &C::target_utility, "utility units", "target utility budget"},
+      {"target.trials", &C::target_trials, "", "training runs of the utility-weight search", WholeRange{1, 1000}},
+      {"target.trial_epochs", &C::target_trial_epochs, "epochs", "epochs per trial (0 = optimiser.epochs)",
+       WholeRange{0, 1000000000}},
+  };
+}
+
+// certification.*: the certificate's queries and the accountant's options
+std::vector<C::Key> certification_keys() {
+  return {
+      {"certification.epsilons", &C::certification_epsilons, "nats",
+       "report delta at these epsilons (default: loss.epsilon)"},
+      {"certification.deltas", &C::certification_deltas, "", "report epsilon at these deltas"},
+      {"certification.loss_step", &C::certification_loss_step, "nats", "accountant: single-release loss grid step"},
+      {"certification.tail_mass", &C::certification_tail_mass, "", "accountant: tail mass per truncation"},
+      {"certification.max_points", &C::certification_max_points, "",
+       "accountant: largest loss grid (1024 to 16,777,216)", WholeRange{1024, int64_t{1} << 24}},
+      {"certification.shifts", &C::certification_shifts, "",
+       "auto, single or all (which query differences are certified)"},
+      {"certification.several_pairs", &C::certification_several_pairs, "",
+       "releases with several candidate pairs (asymmetric tables under 'any', the mixture with both signs): auto "
+       "(decides per query: the exact adaptive programme where the envelope's bracket at one of the certificate's "
+       "queries is wider than 1e-4 relative, whole within certification.adaptive_budget, else in blocks; a table "
+       "symmetric up to rounding through its exact copy where the difference is negligible), adaptive (always) or "
+       "envelope (never)"},
+      {"certification.adaptive_budget", &C::certification_adaptive_budget, "multiply-adds",
+       "largest estimated cost of the whole adaptive programme under several_pairs = auto (about 1e10 per second on a "
+       "core with AVX2); over it, the programme runs in blocks within certification.adaptive_block_budget"},
+      {"certification.adaptive_block_budget", &C::certification_adaptive_block_budget, "multiply-adds",
+       "largest estimated cost of the adaptive programme in blocks, when the whole programme is over "
+       "certification.adaptive_budget: blocks of as many releases as this allows (longer blocks, tighter upper bound)"},
+      {"certification.neighbours", &C::certification_neighbours, "",
+       "any (every release its own query difference in [-s, s]) or same-direction (all releases move the same way)"},
+      {"certification.compare_gaussian", &C::certification_compare_gaussian, "",
+       "certify the truncated Gaussian at the same utility and at the same certified delta"},
+  };
+}
+
+// output.*
+std::vector<C::Key> output_keys() {
+  return {
+      {"output.log_every", &C::output_log_every, "epochs", "progress line every N epochs (0: never)",
+       WholeRange{0, 1000000000}},
+      {"output.history_every", &C::output_history_every, "epochs", "history.csv row every N epochs",
+       WholeRange{1, 1000000000}},
+      {"output.checkpoint_every", &C::output_checkpoint_every, "epochs or iterations",
+       "checkpoint every N epochs (adam) or iterations (pgd) (0: only at the end)", WholeRange{0, 1000000000}},
+      {"output.plots", &C::output_plots, "", "write PNG plots with gnuplot at the end"},
+  };
+}
+
+}  // namespace
+
+// The shared keys, and each kind's keys (io/kinds/, declared there once) taken in by part_keys where they have always
+// been listed: the order of config-keys, configs/README.md and config.yaml, which --resume, --skip-if-complete and a
+// sweep compare with the config.yaml of an existing run directory as text. A whole-number key's range (none: 0 to 2^63
+// - 1) keeps what it sizes (tensors, loss grids, loops) within what the machine and the arithmetic support, so that an
+// absurd value is refused before anything is allocated: loss.compositions stops at 10^9, the accountant's own limit.
+const std::vector<C::Key>& C::schema() {
+  static const std::vector<Key> keys =
+      config_schema::joined<C>({grid_keys(), model_keys(), pair_keys(), loss_keys(), utility_keys(), optimiser_keys(),
+                                schedule_keys(), target_keys(), certification_keys(), output_keys()});
   return keys;
 }
 
