@@ -85,132 +85,178 @@ Trainer::Trainer(std::shared_ptr<NoiseModel> model, std::shared_ptr<PrivacyLoss>
                                            torch::optim::AdamOptions(options_.learning_rate.initial));
 }
 
-TrainingSummary Trainer::run() {
+// One session of run(): its summary and clock, the trainable parameters, the copies of the last ones that gave finite
+// values, the utility weight of the last epoch (the scale on which epochs are compared) and the best objective.
+struct Trainer::Session {
   TrainingSummary summary;
-  summary.first_epoch = next_epoch_;
-  seconds_before_ = seconds_trained_;
-  const auto start = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  std::vector<torch::Tensor> parameters = trainable(*model_, *loss_);
+  std::chrono::steady_clock::time_point start;
+  std::vector<torch::Tensor> parameters;
   std::vector<torch::Tensor> last_good;
-  const double final_weight = options_.utility_weight.at(std::max<int64_t>(options_.epochs - 1, 0));
-  // A best epoch of an earlier session is re-scored with this session's final weight.
-  double best_objective =
-      best_.empty() ? std::numeric_limits<double>::infinity() : best_privacy_ + final_weight * best_utility_;
-  const Grid& grid = model_->grid();
-  auto store_checkpoint = [&] {
-    seconds_trained_ = seconds_before_ + elapsed();
-    if (options_.write_checkpoint) options_.write_checkpoint(checkpoint());
-  };
+  double final_weight = 0.0;
+  double best_objective = 0.0;
 
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+};
+
+// An epoch's loss: privacy + w utility (eq. 3), and the values of its two terms; the table and the terms' tensors
+// are kept with it until the epoch ends.
+struct Trainer::EpochLoss {
+  NoiseModel::Table table;
+  torch::Tensor privacy_term, utility_term;
+  torch::Tensor total;
+  double privacy = 0.0, utility = 0.0;
+};
+
+Trainer::Session Trainer::start_session() {
+  Session session;
+  session.summary.first_epoch = next_epoch_;
+  seconds_before_ = seconds_trained_;
+  session.start = std::chrono::steady_clock::now();
+  session.parameters = trainable(*model_, *loss_);
+  session.final_weight = options_.utility_weight.at(std::max<int64_t>(options_.epochs - 1, 0));
+  // A best epoch of an earlier session is re-scored with this session's final weight.
+  session.best_objective =
+      best_.empty() ? std::numeric_limits<double>::infinity() : best_privacy_ + session.final_weight * best_utility_;
+  return session;
+}
+
+Trainer::EpochLoss Trainer::loss_and_gradients(double utility_weight, std::string& non_finite) {
+  optimizer_->clear_gradients();
+  EpochLoss loss;
+  // log p and p of one evaluation: the pair's masses and the utility's from the model (the sigmoid stack has p
+  // without exponentials).
+  loss.table = model_->log_probabilities_and_masses();
+  const torch::Tensor& log_p = loss.table.log_p;
+  loss.privacy_term = loss_->delta(options_.pair.build(log_p, loss.table.p), options_.directions);
+  loss.utility_term = utility_loss(log_p, model_->grid(), options_.utility, loss.table.p);
+  loss.total = loss.privacy_term + utility_weight * loss.utility_term;
+  loss.privacy = loss.privacy_term.item<double>();
+  loss.utility = loss.utility_term.item<double>();
+  // The table first: the surrogates mask non-finite log p out and could stay finite on a NaN table.
+  if (!all_finite(log_p, true))
+    non_finite = "the table (log p)";
+  else if (!std::isfinite(loss.privacy))
+    non_finite = "the privacy surrogate";
+  else if (!std::isfinite(loss.utility))
+    non_finite = "the utility";
+  if (non_finite.empty()) {
+    loss.total.backward();
+    const std::string gradient = non_finite_gradient(*model_, *loss_);
+    if (!gradient.empty()) non_finite = "the gradient of " + gradient;
+  }
+  return loss;
+}
+
+void Trainer::stop_at(Session& session, int64_t epoch, const std::string& non_finite) {
+  // The parameters of the previous epoch gave finite values: restore them (if the forward pass itself failed) and
+  // stop.
+  session.summary.stopped_early = true;
+  session.summary.stop_reason = fmt::format("NaN or infinity in {} at epoch {}", non_finite, epoch);
+  if (non_finite.rfind("the gradient", 0) != 0 && !session.last_good.empty()) {
+    torch::NoGradGuard guard;
+    for (size_t i = 0; i < session.parameters.size(); ++i) session.parameters[i].copy_(session.last_good[i]);
+  }
+  spdlog::error("{}; stopping with the last good table (epoch {})", session.summary.stop_reason, epoch - 1);
+  next_epoch_ = epoch;
+}
+
+void Trainer::keep_parameters(Session& session, int64_t epoch, const EpochLoss& loss) {
+  torch::NoGradGuard guard;
+  std::vector<torch::Tensor>& parameters = session.parameters;
+  std::vector<torch::Tensor>& last_good = session.last_good;
+  // The copies are made once and then overwritten in place (an epoch allocates nothing for them).
+  if (last_good.size() != parameters.size())
+    for (const auto& p : parameters) last_good.push_back(p.detach().clone());
+  else
+    for (size_t i = 0; i < parameters.size(); ++i) last_good[i].copy_(parameters[i].detach());
+  const double objective = loss.privacy + session.final_weight * loss.utility;
+  if (options_.keep_best && objective < session.best_objective) {
+    session.best_objective = objective;
+    // Its own copies (last_good is overwritten next epoch), also overwritten in place once made.
+    if (best_.size() != last_good.size()) {
+      best_.clear();
+      for (const auto& p : last_good) best_.push_back(p.clone());
+    } else {
+      for (size_t i = 0; i < best_.size(); ++i) best_[i].copy_(last_good[i]);
+    }
+    best_epoch_ = epoch;
+    best_privacy_ = loss.privacy;
+    best_utility_ = loss.utility;
+  }
+}
+
+void Trainer::record_epoch(Session& session, int64_t epoch, const EpochLoss& loss, double utility_weight,
+                           double learning_rate) {
+  const bool last = epoch + 1 == options_.epochs;
+  const bool log_now = options_.log_every > 0 && (epoch % options_.log_every == 0 || last);
+  if (!(log_now || last || epoch % options_.history_every == 0)) return;
+  EpochRecord record{epoch,         loss.total.item<double>(),          loss.privacy, loss.utility, utility_weight,
+                     learning_rate, seconds_before_ + session.elapsed()};
+  history_.push_back(record);
+  session.summary.history.push_back(record);
+  if (log_now) {
+    const double per_epoch = session.elapsed() / static_cast<double>(session.summary.epochs_this_session);
+    spdlog::info("epoch {:>6}/{}  loss {:.6e}  privacy {:.6e}  utility {:.6g}  weight {:.3g}  lr {:.3g}  ETA {}", epoch,
+                 options_.epochs, record.loss, loss.privacy, loss.utility, utility_weight, learning_rate,
+                 duration(per_epoch * static_cast<double>(options_.epochs - epoch - 1)));
+  }
+}
+
+void Trainer::store_checkpoint(const Session& session) {
+  seconds_trained_ = seconds_before_ + session.elapsed();
+  if (options_.write_checkpoint) options_.write_checkpoint(checkpoint());
+}
+
+void Trainer::keep_best_parameters(Session& session) {
+  // The best epoch's parameters are those before its step: compare them with the parameters after the last
+  // step, which have not been evaluated, by one more forward pass.
+  if (!options_.keep_best || best_.empty() || session.summary.stopped_early) return;
+  torch::NoGradGuard guard;
+  const torch::Tensor log_p = model_->log_probabilities();
+  const double last = loss_->delta(options_.pair.build(log_p), options_.directions).item<double>() +
+                      session.final_weight * utility_loss(log_p, model_->grid(), options_.utility).item<double>();
+  if (!(last <= session.best_objective)) {
+    for (size_t i = 0; i < session.parameters.size(); ++i) session.parameters[i].copy_(best_[i]);
+    spdlog::info("keeping the parameters of epoch {} (objective {:.6e}; the last epoch's is {:.6e})", best_epoch_,
+                 session.best_objective, last);
+  } else {
+    session.summary.best_epoch = -1;
+    session.summary.best_objective = last;
+  }
+}
+
+TrainingSummary Trainer::run() {
+  Session session = start_session();
   for (int64_t epoch = next_epoch_; epoch < options_.epochs; ++epoch) {
     const double learning_rate = options_.learning_rate.at(epoch);
     const double weight = options_.utility_weight.at(epoch);
     for (auto& group : optimizer_->param_groups())
       static_cast<torch::optim::AdamOptions&>(group.options()).lr(learning_rate);
-
-    optimizer_->clear_gradients();
-    // log p and p of one evaluation: the pair's masses and the utility's from the model (the sigmoid stack has p
-    // without exponentials).
-    const NoiseModel::Table table = model_->log_probabilities_and_masses();
-    const torch::Tensor& log_p = table.log_p;
-    const torch::Tensor privacy = loss_->delta(options_.pair.build(log_p, table.p), options_.directions);
-    const torch::Tensor utility = utility_loss(log_p, grid, options_.utility, table.p);
-    const torch::Tensor total = privacy + weight * utility;
-    const double privacy_value = privacy.item<double>(), utility_value = utility.item<double>();
-    // The table first: the surrogates mask non-finite log p out and could stay finite on a NaN table.
-    std::string bad;
-    if (!all_finite(log_p, true))
-      bad = "the table (log p)";
-    else if (!std::isfinite(privacy_value))
-      bad = "the privacy surrogate";
-    else if (!std::isfinite(utility_value))
-      bad = "the utility";
-    if (bad.empty()) {
-      total.backward();
-      const std::string gradient = non_finite_gradient(*model_, *loss_);
-      if (!gradient.empty()) bad = "the gradient of " + gradient;
-    }
-    if (!bad.empty()) {
-      // The parameters of the previous epoch gave finite values: restore them (if the forward pass itself
-      // failed) and stop.
-      summary.stopped_early = true;
-      summary.stop_reason = fmt::format("NaN or infinity in {} at epoch {}", bad, epoch);
-      if (bad.rfind("the gradient", 0) != 0 && !last_good.empty()) {
-        torch::NoGradGuard guard;
-        for (size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(last_good[i]);
-      }
-      spdlog::error("{}; stopping with the last good table (epoch {})", summary.stop_reason, epoch - 1);
-      next_epoch_ = epoch;
+    std::string non_finite;
+    const EpochLoss loss = loss_and_gradients(weight, non_finite);
+    if (!non_finite.empty()) {
+      stop_at(session, epoch, non_finite);
       break;
     }
-    {
-      torch::NoGradGuard guard;
-      // The copies are made once and then overwritten in place (an epoch allocates nothing for them).
-      if (last_good.size() != parameters.size())
-        for (const auto& p : parameters) last_good.push_back(p.detach().clone());
-      else
-        for (size_t i = 0; i < parameters.size(); ++i) last_good[i].copy_(parameters[i].detach());
-      const double objective = privacy_value + final_weight * utility_value;
-      if (options_.keep_best && objective < best_objective) {
-        best_objective = objective;
-        // Its own copies (last_good is overwritten next epoch), also overwritten in place once made.
-        if (best_.size() != last_good.size()) {
-          best_.clear();
-          for (const auto& p : last_good) best_.push_back(p.clone());
-        } else {
-          for (size_t i = 0; i < best_.size(); ++i) best_[i].copy_(last_good[i]);
-        }
-        best_epoch_ = epoch;
-        best_privacy_ = privacy_value;
-        best_utility_ = utility_value;
-      }
-    }
+    keep_parameters(session, epoch, loss);
     optimizer_->step();
     next_epoch_ = epoch + 1;
-    ++summary.epochs_this_session;
-
+    ++session.summary.epochs_this_session;
+    record_epoch(session, epoch, loss, weight, learning_rate);
     const bool last = epoch + 1 == options_.epochs;
-    const bool log_now = options_.log_every > 0 && (epoch % options_.log_every == 0 || last);
-    if (log_now || last || epoch % options_.history_every == 0) {
-      EpochRecord record{epoch,         total.item<double>(),       privacy_value, utility_value, weight,
-                         learning_rate, seconds_before_ + elapsed()};
-      history_.push_back(record);
-      summary.history.push_back(record);
-      if (log_now) {
-        const double per_epoch = elapsed() / static_cast<double>(summary.epochs_this_session);
-        spdlog::info("epoch {:>6}/{}  loss {:.6e}  privacy {:.6e}  utility {:.6g}  weight {:.3g}  lr {:.3g}  ETA {}",
-                     epoch, options_.epochs, record.loss, privacy_value, utility_value, weight, learning_rate,
-                     duration(per_epoch * static_cast<double>(options_.epochs - epoch - 1)));
-      }
-    }
-    if (options_.checkpoint_every > 0 && (epoch + 1) % options_.checkpoint_every == 0 && !last) store_checkpoint();
+    if (options_.checkpoint_every > 0 && (epoch + 1) % options_.checkpoint_every == 0 && !last)
+      store_checkpoint(session);
   }
   // The checkpoint holds the trajectory (the last parameters and Adam's state, so that a resumed run continues
   // exactly as an uninterrupted one) and the best epoch so far; the model then takes the best parameters.
-  store_checkpoint();
-  summary.best_epoch = best_epoch_;
-  summary.best_objective = best_objective;
-  // The best epoch's parameters are those before its step: compare them with the parameters after the last
-  // step, which have not been evaluated, by one more forward pass.
-  if (options_.keep_best && !best_.empty() && !summary.stopped_early) {
-    torch::NoGradGuard guard;
-    const torch::Tensor log_p = model_->log_probabilities();
-    const double last = loss_->delta(options_.pair.build(log_p), options_.directions).item<double>() +
-                        final_weight * utility_loss(log_p, grid, options_.utility).item<double>();
-    if (!(last <= best_objective)) {
-      for (size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(best_[i]);
-      spdlog::info("keeping the parameters of epoch {} (objective {:.6e}; the last epoch's is {:.6e})", best_epoch_,
-                   best_objective, last);
-    } else {
-      summary.best_epoch = -1;
-      summary.best_objective = last;
-    }
-  }
-  summary.epochs_run = next_epoch_;
-  summary.seconds_this_session = elapsed();
-  summary.seconds = seconds_before_ + summary.seconds_this_session;
-  return summary;
+  store_checkpoint(session);
+  session.summary.best_epoch = best_epoch_;
+  session.summary.best_objective = session.best_objective;
+  keep_best_parameters(session);
+  session.summary.epochs_run = next_epoch_;
+  session.summary.seconds_this_session = session.elapsed();
+  session.summary.seconds = seconds_before_ + session.summary.seconds_this_session;
+  return session.summary;
 }
 
 namespace {

@@ -89,6 +89,23 @@ class Trainer {
   const std::vector<EpochRecord>& history() const { return history_; }
 
  private:
+  // The phases of run() (trainer.cpp) and the state of one session they share.
+  struct Session;
+  Session start_session();
+  // An epoch's loss (eq. 3) and its gradients; non_finite names the first NaN or infinity.
+  struct EpochLoss;
+  EpochLoss loss_and_gradients(double utility_weight, std::string& non_finite);
+  // The guard's stop: the last good parameters restored.
+  void stop_at(Session& session, int64_t epoch, const std::string& non_finite);
+  // The copies of the last good parameters and of the best epoch's.
+  void keep_parameters(Session& session, int64_t epoch, const EpochLoss& loss);
+  // The history record and the progress line.
+  void record_epoch(Session& session, int64_t epoch, const EpochLoss& loss, double utility_weight,
+                    double learning_rate);
+  void store_checkpoint(const Session& session);
+  // At the end: the best epoch's parameters, when they beat the last ones.
+  void keep_best_parameters(Session& session);
+
   std::shared_ptr<NoiseModel> model_;
   std::shared_ptr<PrivacyLoss> loss_;
   TrainingOptions options_;
