@@ -89,7 +89,9 @@ Calibration calibrate_to_delta(const std::string& family, const Grid& grid, Base
   if (!(target.epsilon >= 0.0) || !std::isfinite(target.epsilon))
     throw InputError(fmt::format("target epsilon {} must be finite and >= 0", target.epsilon));
   const std::string name = calibrated_parameter(family);
-  const auto [low, high] = scale_bracket(grid, name == "range" ? 1.0 : 4.0);
+  // Plain variables, not a structured binding: a lambda may capture a binding only from C++20 on (clang refuses).
+  const std::pair<double, double> bracket = scale_bracket(grid, name == "range" ? 1.0 : 4.0);
+  const double low = bracket.first, high = bracket.second;
   int evaluations = 0;
   auto table_at = [&](double value) {
     return make_baseline(family, grid, with_value(parameters, name, admissible(name, grid, value)));

@@ -84,7 +84,9 @@ TEST_CASE("PB densities integrate to 1 and meet rho at the least-mass answer, mo
     for (double query : {m.region().least_mass_query(), 3.0, -37.0}) {
       INFO("answer " << query);
       const double centre = m.region().effective_query(query);
-      const auto [first, second] = m.region().at(centre);
+      // Plain variables, not a structured binding: a lambda may capture a binding only from C++20 on (clang refuses).
+      const auto bounds = m.region().at(centre);
+      const double first = bounds.first, second = bounds.second;
       const double sd = m.kernel().standard_deviation();
       const double total =
           integrate([&](double y) { return std::exp(m.log_density(y, query)); }, {first, second, centre}, centre, sd);

@@ -44,7 +44,8 @@ TEST_CASE("pac: truncated Gaussian moments and entropy against quadrature, mu in
     const double mean = simpson(mu, sigma, range, [](double x) { return x; }) / z;
     const double second = simpson(mu, sigma, range, [](double x) { return x * x; }) / z;
     // h = -E[ln p] with ln p = -(z - mu)^2 / (2 sigma^2) - ln Z'.
-    const double entropy = std::log(z) + simpson(mu, sigma, range, [&](double x) {
+    // Init-captures: a lambda may capture a structured binding itself only from C++20 on (clang refuses).
+    const double entropy = std::log(z) + simpson(mu, sigma, range, [mu = mu, sigma = sigma](double x) {
                                            return 0.5 * (x - mu) * (x - mu) / (sigma * sigma);
                                          }) / z;
     CHECK(m.mean == Approx(mean).epsilon(1e-10));
