@@ -4,6 +4,9 @@
 #   ./build.sh test    runs the whole test suite (what CI runs, via .ci/run)
 #   ./build.sh bench   runs the benchmark executables
 #   ./build.sh build   only builds
+#   ./build.sh sanitize  builds the suites that do not load LibTorch (core, sampler, accounting, io, solvers) with
+#                        clang's AddressSanitizer and UndefinedBehaviorSanitizer in build-sanitize, and runs them
+# sanitize also installs clang and its runtime libraries (libclang-rt-dev); any report fails it.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -13,8 +16,12 @@ PACKAGES=(g++ cmake make libtorch-dev libsleef-dev libfmt-dev libspdlog-dev catc
 EXPERIMENT_PACKAGES=(python3-torch python3-sklearn python3-matplotlib)
 # The style test (tests/style/check_format.sh): the formatter the sources are checked against.
 STYLE_PACKAGES=(clang-format)
+# The sanitizer build: clang (its UBSan's 'undefined' has float-cast-overflow, GCC's lacks it).
+SANITIZER_PACKAGES=(clang libclang-rt-dev)
 BUILD_DIR=${NOISELEARN_BUILD_DIR:-build}
 JOBS=${NOISELEARN_JOBS:-2}
+# The suites whose executables load no LibTorch: an uninstrumented LibTorch would drown ASan's reports in its own.
+SANITIZED_SUITES=(core sampler accounting io solvers)
 
 install_missing() {
   local missing=()
@@ -34,6 +41,17 @@ build() {
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
+sanitize() {
+  local dir="$BUILD_DIR-sanitize"
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DNOISELEARN_SANITIZE=ON \
+        -DNOISELEARN_BUILD_BENCHMARKS=OFF -DNOISELEARN_PYTHON=OFF
+  cmake --build "$dir" -j "$JOBS" --target "${SANITIZED_SUITES[@]/#/test_}"
+  local suites
+  suites=$(IFS='|'; echo "${SANITIZED_SUITES[*]}")
+  (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$JOBS" -R "^($suites):")
+}
+
 main_job() {
   # The main job: learn, certify, compare and plot the quickstart configuration into runs/quickstart
   # (replaced on every run; it holds only what this command wrote).
@@ -46,5 +64,6 @@ case "$command" in
   test) PACKAGES+=("${EXPERIMENT_PACKAGES[@]}" "${STYLE_PACKAGES[@]}"); install_missing; build; (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS") ;;
   bench) install_missing; build; for b in "$BUILD_DIR"/tests/benchmarks/bench_*; do "$b"; done ;;
   build) install_missing; build ;;
-  *) echo "usage: $0 [run|test|bench|build]" >&2; exit 2 ;;
+  sanitize) PACKAGES+=("${SANITIZER_PACKAGES[@]}"); install_missing; sanitize ;;
+  *) echo "usage: $0 [run|test|bench|build|sanitize]" >&2; exit 2 ;;
 esac
