@@ -199,8 +199,9 @@ json parse_metadata(const fs::path& json_path) {
   const std::string text = read_file(json_path);
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // Drop nlohmann's "[json.exception.parse_error.101] " tag; the rest names line and column.
+  } catch (const json::exception& e) {
+    // A syntax error (parse_error) or a number beyond the double range (out_of_range.406, "1e400"): both are the
+    // file's fault. Drop nlohmann's "[json.exception.parse_error.101] " tag; the rest names line and column.
     std::string message = e.what();
     const size_t tag_end = message.find("] ");
     if (tag_end != std::string::npos) message.erase(0, tag_end + 2);

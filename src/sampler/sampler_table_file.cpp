@@ -128,7 +128,8 @@ SamplerTable read_sampler_table(const fs::path& csv_path, double renormalise_wit
     const std::string json_label = json_path.string();
     try {
       table.metadata = json::parse(read_whole_file(json_path));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+      // A syntax error (parse_error) or a number beyond the double range (out_of_range.406, "1e400").
       throw InputError(fmt::format("{}: invalid JSON: {}", json_label, e.what()));
     }
     if (!table.metadata.is_object() || table.metadata.value("format", "") != "noiselearn-noise-table")

@@ -343,6 +343,10 @@ TEST_CASE("metadata that disagrees with the CSV is rejected", "[table_files]") {
     put_file(json_path, "{\"format\": \"noiselearn-noise-table\",\n  \"version\": 1,,\n}");
     CHECK_THAT(error(), Contains("noise.json: invalid JSON: parse error at line 2"));
   }
+  SECTION("a number beyond the double range is invalid JSON, not another kind of error") {
+    put_file(json_path, "{\"format\": \"noiselearn-noise-table\", \"version\": 1e400}");
+    CHECK_THAT(error(), Contains("noise.json: invalid JSON: number overflow parsing '1e400'"));
+  }
   SECTION("an own file with a logp column still matches its grid") {
     put_file(csv, "x,p,logp\n-2,0.0625,-2.77\n-1,0.25,-1.39\n0,0.375,-0.98\n1,0.25,-1.39\n2,0.0625,-inf\n");
     CHECK(read_noise_table(csv).table.probabilities() == std::vector<double>{0.0625, 0.25, 0.375, 0.25, 0.0625});

@@ -105,6 +105,8 @@ TEST_CASE("sampler table file: bad files are refused naming the file", "[sampler
   write(dir / "notjson.csv", kCsv);
   write(dir / "notjson.json", "{oops");
   CHECK_THAT(message_of(dir / "notjson.csv"), Contains("notjson.json: invalid JSON"));
+  write(dir / "notjson.json", R"({"format": "noiselearn-noise-table", "version": 1e400})");
+  CHECK_THAT(message_of(dir / "notjson.csv"), Contains("notjson.json: invalid JSON") && Contains("1e400"));
 
   CHECK_THAT(message_of(dir / "missing.csv"), Contains("missing.csv: cannot be read"));
   write(dir / "empty.csv", "x,p\n");
