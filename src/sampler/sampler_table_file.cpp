@@ -132,10 +132,14 @@ SamplerTable read_sampler_table(const fs::path& csv_path, double renormalise_wit
       // A syntax error (parse_error) or a number beyond the double range (out_of_range.406, "1e400").
       throw InputError(fmt::format("{}: invalid JSON: {}", json_label, e.what()));
     }
-    if (!table.metadata.is_object() || table.metadata.value("format", "") != "noiselearn-noise-table")
+    // Compared as JSON values, not converted with value(): a "format" that is not a string, or a "version" that is
+    // not a number, is a file of something else, not a conversion error (nor, beyond int's range, undefined).
+    const auto format = table.metadata.find("format");
+    if (!table.metadata.is_object() || format == table.metadata.end() || *format != "noiselearn-noise-table")
       throw InputError(fmt::format(
           "{}: not a noise-table metadata file (\"format\" must be \"noiselearn-noise-table\")", json_label));
-    if (table.metadata.value("version", 0) != 1)
+    const auto version = table.metadata.find("version");
+    if (version == table.metadata.end() || !version->is_number() || version->get<double>() != 1.0)
       throw InputError(fmt::format("{}: format version is not 1", json_label));
     const auto checksum = table.metadata.find("csv_checksum");
     if (checksum != table.metadata.end() &&

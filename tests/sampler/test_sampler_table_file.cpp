@@ -108,6 +108,16 @@ TEST_CASE("sampler table file: bad files are refused naming the file", "[sampler
   write(dir / "notjson.json", R"({"format": "noiselearn-noise-table", "version": 1e400})");
   CHECK_THAT(message_of(dir / "notjson.csv"), Contains("notjson.json: invalid JSON") && Contains("1e400"));
 
+  // A format or a version of another type, or a version beyond int's range: not a file this reader knows.
+  write(dir / "other.csv", kCsv);
+  write(dir / "other.json", R"({"format": 5, "version": 1})");
+  CHECK_THAT(message_of(dir / "other.csv"), Contains("other.json: not a noise-table metadata file"));
+  for (const char* version : {"\"1\"", "null", "1e300", "2"}) {
+    INFO(version);
+    write(dir / "other.json", std::string(R"({"format": "noiselearn-noise-table", "version": )") + version + "}");
+    CHECK_THAT(message_of(dir / "other.csv"), Contains("other.json: format version is not 1"));
+  }
+
   CHECK_THAT(message_of(dir / "missing.csv"), Contains("missing.csv: cannot be read"));
   write(dir / "empty.csv", "x,p\n");
   CHECK_THAT(message_of(dir / "empty.csv"), Contains("empty.csv: no data rows"));
