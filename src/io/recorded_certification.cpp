@@ -36,8 +36,13 @@ std::optional<AccountantOptions> recorded_accountant(const json& certificate) {
     const std::string where = "certificate.accountant.";
     if (const json* v = recorded_member(*a, "loss_step")) o.loss_step = recorded_number(*v, where + "loss_step");
     if (const json* v = recorded_member(*a, "tail_mass")) o.tail_mass = recorded_number(*v, where + "tail_mass");
-    if (const json* v = recorded_member(*a, "max_points"))
-      o.max_points = static_cast<int64_t>(recorded_number(*v, where + "max_points"));
+    if (const json* v = recorded_member(*a, "max_points")) {
+      const double points = recorded_number(*v, where + "max_points");
+      // Converting a double outside int64_t's range is undefined behaviour: such a count is refused before.
+      if (!(points > -0x1p63 && points < 0x1p63))
+        throw InputError(fmt::format("noise.json: {}max_points {} is not a number of points", where, v->dump()));
+      o.max_points = static_cast<int64_t>(points);
+    }
     if (const json* v = recorded_member(*a, "upper_method"))
       o.upper_method = parse_pessimistic_method(recorded_text(*v, where + "upper_method"));
     if (const json* v = recorded_member(*a, "lower_method"))
