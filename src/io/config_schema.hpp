@@ -27,6 +27,7 @@
 
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"
+#include "io/yaml_key.hpp"
 
 namespace noiselearn {
 
@@ -282,8 +283,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
   };
   if (root.IsMap()) {
     for (const auto& section : root) {
-      const std::string section_name = section.first.as<std::string>();
       const std::string where = fmt::format("{}:{}", source, section.first.Mark().line + 1);
+      const std::string section_name = yaml_key_text(section.first, where);
       refuse_repeat("section", section_name, section.first.Mark().line + 1);
       if (valid_keys<Config>(section_name).empty())
         throw InputError(fmt::format("{}: unknown section '{}'{} (valid: {})", where, section_name,
@@ -292,8 +293,8 @@ Config parse_config(const std::string& yaml_text, const std::string& source, con
         throw InputError(fmt::format("{}: section '{}' must be a map of keys (valid: {})", where, section_name,
                                      valid_keys<Config>(section_name)));
       for (const auto& entry : section.second) {
-        const std::string name = section_name + "." + entry.first.as<std::string>();
         const std::string entry_where = fmt::format("{}:{}", source, entry.first.Mark().line + 1);
+        const std::string name = section_name + "." + yaml_key_text(entry.first, entry_where);
         const ConfigKey<Config>* key = find_key<Config>(name);
         if (!key)
           throw InputError(fmt::format("{}: unknown key '{}'{} (valid: {})", entry_where, name,

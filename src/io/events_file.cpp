@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"
 #include "io/table_files.hpp"
+#include "io/yaml_key.hpp"
 
 namespace noiselearn {
 
@@ -24,7 +25,7 @@ ReleaseDescription parse_events_yaml(const std::string& text, const std::string&
     throw InputError(fmt::format("{}: expected a map with 'events' (and optionally 'relation')", source));
   ReleaseDescription description;
   for (const auto& entry : root) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = yaml_key_text(entry.first, source);
     if (key == "relation") {
       if (!entry.second.IsScalar())
         throw InputError(fmt::format("{}: relation must be add_remove or replace_one", source));
@@ -49,7 +50,7 @@ ReleaseDescription parse_events_yaml(const std::string& text, const std::string&
     if (!events[i].IsMap()) throw InputError(fmt::format("{}: must be a map of keys to values", where));
     EventFields fields;
     for (const auto& entry : events[i]) {
-      const std::string key = entry.first.as<std::string>();
+      const std::string key = yaml_key_text(entry.first, where);
       if (!entry.second.IsScalar())
         throw InputError(fmt::format("{}: {} must be a single value (a number or a word)", where, key));
       fields.emplace_back(key, entry.second.as<std::string>());

@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "io/atomic_file.hpp"
+#include "io/yaml_key.hpp"
 
 namespace noiselearn {
 
@@ -39,7 +40,7 @@ class SweepReader {
 
   // The training-config key a sweep entry names, or an error listing what is valid.
   const Key& key_named(const YAML::Node& name_node, const std::string& entry) {
-    const std::string name = name_node.as<std::string>();
+    const std::string name = yaml_key_text(name_node, at(name_node));
     if (const Key* key = config_schema::find_key<TrainingConfig>(name)) {
       const auto [seen, inserted] = lines_.emplace(name, name_node.Mark().line + 1);
       if (!inserted)
@@ -108,7 +109,7 @@ class SweepReader {
     std::optional<int64_t> steps;
     bool log_scale = false;
     for (const auto& field : node) {
-      const std::string name = field.first.as<std::string>();
+      const std::string name = yaml_key_text(field.first, at(field.first));
       const YAML::Node& v = field.second;
       auto number = [&](const char* what) {
         try {
@@ -297,7 +298,7 @@ SweepEntries read_entries(SweepReader& reader, const YAML::Node& root, const std
   entries.base_directory = reader.directory();
   std::set<std::string> names;
   for (const auto& entry : root) {
-    const std::string name = entry.first.as<std::string>();
+    const std::string name = yaml_key_text(entry.first, reader.at(entry.first));
     if (!names.insert(name).second) reader.fail(entry.first, fmt::format("'{}' is given twice; keep one", name));
     const YAML::Node& node = entry.second;
     if (name == "base") {

@@ -111,6 +111,10 @@ TEST_CASE("every problem of a sweep file is one InputError naming the key and wh
       {"base: base.yaml\nzip: {loss.epsilon: [1]}\n", "zip must be a list of groups"},
       {"base: [1, 2]\n", "base must be a config file (a path) or a config"},
       {"- 1\n", "a sweep file is a map with base, set, vary and zip"},
+      {"base: base.yaml\n[vary]: 1\n", "a key must be a plain name, not a list"},
+      {"base: base.yaml\nvary:\n  {loss.epsilon: 1}: [0.1, 0.2]\n", "a key must be a plain name, not a map"},
+      {"base: base.yaml\nvary:\n  loss.epsilon: {[from]: 0.1, to: 1, steps: 3}\n",
+       "a key must be a plain name, not a list"},
   };
   ScratchDirectory dir;
   put_file(dir / "base.yaml", "grid:\n  range: 4\n  step: 0.1\n");

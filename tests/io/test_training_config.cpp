@@ -79,6 +79,17 @@ TEST_CASE("unknown, mistyped and out-of-range keys are errors naming the key", "
   }
 }
 
+TEST_CASE("a map or a list written as a section or a key is an InputError naming the line", "[config]") {
+  using noiselearn::testing::input_error_of;
+  CHECK_THAT(input_error_of([] { TrainingConfig::parse("grid:\n  range: 4\n{loss: 1}: 2\n", "c.yaml"); }),
+             Catch::Contains("c.yaml:3: a key must be a plain name, not a map"));
+  CHECK_THAT(input_error_of([] { TrainingConfig::parse("loss:\n  [epsilon]: 1\n", "c.yaml"); }),
+             Catch::Contains("c.yaml:2: a key must be a plain name, not a list"));
+  // A null key reads "null", as before: an unknown section like any other.
+  CHECK_THAT(input_error_of([] { TrainingConfig::parse("~: 1\n", "c.yaml"); }),
+             Catch::Contains("c.yaml:1: unknown section 'null'"));
+}
+
 TEST_CASE("the reference table lists every key with its default", "[config]") {
   const std::string table = TrainingConfig::markdown_reference();
   for (const auto& key : TrainingConfig::schema()) CHECK_THAT(table, Catch::Contains("`" + key.name + "`"));
