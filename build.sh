@@ -6,7 +6,9 @@
 #   ./build.sh build   only builds
 #   ./build.sh sanitize  builds the suites that do not load LibTorch (core, sampler, accounting, io, solvers) with
 #                        clang's AddressSanitizer and UndefinedBehaviorSanitizer in build-sanitize, and runs them
-# sanitize also installs clang and its runtime libraries (libclang-rt-dev); any report fails it.
+#   ./build.sh fuzz      builds the libFuzzer harnesses of tests/fuzz (clang, ASan, UBSan) in build-fuzz and runs each
+#                        for NOISELEARN_FUZZ_SECONDS (default 30) from its seed corpus in tests/fuzz/corpus
+# sanitize and fuzz also install clang and its runtime libraries (libclang-rt-dev); any report fails them.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -16,12 +18,13 @@ PACKAGES=(g++ cmake make libtorch-dev libsleef-dev libfmt-dev libspdlog-dev catc
 EXPERIMENT_PACKAGES=(python3-torch python3-sklearn python3-matplotlib)
 # The style test (tests/style/check_format.sh): the formatter the sources are checked against.
 STYLE_PACKAGES=(clang-format)
-# The sanitizer build: clang (its UBSan's 'undefined' has float-cast-overflow, GCC's lacks it).
+# The sanitizer and fuzzer builds: clang (libFuzzer, and UBSan's float-cast-overflow, which GCC's 'undefined' lacks).
 SANITIZER_PACKAGES=(clang libclang-rt-dev)
 BUILD_DIR=${NOISELEARN_BUILD_DIR:-build}
 JOBS=${NOISELEARN_JOBS:-2}
 # The suites whose executables load no LibTorch: an uninstrumented LibTorch would drown ASan's reports in its own.
 SANITIZED_SUITES=(core sampler accounting io solvers)
+FUZZ_SECONDS=${NOISELEARN_FUZZ_SECONDS:-30}
 
 install_missing() {
   local missing=()
@@ -52,6 +55,38 @@ sanitize() {
   (cd "$dir" && ctest --output-on-failure --no-tests=error -j "$JOBS" -R "^($suites):")
 }
 
+# Each harness tests/fuzz/fuzz_NAME.cpp runs from its committed seeds (tests/fuzz/corpus/fuzz_NAME, read only) and the
+# corpus it grew in earlier runs (build-fuzz/fuzz/corpus/fuzz_NAME); a crash, leak, timeout or UBSan report is written
+# to build-fuzz/fuzz/artifacts/fuzz_NAME/ and fails the command after every harness has run.
+fuzz() {
+  local dir="$BUILD_DIR-fuzz"
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DNOISELEARN_FUZZ=ON \
+        -DNOISELEARN_BUILD_TESTS=OFF -DNOISELEARN_BUILD_BENCHMARKS=OFF -DNOISELEARN_PYTHON=OFF
+  cmake --build "$dir" -j "$JOBS" --target noiselearn_fuzz_harnesses
+  local failed=() source harness seeds log
+  for source in tests/fuzz/fuzz_*.cpp; do
+    harness=$(basename "$source" .cpp)
+    seeds=tests/fuzz/corpus/$harness
+    log=$dir/fuzz/$harness.log
+    [ -d "$seeds" ] || { echo "$harness: no seed corpus $seeds" >&2; failed+=("$harness"); continue; }
+    mkdir -p "$dir/fuzz/corpus/$harness" "$dir/fuzz/artifacts/$harness"
+    echo "fuzzing $harness for $FUZZ_SECONDS s (log: $log)"
+    if "$dir/tests/fuzz/$harness" -max_total_time="$FUZZ_SECONDS" -timeout=10 -print_final_stats=1 \
+         -artifact_prefix="$dir/fuzz/artifacts/$harness/" "$dir/fuzz/corpus/$harness" "$seeds" >"$log" 2>&1; then
+      grep -E '^(Done |stat::number_of_executed_units|stat::average_exec_per_sec|stat::new_units_added)' "$log" || true
+    else
+      tail -n 60 "$log"
+      failed+=("$harness")
+    fi
+  done
+  if [ ${#failed[@]} -ne 0 ]; then
+    echo "fuzzing found problems in: ${failed[*]} (the inputs: $dir/fuzz/artifacts/; rerun one:" \
+         "$dir/tests/fuzz/HARNESS FILE)" >&2
+    return 1
+  fi
+}
+
 main_job() {
   # The main job: learn, certify, compare and plot the quickstart configuration into runs/quickstart
   # (replaced on every run; it holds only what this command wrote).
@@ -65,5 +100,6 @@ case "$command" in
   bench) install_missing; build; for b in "$BUILD_DIR"/tests/benchmarks/bench_*; do "$b"; done ;;
   build) install_missing; build ;;
   sanitize) PACKAGES+=("${SANITIZER_PACKAGES[@]}"); install_missing; sanitize ;;
-  *) echo "usage: $0 [run|test|bench|build|sanitize]" >&2; exit 2 ;;
+  fuzz) PACKAGES+=("${SANITIZER_PACKAGES[@]}"); install_missing; fuzz ;;
+  *) echo "usage: $0 [run|test|bench|build|sanitize|fuzz]" >&2; exit 2 ;;
 esac
