@@ -5,18 +5,20 @@
 #include <fmt/format.h>
 
 #include "core/avx2_clones.hpp"
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
 
+constexpr NameTable<DirectionCombination, 2> kDirectionCombinations{
+    {{DirectionCombination::kSum, "sum"}, {DirectionCombination::kMax, "max"}}};
+
 DirectionCombination parse_direction_combination(const std::string& text) {
-  if (text == "sum") return DirectionCombination::kSum;
-  if (text == "max") return DirectionCombination::kMax;
-  throw InputError(fmt::format("unknown direction combination '{}' (valid: sum, max)", text));
+  return parse_named(kDirectionCombinations, text, "direction combination");
 }
 
 std::string to_string(DirectionCombination combination) {
-  return combination == DirectionCombination::kSum ? "sum" : "max";
+  return std::string(name_of(kDirectionCombinations, combination));
 }
 
 namespace {

@@ -4,42 +4,30 @@
 
 #include <cmath>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
 
-std::string to_string(PessimisticMethod method) {
-  return method == PessimisticMethod::kConnectTheDots ? "connect-the-dots" : "round-up";
-}
-std::string to_string(OptimisticMethod method) {
-  return method == OptimisticMethod::kMergeToGrid ? "merge-to-grid" : "round-down";
-}
-std::string to_string(SeveralPairsMethod method) {
-  switch (method) {
-    case SeveralPairsMethod::kAuto:
-      return "auto";
-    case SeveralPairsMethod::kAdaptive:
-      return "adaptive";
-    case SeveralPairsMethod::kEnvelope:
-      return "envelope";
-  }
-  return "auto";
-}
+constexpr NameTable<SeveralPairsMethod, 3> kSeveralPairsMethods{{{SeveralPairsMethod::kAuto, "auto"},
+                                                                 {SeveralPairsMethod::kAdaptive, "adaptive"},
+                                                                 {SeveralPairsMethod::kEnvelope, "envelope"}}};
+constexpr NameTable<PessimisticMethod, 2> kPessimisticMethods{
+    {{PessimisticMethod::kConnectTheDots, "connect-the-dots"}, {PessimisticMethod::kRoundUp, "round-up"}}};
+constexpr NameTable<OptimisticMethod, 2> kOptimisticMethods{
+    {{OptimisticMethod::kMergeToGrid, "merge-to-grid"}, {OptimisticMethod::kRoundDown, "round-down"}}};
+
+std::string to_string(PessimisticMethod method) { return std::string(name_of(kPessimisticMethods, method)); }
+std::string to_string(OptimisticMethod method) { return std::string(name_of(kOptimisticMethods, method)); }
+std::string to_string(SeveralPairsMethod method) { return std::string(name_of(kSeveralPairsMethods, method)); }
 SeveralPairsMethod parse_several_pairs_method(const std::string& text) {
-  if (text == "auto") return SeveralPairsMethod::kAuto;
-  if (text == "adaptive") return SeveralPairsMethod::kAdaptive;
-  if (text == "envelope") return SeveralPairsMethod::kEnvelope;
-  throw InputError(fmt::format("unknown several-pairs method '{}' (valid: auto, adaptive, envelope)", text));
+  return parse_named(kSeveralPairsMethods, text, "several-pairs method");
 }
 PessimisticMethod parse_pessimistic_method(const std::string& text) {
-  if (text == "connect-the-dots") return PessimisticMethod::kConnectTheDots;
-  if (text == "round-up") return PessimisticMethod::kRoundUp;
-  throw InputError(fmt::format("unknown upper-bound method '{}' (valid: connect-the-dots, round-up)", text));
+  return parse_named(kPessimisticMethods, text, "upper-bound method");
 }
 OptimisticMethod parse_optimistic_method(const std::string& text) {
-  if (text == "merge-to-grid") return OptimisticMethod::kMergeToGrid;
-  if (text == "round-down") return OptimisticMethod::kRoundDown;
-  throw InputError(fmt::format("unknown lower-bound method '{}' (valid: merge-to-grid, round-down)", text));
+  return parse_named(kOptimisticMethods, text, "lower-bound method");
 }
 
 void AccountantOptions::validate() const {

@@ -14,30 +14,24 @@
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/profile_envelope.hpp"
 #include "core/directed_rounding.hpp"
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
 #include "core/nearest_word.hpp"
 
 namespace noiselearn {
 
-std::string to_string(SamplingKind kind) {
-  switch (kind) {
-    case SamplingKind::kNone:
-      return "none";
-    case SamplingKind::kPoisson:
-      return "poisson";
-    case SamplingKind::kWithoutReplacement:
-      return "without_replacement";
-  }
-  return "?";
-}
+constexpr NameTable<SamplingKind, 3> kSamplingKinds{{{SamplingKind::kNone, "none"},
+                                                     {SamplingKind::kPoisson, "poisson"},
+                                                     {SamplingKind::kWithoutReplacement, "without_replacement"}}};
+
+std::string to_string(SamplingKind kind) { return std::string(name_of(kSamplingKinds, kind)); }
 
 SamplingKind parse_sampling_kind(const std::string& text) {
-  if (text == "none") return SamplingKind::kNone;
-  if (text == "poisson") return SamplingKind::kPoisson;
-  if (text == "without_replacement") return SamplingKind::kWithoutReplacement;
-  throw InputError(fmt::format("unknown sampling '{}'{} (known: none, poisson, without_replacement)", text,
-                               did_you_mean(text, {"none", "poisson", "without_replacement"})));
+  if (const auto kind = find_named(kSamplingKinds, text)) return *kind;
+  const auto names = names_of(kSamplingKinds);
+  throw InputError(
+      fmt::format("unknown sampling '{}'{} (known: {})", text, did_you_mean(text, names), fmt::join(names, ", ")));
 }
 
 double Sampling::probability() const {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "core/directed_rounding.hpp"
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -109,32 +110,18 @@ DominatingPair subsampled_mixture_pair(const NoiseTable& table, int64_t shift_ce
   return pair;
 }
 
-ShiftPolicy parse_shift_policy(const std::string& text) {
-  if (text == "auto") return ShiftPolicy::kAuto;
-  if (text == "single") return ShiftPolicy::kSingle;
-  if (text == "all") return ShiftPolicy::kAll;
-  throw InputError(fmt::format("unknown shift policy '{}' (valid: auto, single, all)", text));
-}
+constexpr NameTable<ShiftPolicy, 3> kShiftPolicies{
+    {{ShiftPolicy::kAuto, "auto"}, {ShiftPolicy::kSingle, "single"}, {ShiftPolicy::kAll, "all"}}};
+constexpr NameTable<PairKind, 2> kPairKinds{
+    {{PairKind::kAdditive, "additive"}, {PairKind::kSubsampledMixture, "subsampled"}}};
 
-std::string to_string(ShiftPolicy policy) {
-  switch (policy) {
-    case ShiftPolicy::kAuto:
-      return "auto";
-    case ShiftPolicy::kSingle:
-      return "single";
-    case ShiftPolicy::kAll:
-      return "all";
-  }
-  return "?";
-}
+ShiftPolicy parse_shift_policy(const std::string& text) { return parse_named(kShiftPolicies, text, "shift policy"); }
 
-PairKind parse_pair_kind(const std::string& text) {
-  if (text == "additive") return PairKind::kAdditive;
-  if (text == "subsampled") return PairKind::kSubsampledMixture;
-  throw InputError(fmt::format("unknown pair kind '{}' (valid: additive, subsampled)", text));
-}
+std::string to_string(ShiftPolicy policy) { return std::string(name_of(kShiftPolicies, policy)); }
 
-std::string to_string(PairKind kind) { return kind == PairKind::kAdditive ? "additive" : "subsampled"; }
+PairKind parse_pair_kind(const std::string& text) { return parse_named(kPairKinds, text, "pair kind"); }
+
+std::string to_string(PairKind kind) { return std::string(name_of(kPairKinds, kind)); }
 
 namespace {
 

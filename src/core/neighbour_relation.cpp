@@ -2,20 +2,22 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"
 
 namespace noiselearn {
 
+constexpr NameTable<NeighbourRelation, 2> kNeighbourRelations{
+    {{NeighbourRelation::kAnySequence, "any"}, {NeighbourRelation::kSameDirection, "same-direction"}}};
+constexpr NameTable<RecordRelation, 2> kRecordRelations{
+    {{RecordRelation::kAddOrRemove, "add_remove"}, {RecordRelation::kReplaceOne, "replace_one"}}};
+
 NeighbourRelation parse_neighbour_relation(const std::string& text) {
-  if (text == "any") return NeighbourRelation::kAnySequence;
-  if (text == "same-direction") return NeighbourRelation::kSameDirection;
-  throw InputError(fmt::format("unknown neighbour relation '{}' (valid: any, same-direction)", text));
+  return parse_named(kNeighbourRelations, text, "neighbour relation");
 }
 
-std::string to_string(NeighbourRelation relation) {
-  return relation == NeighbourRelation::kAnySequence ? "any" : "same-direction";
-}
+std::string to_string(NeighbourRelation relation) { return std::string(name_of(kNeighbourRelations, relation)); }
 
 std::string describe(NeighbourRelation relation) {
   return relation == NeighbourRelation::kAnySequence
@@ -23,15 +25,13 @@ std::string describe(NeighbourRelation relation) {
              : "sequences whose query differences all have the same sign (all in [0, s] or all in [-s, 0])";
 }
 
-std::string to_string(RecordRelation relation) {
-  return relation == RecordRelation::kAddOrRemove ? "add_remove" : "replace_one";
-}
+std::string to_string(RecordRelation relation) { return std::string(name_of(kRecordRelations, relation)); }
 
 RecordRelation parse_record_relation(const std::string& text) {
-  if (text == "add_remove") return RecordRelation::kAddOrRemove;
-  if (text == "replace_one") return RecordRelation::kReplaceOne;
-  throw InputError(fmt::format("unknown relation '{}'{} (known: add_remove, replace_one)", text,
-                               did_you_mean(text, {"add_remove", "replace_one"})));
+  if (const auto relation = find_named(kRecordRelations, text)) return *relation;
+  const auto names = names_of(kRecordRelations);
+  throw InputError(
+      fmt::format("unknown relation '{}'{} (known: {})", text, did_you_mean(text, names), fmt::join(names, ", ")));
 }
 
 std::string describe(const Neighbours& neighbours) {

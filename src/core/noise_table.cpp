@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/directed_rounding.hpp"
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -14,24 +15,13 @@ namespace {
 constexpr double kRoundingSlack = roundings(8.0);
 }
 
-std::string to_string(SupportKind kind) {
-  switch (kind) {
-    case SupportKind::kSymmetric:
-      return "symmetric";
-    case SupportKind::kGeneral:
-      return "general";
-    case SupportKind::kOneSided:
-      return "one-sided";
-  }
-  return "?";
-}
+constexpr NameTable<SupportKind, 3> kSupportKinds{{{SupportKind::kSymmetric, "symmetric"},
+                                                   {SupportKind::kGeneral, "general"},
+                                                   {SupportKind::kOneSided, "one-sided"}}};
 
-SupportKind parse_support_kind(const std::string& text) {
-  if (text == "symmetric") return SupportKind::kSymmetric;
-  if (text == "general") return SupportKind::kGeneral;
-  if (text == "one-sided") return SupportKind::kOneSided;
-  throw InputError(fmt::format("unknown support kind '{}' (valid: symmetric, general, one-sided)", text));
-}
+std::string to_string(SupportKind kind) { return std::string(name_of(kSupportKinds, kind)); }
+
+SupportKind parse_support_kind(const std::string& text) { return parse_named(kSupportKinds, text, "support kind"); }
 
 bool equal_up_to_rounding(double a, double b) {
   return std::abs(a - b) <= kRoundingSlack * std::max(std::abs(a), std::abs(b));

@@ -6,38 +6,28 @@
 #include <cmath>
 #include <limits>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/log_math.hpp"
 
 namespace noiselearn {
 
-std::string to_string(BoostingKernelKind kind) {
-  return kind == BoostingKernelKind::kGaussian ? "gaussian" : "laplace";
-}
+constexpr NameTable<BoostingKernelKind, 2> kBoostingKernels{
+    {{BoostingKernelKind::kGaussian, "gaussian"}, {BoostingKernelKind::kLaplace, "laplace"}}};
+constexpr NameTable<PreferredRegionKind, 3> kPreferredRegions{{{PreferredRegionKind::kInterval, "interval"},
+                                                               {PreferredRegionKind::kFixed, "fixed"},
+                                                               {PreferredRegionKind::kRelative, "relative"}}};
+
+std::string to_string(BoostingKernelKind kind) { return std::string(name_of(kBoostingKernels, kind)); }
 
 BoostingKernelKind parse_boosting_kernel(const std::string& text) {
-  if (text == "gaussian") return BoostingKernelKind::kGaussian;
-  if (text == "laplace") return BoostingKernelKind::kLaplace;
-  throw InputError(fmt::format("unknown kernel '{}' (valid: gaussian, laplace)", text));
+  return parse_named(kBoostingKernels, text, "kernel");
 }
 
-std::string to_string(PreferredRegionKind kind) {
-  switch (kind) {
-    case PreferredRegionKind::kInterval:
-      return "interval";
-    case PreferredRegionKind::kFixed:
-      return "fixed";
-    case PreferredRegionKind::kRelative:
-      return "relative";
-  }
-  return "?";
-}
+std::string to_string(PreferredRegionKind kind) { return std::string(name_of(kPreferredRegions, kind)); }
 
 PreferredRegionKind parse_preferred_region(const std::string& text) {
-  if (text == "interval") return PreferredRegionKind::kInterval;
-  if (text == "fixed") return PreferredRegionKind::kFixed;
-  if (text == "relative") return PreferredRegionKind::kRelative;
-  throw InputError(fmt::format("unknown region '{}' (valid: interval, fixed, relative)", text));
+  return parse_named(kPreferredRegions, text, "region");
 }
 
 namespace {

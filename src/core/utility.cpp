@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -80,27 +81,14 @@ double max_abs_error(const NoiseTable& table) {
   return worst;
 }
 
-UtilityKind parse_utility_kind(const std::string& text) {
-  if (text == "l1") return UtilityKind::kL1;
-  if (text == "l2") return UtilityKind::kL2;
-  if (text == "second-moment") return UtilityKind::kSecondMoment;
-  if (text == "tail-probability") return UtilityKind::kTailProbability;
-  throw InputError(fmt::format("unknown utility '{}' (valid: l1, l2, second-moment, tail-probability)", text));
-}
+constexpr NameTable<UtilityKind, 4> kUtilityKinds{{{UtilityKind::kL1, "l1"},
+                                                   {UtilityKind::kL2, "l2"},
+                                                   {UtilityKind::kSecondMoment, "second-moment"},
+                                                   {UtilityKind::kTailProbability, "tail-probability"}}};
 
-std::string to_string(UtilityKind kind) {
-  switch (kind) {
-    case UtilityKind::kL1:
-      return "l1";
-    case UtilityKind::kL2:
-      return "l2";
-    case UtilityKind::kSecondMoment:
-      return "second-moment";
-    case UtilityKind::kTailProbability:
-      return "tail-probability";
-  }
-  return "?";
-}
+UtilityKind parse_utility_kind(const std::string& text) { return parse_named(kUtilityKinds, text, "utility"); }
+
+std::string to_string(UtilityKind kind) { return std::string(name_of(kUtilityKinds, kind)); }
 
 double utility(const NoiseTable& table, const UtilitySpecification& specification) {
   switch (specification.kind) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "io/table_files.hpp"
 
@@ -9,17 +10,10 @@ namespace noiselearn {
 
 namespace fs = std::filesystem;
 
-const char* to_string(RunState state) {
-  switch (state) {
-    case RunState::kDone:
-      return "done";
-    case RunState::kFailed:
-      return "failed";
-    case RunState::kMissing:
-      return "missing";
-  }
-  return "missing";
-}
+constexpr NameTable<RunState, 3> kRunStates{
+    {{RunState::kDone, "done"}, {RunState::kFailed, "failed"}, {RunState::kMissing, "missing"}}};
+
+const char* to_string(RunState state) { return name_of(kRunStates, state).data(); }
 
 RunStatus inspect_run(const fs::path& run_directory) {
   auto failed = [](std::string reason) { return RunStatus{RunState::kFailed, std::move(reason)}; };

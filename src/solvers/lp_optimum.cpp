@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 
 namespace noiselearn {
@@ -113,27 +114,14 @@ int simplex_with_restarts(glp_prob* lp, glp_smcp parameters) {
 
 }  // namespace
 
-std::string to_string(LpCost cost) {
-  switch (cost) {
-    case LpCost::kAbsolute:
-      return "l1";
-    case LpCost::kSquare:
-      return "second-moment";
-    case LpCost::kMean:
-      return "mean";
-    case LpCost::kTailProbability:
-      return "tail-probability";
-  }
-  return "?";
-}
+constexpr NameTable<LpCost, 4> kLpCosts{{{LpCost::kAbsolute, "l1"},
+                                         {LpCost::kSquare, "second-moment"},
+                                         {LpCost::kMean, "mean"},
+                                         {LpCost::kTailProbability, "tail-probability"}}};
 
-LpCost parse_lp_cost(const std::string& text) {
-  if (text == "l1") return LpCost::kAbsolute;
-  if (text == "second-moment") return LpCost::kSquare;
-  if (text == "mean") return LpCost::kMean;
-  if (text == "tail-probability") return LpCost::kTailProbability;
-  throw InputError(fmt::format("unknown cost '{}' (valid: l1, second-moment, mean, tail-probability)", text));
-}
+std::string to_string(LpCost cost) { return std::string(name_of(kLpCosts, cost)); }
+
+LpCost parse_lp_cost(const std::string& text) { return parse_named(kLpCosts, text, "cost"); }
 
 void LpOptimumOptions::validate() const {
   grid.validate();

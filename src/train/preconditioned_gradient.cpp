@@ -10,6 +10,7 @@
 #include <functional>
 #include <sstream>
 
+#include "core/enum_names.hpp"
 #include "core/errors.hpp"
 #include "core/noise_table.hpp"
 #include "train/search_directions.hpp"
@@ -22,23 +23,19 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 }  // namespace
 
+constexpr NameTable<PreconditionedDirection, 3> kPreconditionedDirections{
+    {{PreconditionedDirection::kSteepest, "steepest"},
+     {PreconditionedDirection::kLbfgs, "lbfgs"},
+     {PreconditionedDirection::kNewton, "newton"}}};
+
 std::string to_string(PreconditionedDirection direction) {
-  switch (direction) {
-    case PreconditionedDirection::kSteepest:
-      return "steepest";
-    case PreconditionedDirection::kLbfgs:
-      return "lbfgs";
-    case PreconditionedDirection::kNewton:
-      return "newton";
-  }
-  return "steepest";
+  return std::string(name_of(kPreconditionedDirections, direction));
 }
 
 PreconditionedDirection parse_preconditioned_direction(const std::string& text) {
-  if (text == "steepest") return PreconditionedDirection::kSteepest;
-  if (text == "lbfgs") return PreconditionedDirection::kLbfgs;
-  if (text == "newton") return PreconditionedDirection::kNewton;
-  throw InputError(fmt::format("optimiser.direction '{}' is not one of: steepest, lbfgs, newton", text));
+  if (const auto direction = find_named(kPreconditionedDirections, text)) return *direction;
+  throw InputError(fmt::format("optimiser.direction '{}' is not one of: {}", text,
+                               fmt::join(names_of(kPreconditionedDirections), ", ")));
 }
 
 void PreconditionedGradientOptions::validate() const {
