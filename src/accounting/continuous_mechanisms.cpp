@@ -35,6 +35,16 @@ PairBounds symmetric_bounds(const PrivacyLossAtoms& upper, const PrivacyLossAtom
   return bounds;
 }
 
+// The number of intervals of loss width `width` (an eighth of the loss step) that cover a loss range of `spread`,
+// refused beyond 50 million (over 6 million loss steps: a loss step far too fine for the mechanism's scale).
+int64_t loss_intervals(double spread, double width, const std::string& mechanism) {
+  const auto intervals = static_cast<int64_t>(std::ceil(spread / width));
+  if (intervals > 50'000'000)
+    throw InputError(
+        fmt::format("{}: its loss spreads over {} loss steps; raise the loss step", mechanism, intervals / 8));
+  return intervals;
+}
+
 }  // namespace
 
 PairBounds gaussian_mechanism_bounds(double sigma, double sensitivity, const AccountantOptions& options) {
@@ -45,12 +55,8 @@ PairBounds gaussian_mechanism_bounds(double sigma, double sensitivity, const Acc
   const double mu = sensitivity * sensitivity / (2.0 * sigma * sigma), sd = std::sqrt(2.0 * mu);
   const double half_range = 40.0 * sd;
   const double width = options.loss_step / 8.0;
-  const auto intervals = static_cast<int64_t>(std::ceil(2.0 * half_range / width));
-  if (intervals > 50'000'000)
-    throw InputError(
-        fmt::format("Gaussian mechanism with sigma {} and sensitivity {}: its loss spreads over {} loss steps; "
-                    "raise the loss step",
-                    sigma, sensitivity, intervals / 8));
+  const int64_t intervals = loss_intervals(
+      2.0 * half_range, width, fmt::format("Gaussian mechanism with sigma {} and sensitivity {}", sigma, sensitivity));
   PrivacyLossAtoms upper, lower;
   upper.losses.reserve(static_cast<size_t>(intervals) + 1);
   upper.masses.reserve(static_cast<size_t>(intervals) + 1);
@@ -86,12 +92,8 @@ PairBounds laplace_mechanism_bounds(double scale, double sensitivity, const Acco
   }
   // In between, x in (0, s) maps to the loss (s - 2x)/b, decreasing in x: cut x into intervals of loss width w.
   const double width = options.loss_step / 8.0;
-  const auto intervals = static_cast<int64_t>(std::ceil(2.0 * a / width));
-  if (intervals > 50'000'000)
-    throw InputError(
-        fmt::format("Laplace mechanism with scale {} and sensitivity {}: its loss spreads over {} loss steps; "
-                    "raise the loss step",
-                    scale, sensitivity, intervals / 8));
+  const int64_t intervals = loss_intervals(
+      2.0 * a, width, fmt::format("Laplace mechanism with scale {} and sensitivity {}", scale, sensitivity));
   const double dx = sensitivity / static_cast<double>(intervals);
   for (int64_t k = 0; k < intervals; ++k) {
     const double x0 = static_cast<double>(k) * dx, x1 = k + 1 == intervals ? sensitivity : x0 + dx;

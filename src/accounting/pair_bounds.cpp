@@ -33,24 +33,27 @@ double PairBounds::substitution_allowance(double epsilon) const {
 namespace {
 
 // The bounds of the pairs accounted (the table's, or its symmetric copy's), before the substitution's allowance.
-double copy_delta_upper_of_direction(const PairBounds& b, bool reverse, double epsilon) {
-  double value = b.upper.direction(reverse).delta_for_epsilon(epsilon);
-  for (const auto& t : b.alternatives.tilted)
-    value = std::min(value, t.upper.direction(reverse).delta_for_epsilon(epsilon));
+// `curve(c)` asks a pair-loss curve of the bounds or of a tilted alternative; `adaptive(a)` asks the adaptive
+// programme's curves, when they exist for this direction. The least of them is the copy's bound.
+template <class AskCurve, class AskAdaptive>
+double copy_upper_of_direction(const PairBounds& b, bool reverse, AskCurve curve, AskAdaptive adaptive) {
+  double value = curve(b.upper.direction(reverse));
+  for (const auto& t : b.alternatives.tilted) value = std::min(value, curve(t.upper.direction(reverse)));
   const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
-  if (index < b.alternatives.adaptive.size())
-    value = std::min(value, b.alternatives.adaptive[index].delta_upper(epsilon));
+  if (index < b.alternatives.adaptive.size()) value = std::min(value, adaptive(b.alternatives.adaptive[index]));
   return value;
 }
 
+double copy_delta_upper_of_direction(const PairBounds& b, bool reverse, double epsilon) {
+  return copy_upper_of_direction(
+      b, reverse, [epsilon](const auto& c) { return c.delta_for_epsilon(epsilon); },
+      [epsilon](const auto& a) { return a.delta_upper(epsilon); });
+}
+
 double copy_epsilon_upper_of_direction(const PairBounds& b, bool reverse, double delta) {
-  double value = b.upper.direction(reverse).epsilon_for_delta(delta);
-  for (const auto& t : b.alternatives.tilted)
-    value = std::min(value, t.upper.direction(reverse).epsilon_for_delta(delta));
-  const size_t index = reverse && b.upper.second_to_first ? 1 : 0;
-  if (index < b.alternatives.adaptive.size())
-    value = std::min(value, b.alternatives.adaptive[index].epsilon_upper(delta));
-  return value;
+  return copy_upper_of_direction(
+      b, reverse, [delta](const auto& c) { return c.epsilon_for_delta(delta); },
+      [delta](const auto& a) { return a.epsilon_upper(delta); });
 }
 
 }  // namespace

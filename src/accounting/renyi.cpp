@@ -97,6 +97,19 @@ void check_epsilon(double epsilon) {
   }
 }
 
+// The arguments of an n-fold query for epsilon at delta, or for delta at epsilon.
+void check_epsilon_query(const RdpOrderOptions& options, int64_t n, double delta) {
+  options.validate();
+  check_compositions(n);
+  check_delta(delta);
+}
+
+void check_delta_query(const RdpOrderOptions& options, int64_t n, double epsilon) {
+  options.validate();
+  check_compositions(n);
+  check_epsilon(epsilon);
+}
+
 void check_conversion_arguments(double alpha, double composed_rdp) {
   if (!(alpha > 1.0 && std::isfinite(alpha))) {
     throw InputError(fmt::format("RDP conversion: order alpha = {} must lie in (1, inf)", alpha));
@@ -253,40 +266,39 @@ void RdpOrderOptions::validate() const {
 
 RdpEpsilon optimal_rdp_epsilon(const RdpCurve& rho, int64_t n, double delta, RdpConversion conversion,
                                const RdpOrderOptions& options) {
-  options.validate();
-  check_compositions(n);
-  check_delta(delta);
+  check_epsilon_query(options, n, delta);
   return best_epsilon(rho, evaluate_on_orders(rho, options.orders), n, delta, conversion, options);
 }
 
 RdpDelta optimal_rdp_delta(const RdpCurve& rho, int64_t n, double epsilon, RdpConversion conversion,
                            const RdpOrderOptions& options) {
-  options.validate();
-  check_compositions(n);
-  check_epsilon(epsilon);
+  check_delta_query(options, n, epsilon);
   return best_delta(rho, evaluate_on_orders(rho, options.orders), n, epsilon, conversion, options);
+}
+
+// Both conversions of one RDP curve, evaluated once on the orders: best(rho, rho_on_grid, conversion).
+template <class Result, class Best>
+Result both_conversions(const std::vector<DominatingPair>& pairs, const RdpOrderOptions& options, Best best) {
+  const RdpCurve rho = rdp_curve(pairs);
+  const std::vector<double> rho_on_grid = evaluate_on_orders(rho, options.orders);
+  return {best(rho, rho_on_grid, RdpConversion::kMironov), best(rho, rho_on_grid, RdpConversion::kBalle)};
 }
 
 RdpComparison rdp_epsilon(const std::vector<DominatingPair>& pairs, int64_t n, double delta,
                           const RdpOrderOptions& options) {
-  options.validate();
-  check_compositions(n);
-  check_delta(delta);
-  const RdpCurve rho = rdp_curve(pairs);
-  const std::vector<double> rho_on_grid = evaluate_on_orders(rho, options.orders);
-  return {best_epsilon(rho, rho_on_grid, n, delta, RdpConversion::kMironov, options),
-          best_epsilon(rho, rho_on_grid, n, delta, RdpConversion::kBalle, options)};
+  check_epsilon_query(options, n, delta);
+  return both_conversions<RdpComparison>(pairs, options, [&](const RdpCurve& rho, const auto& grid, auto conversion) {
+    return best_epsilon(rho, grid, n, delta, conversion, options);
+  });
 }
 
 RdpDeltaComparison rdp_delta(const std::vector<DominatingPair>& pairs, int64_t n, double epsilon,
                              const RdpOrderOptions& options) {
-  options.validate();
-  check_compositions(n);
-  check_epsilon(epsilon);
-  const RdpCurve rho = rdp_curve(pairs);
-  const std::vector<double> rho_on_grid = evaluate_on_orders(rho, options.orders);
-  return {best_delta(rho, rho_on_grid, n, epsilon, RdpConversion::kMironov, options),
-          best_delta(rho, rho_on_grid, n, epsilon, RdpConversion::kBalle, options)};
+  check_delta_query(options, n, epsilon);
+  return both_conversions<RdpDeltaComparison>(pairs, options,
+                                              [&](const RdpCurve& rho, const auto& grid, auto conversion) {
+                                                return best_delta(rho, grid, n, epsilon, conversion, options);
+                                              });
 }
 
 }  // namespace noiselearn

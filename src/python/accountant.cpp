@@ -113,6 +113,24 @@ std::string keyword_defaults() {
       float_setting(accountant.adaptive_block_budget));
 }
 
+// A continuous mechanism of one parameter (sigma, scale), composed `compositions` times at the accountant's defaults
+// but for the loss step.
+void def_continuous_mechanism(py::module_& m, const char* name,
+                              PairBounds (*bounds)(double, double, const AccountantOptions&), const char* parameter,
+                              const char* doc) {
+  m.def(
+      name,
+      [bounds](double value, double sensitivity, int64_t compositions, double loss_step) {
+        require_compositions(compositions);
+        AccountantOptions options;
+        options.loss_step = loss_step;
+        options.validate();
+        return Bounds(compose_bounds(bounds(value, sensitivity, options), compositions, options));
+      },
+      py::arg(parameter), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
+      py::arg("loss_step") = AccountantOptions{}.loss_step, doc);
+}
+
 }  // namespace
 
 void bind_accountant(py::module_& m) {
@@ -188,30 +206,10 @@ void bind_accountant(py::module_& m) {
        keyword_defaults())
           .c_str());
 
-  m.def(
-      "gaussian_mechanism",
-      [](double sigma, double sensitivity, int64_t compositions, double loss_step) {
-        require_compositions(compositions);
-        AccountantOptions options;
-        options.loss_step = loss_step;
-        options.validate();
-        return Bounds(compose_bounds(gaussian_mechanism_bounds(sigma, sensitivity, options), compositions, options));
-      },
-      py::arg("sigma"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
-      py::arg("loss_step") = AccountantOptions{}.loss_step,
-      "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
-  m.def(
-      "laplace_mechanism",
-      [](double scale, double sensitivity, int64_t compositions, double loss_step) {
-        require_compositions(compositions);
-        AccountantOptions options;
-        options.loss_step = loss_step;
-        options.validate();
-        return Bounds(compose_bounds(laplace_mechanism_bounds(scale, sensitivity, options), compositions, options));
-      },
-      py::arg("scale"), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
-      py::arg("loss_step") = AccountantOptions{}.loss_step,
-      "Certified bounds for the continuous Laplace mechanism with scale b.");
+  def_continuous_mechanism(m, "gaussian_mechanism", &gaussian_mechanism_bounds, "sigma",
+                           "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
+  def_continuous_mechanism(m, "laplace_mechanism", &laplace_mechanism_bounds, "scale",
+                           "Certified bounds for the continuous Laplace mechanism with scale b.");
   m.def(
       "gaussian_mechanism_delta", &gaussian_mechanism_delta, py::arg("sigma"), py::arg("sensitivity"),
       py::arg("compositions"), py::arg("epsilon"),

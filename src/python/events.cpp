@@ -93,6 +93,17 @@ CalibrationOptions calibration_of(double relative_tolerance, double minimum, dou
 
 py::tuple bracket(const EpsilonBracket& e) { return py::make_tuple(e.lower, e.upper); }
 
+// (value, (lower, upper)) of a calibration, run without the GIL: calibrate() returns a NoiseCalibration.
+template <class Calibrate>
+py::tuple calibrated(Calibrate calibrate) {
+  NoiseCalibration c;
+  {
+    py::gil_scoped_release release;
+    c = calibrate();
+  }
+  return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
+}
+
 }  // namespace
 
 void bind_events(py::module_& m) {
@@ -195,21 +206,18 @@ void bind_events(py::module_& m) {
          double minimum, double maximum, double loss_step) {
         const int64_t t = whole_number(steps, "steps", 1);
         const AccountantOptions options = options_of(loss_step);
-        NoiseCalibration c;
-        {
-          py::gil_scoped_release release;
-          c = calibrate_noise_multiplier(target_epsilon, delta, sampling_rate, t, options,
-                                         calibration_of(relative_tolerance, minimum, maximum));
-        }
-        return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
+        return calibrated([&] {
+          return calibrate_noise_multiplier(target_epsilon, delta, sampling_rate, t, options,
+                                            calibration_of(relative_tolerance, minimum, maximum));
+        });
       },
       py::arg("target_epsilon"), py::arg("delta"), py::arg("sampling_rate"), py::arg("steps"), py::kw_only(),
       py::arg("relative_tolerance") = CalibrationOptions{}.relative_tolerance,
       py::arg("minimum") = CalibrationOptions{}.minimum, py::arg("maximum") = CalibrationOptions{}.maximum,
       py::arg("loss_step") = AccountantOptions{}.loss_step,
       "The least noise multiplier (to relative_tolerance, in [minimum, maximum]) whose certified upper epsilon at "
-      "delta "
-      "after `steps` DP-SGD steps at sampling_rate is at most target_epsilon: (noise_multiplier, (lower, upper)). "
+      "delta after `steps` DP-SGD steps at sampling_rate is at most target_epsilon: (noise_multiplier, (lower, "
+      "upper)). "
       "ValueError when even `maximum` does not reach the target.");
 
   m.def(
@@ -222,13 +230,10 @@ void bind_events(py::module_& m) {
         events.append(event);
         const ReleaseDescription description = description_of(events, relation);
         const AccountantOptions options = options_of(loss_step);
-        NoiseCalibration c;
-        {
-          py::gil_scoped_release release;
-          c = calibrate_event(description, key, target_epsilon, delta, options,
-                              calibration_of(relative_tolerance, minimum, maximum));
-        }
-        return py::make_tuple(c.noise_multiplier, bracket(c.epsilon));
+        return calibrated([&] {
+          return calibrate_event(description, key, target_epsilon, delta, options,
+                                 calibration_of(relative_tolerance, minimum, maximum));
+        });
       },
       py::arg("event"), py::arg("key"), py::arg("target_epsilon"), py::arg("delta"), py::kw_only(),
       py::arg("relation") = to_string(ReleaseDescription{}.relation),
@@ -238,8 +243,7 @@ void bind_events(py::module_& m) {
       "The least value of the event's noise parameter `key` (e.g. 'noise_multiplier' of a 'laplace' event on d "
       "coordinates, 'scale' of a 'discrete_laplace') whose certified upper epsilon at delta is at most target_epsilon "
       "(the value in the event dict is where the search starts): (value, (lower, upper)). ValueError for a key that is "
-      "not a noise "
-      "parameter, or when even `maximum` does not reach the target.");
+      "not a noise parameter, or when even `maximum` does not reach the target.");
 
   m.def(
       "max_steps",
