@@ -85,6 +85,8 @@ namespace {
 // pairs auto: bounds composed without these queries may have kept the envelope), and a composition tilted for each
 // query whose bracket the floating-point allowance or the truncations dominate.
 PairBounds refined_for_request(const PairBounds& composed, const CertificateRequest& request) {
+  // A closed form answers every query to its rounding: nothing to refine.
+  if (composed.alternatives.closed_form) return composed;
   PairBounds bounds = adapted_to_queries(composed, queries_of(request));
   for (double eps : request.epsilons)
     if (bounds.truncation_dominates(eps)) {
@@ -142,9 +144,14 @@ DeltaAtEpsilon delta_at_epsilon(const PairBounds& bounds, double eps) {
   entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_epsilon(eps));
   entry.lower_method =
       lower_method_name(bounds.adaptive_lower_wins_at_epsilon(eps), bounds.two_outcome_lower_wins_at_epsilon(eps));
-  if (!bounds.alternatives.adaptive.empty()) {
-    // The by-direction values are the envelope's; the programme's bound, where it wins, covers them all.
+  if (!bounds.alternatives.adaptive.empty() || bounds.alternatives.closed_form) {
+    // The by-direction values are the envelope's; the programme's bound or the closed form, where it wins, covers
+    // them all.
     for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
+  }
+  if (const auto& closed = bounds.alternatives.closed_form) {
+    if (closed->delta_upper(eps) <= entry.delta_upper) entry.upper_method = closed->method;
+    if (closed->delta_lower(eps) >= entry.delta_lower) entry.lower_method = closed->method;
   }
   return entry;
 }
@@ -166,8 +173,12 @@ EpsilonAtDelta epsilon_at_delta(const PairBounds& bounds, double delta) {
   entry.upper_method = upper_method_name(bounds, bounds.adaptive_upper_wins_at_delta(delta));
   entry.lower_method =
       lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
-  if (!bounds.alternatives.adaptive.empty())
+  if (!bounds.alternatives.adaptive.empty() || bounds.alternatives.closed_form)
     for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
+  if (const auto& closed = bounds.alternatives.closed_form) {
+    if (closed->epsilon_upper(delta) <= entry.epsilon_upper) entry.upper_method = closed->method;
+    if (closed->epsilon_lower(delta) >= entry.epsilon_lower) entry.lower_method = closed->method;
+  }
   return entry;
 }
 
@@ -247,6 +258,7 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.several_pairs = bounds.alternatives.several_pairs_note;
   certificate.accountant = used;
   certificate.substitution_tv = bounds.substitution_tv;
+  if (bounds.alternatives.closed_form) certificate.closed_form = bounds.alternatives.closed_form->method;
   certificate.infinity_mass.single_release =
       std::max(bounds.single_release_infinity_mass.first, bounds.single_release_infinity_mass.second);
   // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):
@@ -319,6 +331,9 @@ std::string Certificate::report() const {
                        bound_methods(d.upper_method, d.lower_method));
   }
   const auto& d = discretisation;
+  if (!closed_form.empty())
+    out += fmt::format("  {}: delta(eps) exact up to rounding, every bracket the rounding error's\n", closed_form);
+  if (!closed_form.empty() && d.grid_points == 0) return out;  // no PLD was made: the closed form alone
   out += fmt::format(
       "  discretisation: loss step {:g} (final {:g}, {} points), upper {}, lower {}, tail mass {:g} per "
       "truncation ({} moved to infinity), floating-point allowance {} + {} relative (upper) / {} + "

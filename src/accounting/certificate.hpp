@@ -103,6 +103,8 @@ struct Certificate {
   // The total variation between the table's releases and the symmetric copy accounted in their place (0: none),
   // PairBounds::substitution_tv: paid for in every bound.
   double substitution_tv = 0.0;
+  // The closed form that answers the queries (closed_forms.hpp), by its method's name; empty when none does.
+  std::string closed_form;
 
   // Why no epsilon certifies `delta` (its upper bound is infinite): the distinguishing events' mass, or the allowances.
   std::string no_epsilon_reason(double delta) const;

@@ -86,6 +86,7 @@ double PairBounds::epsilon_upper_of_direction(bool reverse, double delta) const 
 double PairBounds::delta_upper(double epsilon) const {
   double value = delta_upper_of_direction(false, epsilon);
   if (upper.second_to_first) value = std::max(value, delta_upper_of_direction(true, epsilon));
+  if (alternatives.closed_form) value = std::min(value, alternatives.closed_form->delta_upper(epsilon));
   return value;
 }
 
@@ -154,12 +155,14 @@ double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
 double PairBounds::delta_lower(double epsilon) const {
   const double copy = std::max({scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon),
                                 two_outcome_delta_lower(*this, epsilon)});
-  return substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
+  const double value = substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
+  return alternatives.closed_form ? std::max(value, alternatives.closed_form->delta_lower(epsilon)) : value;
 }
 
 double PairBounds::epsilon_upper(double delta) const {
   double value = epsilon_upper_of_direction(false, delta);
   if (upper.second_to_first) value = std::max(value, epsilon_upper_of_direction(true, delta));
+  if (alternatives.closed_form) value = std::min(value, alternatives.closed_form->epsilon_upper(delta));
   return std::max(0.0, value);
 }
 
@@ -169,7 +172,8 @@ double PairBounds::epsilon_lower(double delta) const {
         *this, d, std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}));
   };
   const double copy = copy_at(delta);
-  if (substitution_tv == 0.0) return copy;
+  const double closed = alternatives.closed_form ? alternatives.closed_form->epsilon_lower(delta) : 0.0;
+  if (substitution_tv == 0.0) return std::max(copy, closed);
   // Below eps_L = the copy's lower eps at delta + a, with a the allowance at the copy's lower eps at delta (>= eps_L),
   // the copy's lower delta exceeds delta + a, so the table's exceeds delta.
   const double a = substitution_allowance(copy);

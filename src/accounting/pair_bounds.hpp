@@ -13,6 +13,7 @@
 
 #include "accounting/accountant_options.hpp"
 #include "accounting/adaptive_composition.hpp"
+#include "accounting/closed_forms.hpp"
 #include "accounting/privacy_loss_distribution.hpp"
 #include "accounting/two_outcome_bound.hpp"
 #include "core/dominating_pair.hpp"
@@ -80,6 +81,8 @@ struct BoundAlternatives {
   std::vector<TwoOutcomeComposition> two_outcome;
   // How releases with several candidate pairs were accounted, for the certificate (empty when not applicable).
   std::string several_pairs_note;
+  // delta(eps) in closed form with a rounding bracket (closed_forms.hpp), where the whole composition has one.
+  std::optional<ClosedFormBounds> closed_form;
 };
 
 struct PairBounds;

@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 #include <set>
 
+#include "accounting/closed_forms.hpp"
 #include "accounting/heterogeneous_composition.hpp"
 #include "accounting/loss_step_choice.hpp"
+#include "core/directed_rounding.hpp"
 #include "core/errors.hpp"
 #include "core/nearest_word.hpp"
 
@@ -206,10 +209,56 @@ PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relati
   return single;
 }
 
-PairBounds account_events(const ReleaseDescription& description, const AccountantOptions& requested,
-                          const AccountingQueries& queries) {
-  description.validate();
-  requested.validate();
+namespace {
+
+// A Gaussian event whose releases see every record (no sampling, or a sampling that keeps them all).
+bool unsampled_gaussian(const ReleaseEvent& event) {
+  return event.mechanism == "gaussian" && event.sampling.probability() == 1.0;
+}
+
+// Unsampled Gaussian releases compose exactly to one Gaussian release of mu^2 = sum_i n_i d_i / z_i^2
+// (closed_forms.hpp), under either relation (the multiplier is in sensitivities of the relation). They are accounted as
+// one event of multiplier 1 / mu, mu taken at the upper end of its rounding bracket (the conservative side), composed
+// once instead of sum_i n_i times, with the other events as they are. The closed form answers too when nothing else
+// is released.
+struct MergedGaussians {
+  ReleaseDescription description;
+  std::optional<GaussianMu> mu;  // of the merged releases, when there are any
+  bool only_gaussians = false;   // every event was one of them
+  int64_t releases = 0;          // how many releases were merged
+};
+
+MergedGaussians merge_unsampled_gaussians(const ReleaseDescription& description) {
+  MergedGaussians merged;
+  merged.description.relation = description.relation;
+  std::vector<GaussianReleases> gaussians;
+  for (const auto& event : description.events) {
+    if (!unsampled_gaussian(event)) {
+      merged.description.events.push_back(event);
+      continue;
+    }
+    gaussians.push_back({event.values.at("noise_multiplier"), static_cast<double>(event.count),
+                         static_cast<double>(event.coordinates)});
+    merged.releases += event.count;
+  }
+  if (gaussians.empty()) return merged;
+  merged.mu = composed_gaussian_mu(gaussians);
+  merged.only_gaussians = merged.description.events.empty();
+  // One release already in its simplest form is left as it was given (the same multiplier to the last bit).
+  const bool one_plain_release = gaussians.size() == 1 && merged.releases == 1 && gaussians.front().coordinates == 1.0;
+  if (one_plain_release) {
+    merged.description = description;
+    return merged;
+  }
+  ReleaseEvent event;
+  event.mechanism = "gaussian";
+  event.values["noise_multiplier"] = lowered_by(1.0 / merged.mu->upper, roundings(1.0));
+  merged.description.events.insert(merged.description.events.begin(), std::move(event));
+  return merged;
+}
+
+PairBounds account_merged_events(const ReleaseDescription& description, const AccountantOptions& requested,
+                                 const AccountingQueries& queries) {
   AccountantOptions options = requested;
   options.fft_power = true;  // n-fold compositions by one FFT power (fft_power.hpp)
   if (description.events.size() == 1) {
@@ -222,6 +271,54 @@ PairBounds account_events(const ReleaseDescription& description, const Accountan
   for (const auto& event : description.events)
     parts.emplace_back(event_release_bounds(event, description.relation, options), event.count);
   return compose_heterogeneous_bounds(parts, options);
+}
+
+// Unsampled Gaussian releases alone: the closed form answers every query, so no PLD is made (one release of mu = 200,
+// what 10^6 releases of multiplier 5 compose to, spans 4e4 nats of loss). The scenarios are the trivial bounds
+// delta <= 1 (all the upper mass at infinity) and delta >= 0 (no lower mass), which the closed form tightens.
+PairBounds closed_form_gaussian_bounds(const ReleaseDescription& description, const MergedGaussians& merged,
+                                       const AccountantOptions& options) {
+  std::vector<std::string> events;
+  for (const auto& event : description.events)
+    events.push_back(fmt::format("multiplier {:g}{} x {}", event.values.at("noise_multiplier"),
+                                 event.coordinates > 1 ? fmt::format(" on {} coordinates", event.coordinates) : "",
+                                 event.count));
+  PairBounds bounds;
+  bounds.accounted.pair = fmt::format(
+      "unsampled Gaussian releases ({}; {}), together exactly the Gaussian mechanism of mu = {:.12g} (Balle and Wang)",
+      fmt::join(events, ", "), to_string(description.relation), merged.mu->upper);
+  bounds.accounted.pairs_checked =
+      mechanism_kind("gaussian").make({{"noise_multiplier", 1.0}}, {})->worst_case_justification();
+  bounds.accounted.neighbours = {NeighbourRelation::kAnySequence, description.relation};
+  bounds.compositions = merged.releases;
+  bounds.upper.name = "closed form";
+  bounds.upper.first_to_second.infinity_mass = 1.0;
+  DirectionalPLDs lower;
+  lower.name = "closed form";
+  lower.first_to_second.bound = BoundKind::kLower;
+  bounds.lower.push_back(std::move(lower));
+  bounds.context.options = options;
+  bounds.alternatives.closed_form = gaussian_closed_form(*merged.mu);
+  return bounds;
+}
+
+}  // namespace
+
+PairBounds account_events(const ReleaseDescription& description, const AccountantOptions& requested,
+                          const AccountingQueries& queries) {
+  description.validate();
+  requested.validate();
+  const MergedGaussians merged = merge_unsampled_gaussians(description);
+  if (merged.only_gaussians) return closed_form_gaussian_bounds(description, merged, requested);
+  PairBounds bounds = account_merged_events(merged.description, requested, queries);
+  if (merged.mu && merged.releases > 1)
+    bounds.accounted.pair += fmt::format("; {} unsampled Gaussian releases composed exactly as one (mu = {:.12g})",
+                                         merged.releases, merged.mu->upper);
+  const ReleaseEvent& first = description.events.front();
+  if (description.events.size() == 1 && first.mechanism == "laplace" && first.sampling.probability() == 1.0 &&
+      first.count == 1 && first.coordinates == 1)
+    bounds.alternatives.closed_form = laplace_closed_form(first.values.at("noise_multiplier"), 1.0);
+  return bounds;
 }
 
 }  // namespace noiselearn

@@ -32,6 +32,7 @@ nlohmann::json certificate_json(const Certificate& c) {
   out["dominating_direction"] = c.dominating_direction;
   if (!c.several_pairs.empty()) out["several_pairs"] = c.several_pairs;
   if (c.substitution_tv > 0.0) out["substitution_tv"] = c.substitution_tv;
+  if (!c.closed_form.empty()) out["closed_form"] = c.closed_form;
   out["epsilon_at_delta"] = nlohmann::json::array();
   for (const auto& e : c.epsilons)
     out["epsilon_at_delta"].push_back({{"delta", e.delta},
