@@ -178,22 +178,34 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
     if (refine) certificates[m] = bracket_of(bounds, delta);
     return bounds.epsilon_upper(delta);
   };
+  // Far from the answer a coarse composition decides: a loss step 16 times the requested one, without the default's
+  // per-query halvings. Its bounds are rigorous too: a lower bound above the target rules m out, an upper bound at or
+  // below it certifies m (checked again at the end, where the result's certificate is made at the requested step).
+  // Only where the coarse bracket straddles the target does the requested step run.
+  AccountantOptions coarse = options;
+  coarse.loss_step = std::min(1.0, 4.0 * options.loss_step);
+  coarse.adaptive_skip_width = std::max(options.adaptive_skip_width, 1e-2);
+  auto passes = [&](double m, bool refine) {
+    const PairBounds screen = certified(describe(m), delta, coarse, false);
+    if (screen.epsilon_lower(delta) > target_epsilon) return false;
+    if (!refine && screen.epsilon_upper(delta) <= target_epsilon) return true;
+    return upper(m, refine) <= target_epsilon;
+  };
   auto certificate_of = [&](double m) {
     const auto found = certificates.find(m);
     return found != certificates.end() ? found->second
                                        : bracket_of(certified(describe(m), delta, options, true), delta);
   };
-  if (!(upper(maximum, false) <= target_epsilon) && !(upper(maximum, true) <= target_epsilon))
-    throw InputError(unreachable(maximum));
+  if (!passes(maximum, true)) throw InputError(unreachable(maximum));
   // A bracket by doubling from `start` (small multipliers are the expensive ones: their losses spread widest, so the
   // search never starts there): upper(low) > target or low == minimum, upper(high) <= target.
   double low = minimum, high = maximum;
   double m = std::clamp(start, minimum, maximum);
-  if (upper(m, false) <= target_epsilon) {
+  if (passes(m, false)) {
     high = m;
     while (high > minimum) {
       m = std::max(minimum, high / 2.0);
-      if (upper(m, false) <= target_epsilon) {
+      if (passes(m, false)) {
         high = m;
       } else {
         low = m;
@@ -204,7 +216,7 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
     low = m;
     while (true) {
       m = std::min(maximum, low * 2.0);
-      if (m == maximum || upper(m, false) <= target_epsilon) {
+      if (m == maximum || passes(m, false)) {
         high = m;
         break;
       }
@@ -220,21 +232,28 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
   // then on the certificate itself near the end.
   auto bisect_in_log = [&](bool refine, double tolerance) {
     const Bracket b = bisect(
-        {low, high}, [&](double middle) { return !(upper(middle, refine) <= target_epsilon); },
+        {low, high}, [&](double middle) { return !passes(middle, refine); },
         [&](double lo, double hi) { return hi / lo > 1.0 + tolerance; }, INT_MAX, Midpoint::kGeometric);
     low = b.low, high = b.high;
   };
   bisect_in_log(false, 4.0 * relative_tolerance);
   // The certificate is at most the untilted bound: the least m by it may lie a little below `low`.
   low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
-  while (low > minimum && upper(low, true) <= target_epsilon) {
+  while (low > minimum && passes(low, true)) {
     high = low;
     low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
   }
   bisect_in_log(true, relative_tolerance);
+  // A value the coarse bound certified is certified again at the requested step (its bound need not be the coarse
+  // one's): where it is not, the least value above it that is.
+  result.epsilon = certificate_of(high);
+  while (!(result.epsilon.upper <= target_epsilon) && high < maximum) {
+    low = high;
+    high = std::min(maximum, high * (1.0 + relative_tolerance));
+    result.epsilon = certificate_of(high);
+  }
   result.noise_multiplier = high;
   result.below = low;
-  result.epsilon = certificate_of(high);
   return result;
 }
 
