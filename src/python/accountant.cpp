@@ -15,6 +15,7 @@
 
 #include "accounting/accountant_threads.hpp"
 #include "accounting/certificate.hpp"
+#include "accounting/closed_forms.hpp"
 #include "accounting/continuous_mechanisms.hpp"
 #include "accounting/heterogeneous_composition.hpp"
 #include "accounting/pair_accountant.hpp"
@@ -115,17 +116,22 @@ std::string keyword_defaults() {
 
 // A continuous mechanism of one parameter (sigma, scale), composed `compositions` times at the accountant's defaults
 // but for the loss step.
+// `closed_form(value, sensitivity, compositions)` is the composition's closed form where it has one (closed_forms.hpp).
+using ClosedFormOf = std::optional<ClosedFormBounds> (*)(double, double, int64_t);
+
 void def_continuous_mechanism(py::module_& m, const char* name,
-                              PairBounds (*bounds)(double, double, const AccountantOptions&), const char* parameter,
-                              const char* doc) {
+                              PairBounds (*bounds)(double, double, const AccountantOptions&), ClosedFormOf closed_form,
+                              const char* parameter, const char* doc) {
   m.def(
       name,
-      [bounds](double value, double sensitivity, int64_t compositions, double loss_step) {
+      [bounds, closed_form](double value, double sensitivity, int64_t compositions, double loss_step) {
         require_compositions(compositions);
         AccountantOptions options;
         options.loss_step = loss_step;
         options.validate();
-        return Bounds(compose_bounds(bounds(value, sensitivity, options), compositions, options));
+        PairBounds composed = compose_bounds(bounds(value, sensitivity, options), compositions, options);
+        composed.alternatives.closed_form = closed_form(value, sensitivity, compositions);
+        return Bounds(std::move(composed));
       },
       py::arg(parameter), py::kw_only(), py::arg("sensitivity") = 1.0, py::arg("compositions") = 1,
       py::arg("loss_step") = AccountantOptions{}.loss_step, doc);
@@ -206,10 +212,23 @@ void bind_accountant(py::module_& m) {
        keyword_defaults())
           .c_str());
 
-  def_continuous_mechanism(m, "gaussian_mechanism", &gaussian_mechanism_bounds, "sigma",
-                           "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2).");
-  def_continuous_mechanism(m, "laplace_mechanism", &laplace_mechanism_bounds, "scale",
-                           "Certified bounds for the continuous Laplace mechanism with scale b.");
+  def_continuous_mechanism(
+      m, "gaussian_mechanism", &gaussian_mechanism_bounds,
+      [](double sigma, double sensitivity, int64_t n) -> std::optional<ClosedFormBounds> {
+        // mu^2 = n s^2 / sigma^2: n releases of multiplier sigma / s (its rounding within mu's bracket).
+        return gaussian_closed_form(composed_gaussian_mu({{sigma / sensitivity, static_cast<double>(n), 1.0}}));
+      },
+      "sigma",
+      "Certified bounds for the continuous Gaussian mechanism N(0, sigma^2), composed `compositions` times (answered "
+      "by Balle and Wang's closed form, to its rounding).");
+  def_continuous_mechanism(
+      m, "laplace_mechanism", &laplace_mechanism_bounds,
+      [](double scale, double sensitivity, int64_t n) -> std::optional<ClosedFormBounds> {
+        if (n != 1) return std::nullopt;
+        return laplace_closed_form(scale, sensitivity);
+      },
+      "scale",
+      "Certified bounds for the continuous Laplace mechanism with scale b (one release: answered by its closed form).");
   m.def(
       "gaussian_mechanism_delta", &gaussian_mechanism_delta, py::arg("sigma"), py::arg("sensitivity"),
       py::arg("compositions"), py::arg("epsilon"),

@@ -142,3 +142,24 @@ def test_calibrate_event_returns_the_least_noise_on_a_fine_scan():
         nl.calibrate_event({"mechanism": "discrete_laplace", "scale": 1.0}, "sensitivity", target, delta)
     with pytest.raises(ValueError, match="no parameter 'sigma'|no number parameter 'sigma'"):
         nl.calibrate_event(event, "sigma", target, delta)
+
+
+def test_gaussian_mechanism_and_one_laplace_release_are_answered_by_their_closed_forms():
+    # n releases of N(0, sigma^2) at sensitivity s: the Gaussian mechanism of mu = s sqrt(n) / sigma, to its rounding.
+    bounds = nl.gaussian_mechanism(2.0, sensitivity=1.5, compositions=7)
+    for eps in (0.0, 0.5, 2.0):
+        lower, upper = bounds.delta(eps)
+        exact = gaussian_delta(1.5 * math.sqrt(7.0) / 2.0, eps)
+        assert lower <= exact * (1 + 1e-13) and exact <= upper * (1 + 1e-13)
+        assert upper - lower <= 1e-11 * exact
+    # One Laplace release of scale b: delta(eps) = 1 - exp((eps - s/b) / 2) below s/b.
+    laplace = nl.laplace_mechanism(4.0, sensitivity=2.0)
+    for eps in (0.0, 0.2, 0.45):
+        lower, upper = laplace.delta(eps)
+        exact = -math.expm1((eps - 0.5) / 2.0)
+        assert lower <= exact * (1 + 1e-14) and exact <= upper * (1 + 1e-14)
+        assert upper - lower <= 1e-13 * exact
+    # Ten million unsampled DP-SGD-style releases as events: no grid, the closed form, at once.
+    million = nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 5, "count": 10_000_000}])
+    lower, upper = million.epsilon(1e-10)
+    assert math.isfinite(upper) and upper - lower <= 1e-9 * upper
