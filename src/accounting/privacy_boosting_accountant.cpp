@@ -369,7 +369,9 @@ std::pair<double, double> paper_heuristic_pair(const PrivacyBoostingMechanism& m
 }
 
 double paper_heuristic_epsilon(const PrivacyBoostingMechanism& mechanism, double sensitivity, double delta) {
-  const auto [a, b] = paper_heuristic_pair(mechanism, sensitivity);
+  // Named, not structured bindings: a lambda below uses them (C++17 lets it capture variables only).
+  const auto pair = paper_heuristic_pair(mechanism, sensitivity);
+  const double a = pair.first, b = pair.second;
   double lo = 0.0, hi = 1.0;
   if (paper_heuristic_delta(mechanism, a, b, 0.0) <= delta) return 0.0;
   while (paper_heuristic_delta(mechanism, a, b, hi) > delta) {

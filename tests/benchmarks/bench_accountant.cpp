@@ -384,6 +384,46 @@ void benchmark_mechanism_events() {
       t_calibrate);
 }
 
+// Unsampled Gaussian releases answered by Balle and Wang's closed form (closed_forms.hpp), beside the yardstick: the
+// same releases composed on the loss grid by one FFT power and refined for the query, as account_events did before.
+void benchmark_closed_forms() {
+  std::printf("Unsampled Gaussian releases: the closed form beside the grid's composition\n");
+  struct Case {
+    const char* name;
+    double noise_multiplier;
+    int64_t releases;
+    double delta;
+  };
+  for (const Case& c : {Case{"one release, multiplier 1, delta 1e-18", 1.0, 1, 1e-18},
+                        Case{"100 releases, multiplier 5, delta 1e-12", 5.0, 100, 1e-12},
+                        Case{"10^6 releases, multiplier 5, delta 1e-10", 5.0, 1000000, 1e-10}}) {
+    ReleaseDescription description;
+    ReleaseEvent event;
+    event.mechanism = "gaussian";
+    event.values = {{"noise_multiplier", c.noise_multiplier}};
+    event.count = c.releases;
+    description.events.push_back(event);
+    EpsilonBracket closed, grid;
+    const double t_closed = best_of(3, [&] {
+      const PairBounds b = account_events(description, AccountantOptions{}, AccountingQueries{{}, {c.delta}});
+      closed = {b.epsilon_lower(c.delta), b.epsilon_upper(c.delta)};
+    });
+    const double t_grid = best_of(1, [&] {
+      AccountantOptions options;
+      options.fft_power = true;
+      const AccountingQueries queries{{}, {c.delta}};
+      const PairBounds single = event_single_release(event, description.relation, options, queries);
+      PairBounds b = compose_bounds(single, c.releases, single.context.options, queries);
+      b = refined_for_delta(std::move(b), c.delta);
+      grid = {b.epsilon_lower(c.delta), b.epsilon_upper(c.delta)};
+    });
+    std::printf("  %s\n    closed form: [%.9f, %.9f] (%.1e relative) in %.6f s; grid: [%.6f, %.6f] (%.1e) in %.2f s\n",
+                c.name, closed.lower, closed.upper, (closed.upper - closed.lower) / closed.upper, t_closed, grid.lower,
+                grid.upper, (grid.upper - grid.lower) / grid.upper, t_grid);
+  }
+  std::printf("\n");
+}
+
 // Noise on each of d coordinates (coordinate_product.hpp): the Gaussian's product in closed form (the Gaussian of
 // multiplier m / sqrt(d)) beside the same product computed on a grid as for a mechanism without a closed form (the
 // yardstick shows what the computed route costs and how wide its bracket is); then the Laplace per coordinate in the
@@ -455,11 +495,16 @@ int main(int argc, char** argv) {
     benchmark_mechanism_events();
     return 0;
   }
+  if (argc > 1 && std::strcmp(argv[argc - 1], "--closed-forms-only") == 0) {
+    benchmark_closed_forms();
+    return 0;
+  }
   if (argc > 1 && std::strcmp(argv[argc - 1], "--coordinates-only") == 0) {
     benchmark_coordinates();
     return 0;
   }
   benchmark_mechanism_events();
+  benchmark_closed_forms();
   benchmark_coordinates();
   benchmark_default_per_query();
   benchmark_convolution();
