@@ -60,6 +60,8 @@ std::string upper_method_name(const PairBounds& bounds, bool adaptive_wins) {
   if (!bounds.candidates.adaptive.empty() || bounds.upper.name.rfind("envelope", 0) == 0) return "profile envelope";
   return "dominating pair";
 }
+constexpr const char* kBucketedTest = "threshold test on bucket labels";
+
 std::string lower_method_name(bool adaptive_wins, bool two_outcome_wins) {
   return two_outcome_wins ? "two outcomes per release (binomial)"
          : adaptive_wins  ? kAdaptiveProgramme
@@ -95,7 +97,7 @@ PairBounds refined_for_request(const PairBounds& composed, const CertificateRequ
     } else if (bounds.allowance_dominates(eps))
       bounds = refined_for_epsilon(std::move(bounds), eps);
   for (double delta : request.deltas) bounds = refined_for_delta(std::move(bounds), delta);
-  return bounds;
+  return with_bucketed_tests(std::move(bounds), queries_of(request));
 }
 
 DiscretisationSummary discretisation_summary(const PairBounds& bounds, const AccountantOptions& used) {
@@ -149,6 +151,8 @@ DeltaAtEpsilon delta_at_epsilon(const PairBounds& bounds, double eps) {
     // them all.
     for (auto& [name, value] : entry.delta_upper_by_direction) value = std::min(value, entry.delta_upper);
   }
+  if (entry.delta_lower > 0.0 && bounds.bucketed_delta_lower(eps) >= entry.delta_lower)
+    entry.lower_method = kBucketedTest;
   if (const auto& closed = bounds.alternatives.closed_form) {
     if (closed->delta_upper(eps) <= entry.delta_upper) entry.upper_method = closed->method;
     if (closed->delta_lower(eps) >= entry.delta_lower) entry.lower_method = closed->method;
@@ -175,6 +179,9 @@ EpsilonAtDelta epsilon_at_delta(const PairBounds& bounds, double delta) {
       lower_method_name(bounds.adaptive_lower_wins_at_delta(delta), bounds.two_outcome_lower_wins_at_delta(delta));
   if (!bounds.alternatives.adaptive.empty() || bounds.alternatives.closed_form)
     for (auto& [name, value] : entry.epsilon_upper_by_direction) value = std::min(value, entry.epsilon_upper);
+  // (Its inversion, started elsewhere, may end a few roundings below the one the bound took.)
+  if (entry.epsilon_lower > 0.0 && bounds.bucketed_epsilon_lower(delta) >= entry.epsilon_lower * (1.0 - 1e-9))
+    entry.lower_method = kBucketedTest;
   if (const auto& closed = bounds.alternatives.closed_form) {
     if (closed->epsilon_upper(delta) <= entry.epsilon_upper) entry.upper_method = closed->method;
     if (closed->epsilon_lower(delta) >= entry.epsilon_lower) entry.lower_method = closed->method;

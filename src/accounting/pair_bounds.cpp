@@ -152,9 +152,21 @@ double envelope_delta_upper(const PairBounds& b, bool reverse, double epsilon) {
 
 }  // namespace
 
+double PairBounds::bucketed_delta_lower(double epsilon) const {
+  double value = 0.0;
+  for (const auto& b : alternatives.bucketed) value = std::max(value, b.delta_lower(epsilon));
+  return value;
+}
+
+double PairBounds::bucketed_epsilon_lower(double delta) const {
+  double value = 0.0;
+  for (const auto& b : alternatives.bucketed) value = std::max(value, b.epsilon_lower(delta, value));
+  return value;
+}
+
 double PairBounds::delta_lower(double epsilon) const {
   const double copy = std::max({scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon),
-                                two_outcome_delta_lower(*this, epsilon)});
+                                two_outcome_delta_lower(*this, epsilon), bucketed_delta_lower(epsilon)});
   const double value = substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
   return alternatives.closed_form ? std::max(value, alternatives.closed_form->delta_lower(epsilon)) : value;
 }
@@ -168,8 +180,11 @@ double PairBounds::epsilon_upper(double delta) const {
 
 double PairBounds::epsilon_lower(double delta) const {
   const auto copy_at = [&](double d) {
-    return two_outcome_epsilon_lower(
+    const double known = two_outcome_epsilon_lower(
         *this, d, std::max({0.0, scenario_epsilon_lower(*this, d), adaptive_epsilon_lower(*this, d)}));
+    double value = known;
+    for (const auto& b : alternatives.bucketed) value = std::max(value, b.epsilon_lower(d, value));
+    return value;
   };
   const double copy = copy_at(delta);
   const double closed = alternatives.closed_form ? alternatives.closed_form->epsilon_lower(delta) : 0.0;

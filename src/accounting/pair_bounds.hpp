@@ -13,6 +13,7 @@
 
 #include "accounting/accountant_options.hpp"
 #include "accounting/adaptive_composition.hpp"
+#include "accounting/bucketed_test.hpp"
 #include "accounting/closed_forms.hpp"
 #include "accounting/privacy_loss_distribution.hpp"
 #include "accounting/two_outcome_bound.hpp"
@@ -79,6 +80,9 @@ struct BoundAlternatives {
   // mechanism without a grid (sampled_release.hpp); their `compositions` is the releases they cover (1 for a single
   // release; compose_bounds multiplies it; a heterogeneous composition has none).
   std::vector<TwoOutcomeComposition> two_outcome;
+  // Lower bounds by a threshold test on the releases' bucket labels (bucketed_test.hpp), one per direction, for a
+  // mechanism without a grid; composed with the releases (compose_bounds; a heterogeneous composition has none).
+  std::vector<BucketedTest> bucketed;
   // How releases with several candidate pairs were accounted, for the certificate (empty when not applicable).
   std::string several_pairs_note;
   // delta(eps) in closed form with a rounding bracket (closed_forms.hpp), where the whole composition has one.
@@ -143,6 +147,9 @@ struct PairBounds {
   // Whether the two-outcome bound (alternatives.two_outcome) is the lower bound's best at this query.
   bool two_outcome_lower_wins_at_epsilon(double epsilon) const;
   bool two_outcome_lower_wins_at_delta(double delta) const;
+  // The bucketed tests' best lower bounds (0 when there are none).
+  double bucketed_delta_lower(double epsilon) const;
+  double bucketed_epsilon_lower(double delta) const;
 
   double delta_upper(double epsilon) const;
   double delta_lower(double epsilon) const;

@@ -35,6 +35,19 @@ bool is_tilted(const DirectionalPLDs& d) {
 }
 
 // The bodies of the accountant's refinements, on the bounds being made (refined_for_epsilon and its kin return them).
+// Whether some query's bracket is wider than `width` relative to its upper end.
+bool bracket_wider_than(const PairBounds& b, const AccountingQueries& queries, double width) {
+  for (double delta : queries.deltas) {
+    const double high = b.epsilon_upper(delta), low = b.epsilon_lower(delta);
+    if (!(high - low <= width * high)) return true;
+  }
+  for (double epsilon : queries.epsilons) {
+    const double high = b.delta_upper(epsilon), low = b.delta_lower(epsilon);
+    if (!(high - low <= width * high)) return true;
+  }
+  return false;
+}
+
 void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
   if (!b.context.single_release || !b.context.options.tilted_refinement || !std::isfinite(epsilon)) return;
   const double tail = tail_mass > 0.0 ? std::min(tail_mass, b.context.options.tail_mass) : b.context.options.tail_mass;
@@ -127,6 +140,32 @@ PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_ma
 
 PairBounds refined_for_delta(PairBounds bounds, double delta) {
   refine_for_delta(bounds, delta);
+  return with_bucketed_tests(std::move(bounds), AccountingQueries{{}, {delta}});
+}
+
+PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queries) {
+  const std::shared_ptr<const PairBounds> single = bounds.context.single_release;
+  if (!single || single->alternatives.bucketed.empty() || bounds.compositions < 2) return bounds;
+  // One tilted composition per wide query, tilted where its answer lies: at eps for a delta query, between the
+  // bracket's ends for an epsilon query (unless one made for a nearby epsilon is there).
+  std::vector<double> targets;
+  const double width = bounds.context.options.adaptive_skip_width;
+  for (double delta : queries.deltas)
+    if (bracket_wider_than(bounds, AccountingQueries{{}, {delta}}, width)) {
+      const double high = bounds.epsilon_upper(delta), low = bounds.epsilon_lower(delta);
+      targets.push_back(std::isfinite(high) ? 0.5 * (low + high) : low);
+    }
+  for (double epsilon : queries.epsilons)
+    if (bracket_wider_than(bounds, AccountingQueries{{epsilon}, {}}, width)) targets.push_back(epsilon);
+  for (double target : targets) {
+    bool near = false;
+    for (const auto& t : bounds.alternatives.bucketed)
+      near = near || std::abs(t.tilted_for - target) <= 1e-3 * std::max(1.0, target);
+    if (near) continue;
+    for (const auto& test : single->alternatives.bucketed)
+      if (auto composed = composed_bucketed_test(test, bounds.compositions, bounds.context.options, target))
+        bounds.alternatives.bucketed.push_back(std::move(*composed));
+  }
   return bounds;
 }
 

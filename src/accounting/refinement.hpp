@@ -16,6 +16,10 @@ PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_ma
 // Refined where eps(delta) is decided: at the current upper bound on eps, or, when that is infinite because the
 // untilted allowance exceeds delta, at the Chernoff estimate of eps(delta).
 PairBounds refined_for_delta(PairBounds bounds, double delta);
+// With the releases' bucketed tests (bucketed_test.hpp) composed, when one of the queries' brackets is wider than
+// adaptive_skip_width relative (the lower bound second order in the loss step, at two more compositions per
+// direction); as they are otherwise, or when they are made already. refined_for_delta ends with it.
+PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queries);
 // Under several_pairs auto, when the exact adaptive programme has not run: with it run if it would narrow the bracket
 // at one of the queries (as account() with these queries decides); as they are otherwise. Bounds of a family that
 // account() composes per query (composed_per_query), composed without queries: composed again for these.

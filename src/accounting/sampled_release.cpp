@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "accounting/bucketed_test.hpp"
 #include "accounting/coordinate_product.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/profile_envelope.hpp"
@@ -144,6 +145,9 @@ struct Direction {
 
 struct DirectionAtoms {
   PrivacyLossAtoms upper, lower;
+  // The cells as the bucketed test labels them (bucketed_test.hpp), and the grid step the continuous part was cut at.
+  std::vector<BucketCell> cells;
+  double step = 0.0;
 };
 
 // The cell's outcomes (losses in [low, high] of this direction, masses a under the first and b under the second
@@ -151,6 +155,8 @@ struct DirectionAtoms {
 void add_cell(DirectionAtoms& out, double low, double high, double a, double b, double relative_error,
               bool lower_at_low_end = false) {
   if (!(a > 0.0)) return;
+  // The second mass where it underflowed: at most a e^{-low} (every outcome's loss is at least low).
+  const double second = b > 0.0 ? b : std::exp(std::log(a) - low);
   if (low == high) {  // an atom (its second mass may have underflowed to 0 at a finite loss: the loss decides)
     if (low == INFINITY) {
       out.upper.infinity_mass += a;
@@ -160,6 +166,7 @@ void add_cell(DirectionAtoms& out, double low, double high, double a, double b, 
       out.upper.masses.push_back(a);
       out.lower.losses.push_back(low);
       out.lower.masses.push_back(a);
+      out.cells.push_back({low, a, second});
     }
     return;
   }
@@ -188,8 +195,10 @@ void add_cell(DirectionAtoms& out, double low, double high, double a, double b, 
   // hundreds of nats) the merged loss is unknown, and the cell's smallest loss is a lower bound of it.
   // A cell whose outcomes' loss is only known to lie in [low, high] (lower_at_low_end: the coordinate product's merged
   // outcomes, their loss computed from masses with a bounded error) is at its smallest loss.
-  out.lower.losses.push_back(b > 0.0 && !lower_at_low_end ? std::clamp(std::log(a) - std::log(b), low, high) : low);
+  const double merged = b > 0.0 && !lower_at_low_end ? std::clamp(std::log(a) - std::log(b), low, high) : low;
+  out.lower.losses.push_back(merged);
   out.lower.masses.push_back(a);
+  out.cells.push_back({merged, a, second});
 }
 
 // The grid step the discretisation will use for a loss range (loss_step doubled while it does not fit max_points).
@@ -256,6 +265,7 @@ DirectionAtoms direction_atoms(const LossLaw& law, const Direction& d, double re
     double out_low = d.g(l_low), out_high = d.g(l_high);
     if (out_low > out_high) std::swap(out_low, out_high);
     const double step = cell_step(out_high - out_low, options);
+    out.step = step;
     // Breakpoints of l: the ends, and where g crosses a grid point.
     std::vector<double> breaks{l_low, l_high};
     const auto first = static_cast<int64_t>(std::ceil(out_low / step)),
@@ -352,12 +362,20 @@ struct DirectionDiscretiser {
       atoms.lower = direction_atoms(product->lower, Direction(kind, q), error, options, true).lower;
     } else {
       atoms = direction_atoms(law, Direction(kind, q), error, options);
+      // One coordinate: the bucketed test of this direction from the same cells (a product's lower law is on a grid
+      // already).
+      if (bucketed)
+        if (auto test = single_release_bucketed_test(atoms.cells, atoms.step > 0.0 ? atoms.step : options.loss_step,
+                                                     error, atoms.lower.infinity_mass))
+          bucketed->push_back(std::move(*test));
     }
     check_atoms(atoms.upper, mechanism.description());
     check_atoms(atoms.lower, mechanism.description());
     return std::pair{discretise(atoms.upper, BoundKind::kUpper, options),
                      discretise(atoms.lower, BoundKind::kLower, options)};
   }
+  // Where the directions' bucketed tests go, in the order the directions are discretised (none: not made).
+  std::vector<BucketedTest>* bucketed = nullptr;
 };
 
 // Without sampling (or at rate 1): P||Q, and Q||P unless the noise is mirror-symmetric.
@@ -469,7 +487,8 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
   bounds.substitution_tv = mechanism->substitution_tv() * static_cast<double>(coordinates) * (1.0 + 1e-12);
   bounds.context.options = options;
   bounds.accounted.neighbours = {NeighbourRelation::kAnySequence, relation};
-  const DirectionDiscretiser bounds_of{*mechanism, law, product, q, error, options};
+  std::vector<BucketedTest> bucketed;
+  const DirectionDiscretiser bounds_of{*mechanism, law, product, q, error, options, &bucketed};
   DirectionalPLDs low;
   if (sampling.kind == SamplingKind::kNone || q == 1.0)
     unsampled_scenarios(*mechanism, bounds_of, bounds, low);
@@ -477,6 +496,7 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
     sampled_scenarios(*mechanism, sampling, bounds_of, options, bounds, low);
   // One coordinate only: the product's lower law is made on a grid already.
   if (!product) bounds.alternatives.two_outcome = two_outcome_bounds(*mechanism, law, sampling, q, error);
+  bounds.alternatives.bucketed = std::move(bucketed);
   // The distinguishing events' probability per release, a floor as the certificate prints it: the lower PLDs keep
   // exactly the outcomes of infinite loss (cut tails go to infinity only in the upper ones).
   bounds.single_release_infinity_mass.first = low.first_to_second.infinity_mass;
