@@ -30,9 +30,7 @@ namespace noiselearn {
 // One cell of a release's outcomes: its merged loss (which decides its label) and its masses under the direction's
 // first and second distribution, with the relative error of the masses as computed.
 struct BucketCell {
-  double loss = 0.0;
-  double first = 0.0;
-  double second = 0.0;
+  double loss = 0.0, first = 0.0, second = 0.0;
 };
 
 struct BucketedTest {

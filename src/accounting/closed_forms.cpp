@@ -116,30 +116,30 @@ ClosedFormBounds laplace_closed_form(double scale, double sensitivity) {
   return bounds;
 }
 
-double ClosedFormBounds::epsilon_upper(double target) const {
-  if (delta_upper(0.0) <= target) return 0.0;
+namespace {
+
+// Where a decreasing delta curve falls to `target`, to adjacent doubles: curve(low) > target >= curve(high); [0, 0]
+// when curve(0) is at most the target already, high infinite when no eps up to 2^1000 brings it there.
+Bracket where_curve_falls_to(const std::function<double(double)>& curve, double target) {
+  if (!(curve(0.0) > target)) return {0.0, 0.0};
   double high = 1.0;
-  while (delta_upper(high) > target) {
-    if (high > 1e300) return kInfinity;
+  while (curve(high) > target) {
+    if (high > 1e300) return {high, kInfinity};
     high *= 2.0;
   }
-  const Bracket b = bisect(
-      {high >= 2.0 ? high / 2.0 : 0.0, high}, [&](double e) { return delta_upper(e) > target; },
+  return bisect(
+      {high >= 2.0 ? high / 2.0 : 0.0, high}, [&](double e) { return curve(e) > target; },
       [](double, double) { return true; });
-  return b.high;
+}
+
+}  // namespace
+
+double ClosedFormBounds::epsilon_upper(double target) const {
+  return where_curve_falls_to([this](double e) { return delta_upper(e); }, target).high;
 }
 
 double ClosedFormBounds::epsilon_lower(double target) const {
-  if (!(delta_lower(0.0) > target)) return 0.0;
-  double high = 1.0;
-  while (delta_lower(high) > target) {
-    if (high > 1e300) return high;
-    high *= 2.0;
-  }
-  const Bracket b = bisect(
-      {high >= 2.0 ? high / 2.0 : 0.0, high}, [&](double e) { return delta_lower(e) > target; },
-      [](double, double) { return true; });
-  return b.low;
+  return where_curve_falls_to([this](double e) { return delta_lower(e); }, target).low;
 }
 
 }  // namespace noiselearn
