@@ -33,12 +33,17 @@ std::optional<BucketedTest> single_release_bucketed_test(const std::vector<Bucke
   labelled.reserve(cells.size());
   int64_t low = INT64_MAX, high = INT64_MIN;
   long double offset_sum = 0.0L, first_sum = 0.0L;
+  // The exponent's size: ln b and k h carry an absolute rounding of u times their size, which e^x turns into a
+  // relative error of the tilted mass.
+  double exponent_size = 0.0;
   for (const BucketCell& c : cells) {
     if (!(c.first > 0.0) || !std::isfinite(c.loss)) continue;
     const double k = std::floor(c.loss / h);
     if (!(std::abs(k) < 1e15)) continue;
-    const double tilted = c.second > 0.0 ? std::exp(std::log(c.second) + k * h) : 0.0;
+    const double log_second = c.second > 0.0 ? std::log(c.second) : 0.0;
+    const double tilted = c.second > 0.0 ? std::exp(log_second + k * h) : 0.0;
     if (!std::isfinite(tilted)) continue;
+    exponent_size = std::max(exponent_size, std::abs(log_second) + std::abs(k * h));
     labelled.push_back({static_cast<int64_t>(k), c.first, tilted});
     offset_sum += static_cast<long double>(c.first) * (c.loss - k * h);
     first_sum += c.first;
@@ -51,8 +56,10 @@ std::optional<BucketedTest> single_release_bucketed_test(const std::vector<Bucke
     first[static_cast<size_t>(l.k - low)] += l.first;
     second[static_cast<size_t>(l.k - low)] += l.tilted;
   }
-  // The masses' own error, the exponential's and the sums' rounding (long double sums of at most N terms).
-  const double gamma = relative_error + roundings(static_cast<double>(labelled.size()) / 2048.0 + 16.0);
+  // The masses' own error, the exponential's (its argument's rounding included) and the sums' rounding (long double
+  // sums of at most N terms).
+  const double gamma =
+      relative_error + roundings(static_cast<double>(labelled.size()) / 2048.0 + 16.0 + 4.0 * exponent_size);
   BucketedTest test;
   test.bucket_width = h;
   for (PrivacyLossDistribution* pld : {&test.first, &test.second_tilted}) {
