@@ -19,6 +19,22 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // skipped).
 constexpr double kLowestWeightExponent = -700.0;
 
+// The labels at either end whose first masses add up to at most tail_mass, dropped from both sides: outcomes mapped to
+// a label that never passes the test (a post-processing; see the header), which keeps the composition's window to the
+// bulk. (Moving the second side's mass onto a kept label instead would lower its weight e^{-s h} where it counts.)
+void drop_rare_labels(PrivacyLossDistribution& first, PrivacyLossDistribution& second, double tail_mass) {
+  const auto size = static_cast<int64_t>(first.masses.size());
+  int64_t low = 0, high = size - 1;
+  for (double sum = 0.0; low < high && sum + first.masses[static_cast<size_t>(low)] <= tail_mass; ++low)
+    sum += first.masses[static_cast<size_t>(low)];
+  for (double sum = 0.0; high > low && sum + first.masses[static_cast<size_t>(high)] <= tail_mass; --high)
+    sum += first.masses[static_cast<size_t>(high)];
+  for (PrivacyLossDistribution* pld : {&first, &second}) {
+    pld->masses = std::vector<double>(pld->masses.begin() + low, pld->masses.begin() + high + 1);
+    pld->first_index += low;
+  }
+}
+
 }  // namespace
 
 std::optional<BucketedTest> single_release_bucketed_test(const std::vector<BucketCell>& cells, double h,
@@ -75,14 +91,28 @@ std::optional<BucketedTest> single_release_bucketed_test(const std::vector<Bucke
   }
   test.first.infinity_mass = lowered_by(infinity_mass, gamma);
   test.mean_offset = static_cast<double>(offset_sum / first_sum);
-  test.prepare_tails();
   return test;
 }
 
 std::optional<BucketedTest> composed_bucketed_test(const BucketedTest& test, int64_t n,
                                                    const AccountantOptions& options, double target_epsilon) {
-  if (n == 1) return test;
+  if (n == 1) {
+    BucketedTest single = test;
+    single.prepare_tails();
+    return single;
+  }
   PrivacyLossDistribution first = test.first, second = test.second_tilted;
+  drop_rare_labels(first, second, options.tail_mass);
+  // The second side's tilted masses sum to about e^{-mean offset} < 1, so their n-fold power to e^{-n mean offset},
+  // which after 10^7 releases underflows and defeats the window: they are composed scaled to sum to 1 (divided by a
+  // lower bound S of their sum, each quotient rounded up) and the n-fold power is scaled back by S^n at the test, in
+  // the exponent with the weights (n ln S rounded up).
+  long double sum = 0.0L;
+  for (double m : second.masses) sum += m;
+  const double scale = lowered_by(static_cast<double>(sum), roundings(static_cast<double>(second.masses.size()) + 4.0));
+  if (!(scale > 0.0)) return std::nullopt;
+  for (double& m : second.masses) m = raised_by(m / scale, roundings(2.0));
+  const double log_scale = static_cast<double>(n) * std::log(scale);
   // Tilted for the test's thresholds (exponential_tilt.hpp): the transform's absolute error becomes relative to the
   // tails the test sums. Those lie where the releases' losses sum to eps, their labels' to eps less the n offsets of
   // the losses within their buckets (about n times their mean). The second side's tilted masses are of the first's
@@ -103,6 +133,7 @@ std::optional<BucketedTest> composed_bucketed_test(const BucketedTest& test, int
   out.second_tilted = std::move(*b);
   out.compositions = test.compositions * n;
   out.tilted_for = lambda > 0.0 ? target_epsilon : 0.0;
+  out.log_second_scale = log_scale + roundings(4.0) * std::abs(log_scale) + roundings(4.0);
   out.prepare_tails();
   return out;
 }
@@ -125,13 +156,15 @@ void BucketedTest::prepare_tails() {
   second_tail.resize(size);
   long double tail_a = a.infinity_mass;
   long double tail_b =
-      b.infinity_mass > 0.0 ? b.infinity_mass * std::exp(-static_cast<long double>(b.last_index() + 1) * h) : 0.0L;
+      b.infinity_mass > 0.0
+          ? b.infinity_mass * std::exp(log_second_scale - static_cast<long double>(b.last_index() + 1) * h)
+          : 0.0L;
   for (int64_t tau = tail_top; tau >= tail_bottom; --tau) {
     const int64_t ia = tau - a.first_index, ib = tau - b.first_index;
     if (ia >= 0 && ia < static_cast<int64_t>(a.masses.size())) tail_a += a.masses[static_cast<size_t>(ia)];
     if (ib >= 0 && ib < static_cast<int64_t>(b.masses.size()))
       tail_b += static_cast<long double>(b.masses[static_cast<size_t>(ib)]) *
-                std::exp(-static_cast<long double>(tau) * static_cast<long double>(h));
+                std::exp(log_second_scale - static_cast<long double>(tau) * static_cast<long double>(h));
     first_tail[static_cast<size_t>(tau - tail_bottom)] = static_cast<double>(tail_a);
     second_tail[static_cast<size_t>(tau - tail_bottom)] = static_cast<double>(tail_b);
   }
@@ -160,7 +193,7 @@ double BucketedTest::delta_lower(double epsilon) const {
     // The composed errors on the labels' sums from tau up, tilted where the sides are (privacy_loss_distribution.hpp:
     // an allowance at "eps" = tau h bounds the errors of the masses at tau and above, the infinity mass's included);
     // on the second side each weighed by at most e^{-tau h}.
-    const double at = static_cast<double>(tau) * h, weight = std::exp(-at);
+    const double at = static_cast<double>(tau) * h, weight = std::exp(log_second_scale - at);
     const double a_low = (lowered_by(first_tail[i], gamma) - a.absolute_allowance(at)) / (1.0 + a.relative_error);
     const double b_high =
         (raised_by(second_tail[i], gamma) + weight * b.absolute_allowance(at)) / (1.0 - b.relative_error);

@@ -44,8 +44,12 @@ struct BucketedTest {
   double tilted_for = 0.0;  // the epsilon its composition was tilted for (0: untilted)
   // Of one release: the mean (under the first distribution) of the loss within its bucket, l - k h, in [0, h).
   double mean_offset = 0.0;
+  // The second side's masses are e^{log_second_scale} times second_tilted's (composed scaled to sum to 1; an upper
+  // bound of the exponent).
+  double log_second_scale = 0.0;
   // The tails the test sums, from each threshold tau in [tail_bottom, tail_top] up: the first side's masses (the
-  // infinite-loss outcomes included) and the second side's untilted, e^{-s h} (tilted)(s) (prepare_tails()).
+  // infinite-loss outcomes included) and the second side's untilted, e^{-s h} (tilted)(s) (prepare_tails(), which
+  // composed_bucketed_test calls; a test without them bounds nothing).
   int64_t tail_bottom = 0, tail_top = -1;
   std::vector<double> first_tail, second_tail;
   void prepare_tails();

@@ -97,7 +97,7 @@ PairBounds refined_for_request(const PairBounds& composed, const CertificateRequ
     } else if (bounds.allowance_dominates(eps))
       bounds = refined_for_epsilon(std::move(bounds), eps);
   for (double delta : request.deltas) bounds = refined_for_delta(std::move(bounds), delta);
-  return with_bucketed_tests(std::move(bounds), queries_of(request));
+  return bounds;
 }
 
 DiscretisationSummary discretisation_summary(const PairBounds& bounds, const AccountantOptions& used) {
@@ -249,12 +249,20 @@ std::vector<CurvePoint> certificate_curve(const PairBounds& bounds, int64_t poin
   return curve;
 }
 
+// The request's queries, answered.
+void answer_queries(const PairBounds& bounds, const CertificateRequest& request, Certificate& certificate) {
+  certificate.deltas.clear();
+  certificate.epsilons.clear();
+  for (double eps : request.epsilons) certificate.deltas.push_back(delta_at_epsilon(bounds, eps));
+  for (double delta : request.deltas) certificate.epsilons.push_back(epsilon_at_delta(bounds, delta));
+}
+
 }  // namespace
 
 Certificate make_certificate(const PairBounds& composed, const CertificateRequest& request,
                              const AccountantOptions& options) {
   request.validate();
-  const PairBounds bounds = refined_for_request(composed, request);
+  PairBounds bounds = refined_for_request(composed, request);
   // Composed per query (composed_per_query: a finer loss step, one FFT power) where the caller did not ask for it: the
   // certificate reports the options that were used.
   const AccountantOptions used =
@@ -273,8 +281,18 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.infinity_mass.composed =
       std::max(bounds.composed_infinity_mass.first, bounds.composed_infinity_mass.second);
   certificate.discretisation = discretisation_summary(bounds, used);
-  for (double eps : request.epsilons) certificate.deltas.push_back(delta_at_epsilon(bounds, eps));
-  for (double delta : request.deltas) certificate.epsilons.push_back(epsilon_at_delta(bounds, delta));
+  answer_queries(bounds, request, certificate);
+  // Where a bracket stays wider than the tolerance, the bucketed lower bound (refinement.hpp), and the queries again.
+  AccountingQueries wide;
+  const double width = bounds.context.options.adaptive_skip_width;
+  for (const auto& d : certificate.deltas)
+    if (!(d.delta_upper - d.delta_lower <= width * d.delta_upper)) wide.epsilons.push_back(d.epsilon);
+  for (const auto& e : certificate.epsilons)
+    if (!(e.epsilon_upper - e.epsilon_lower <= width * e.epsilon_upper)) wide.deltas.push_back(e.delta);
+  if (!wide.empty() && bounds.context.single_release && !bounds.context.single_release->alternatives.bucketed.empty()) {
+    bounds = with_bucketed_tests(std::move(bounds), wide, true);
+    answer_queries(bounds, request, certificate);
+  }
   require_consistent(certificate);
   certificate.dominating_direction = !certificate.epsilons.empty() ? certificate.epsilons.front().dominating_direction
                                      : !certificate.deltas.empty() ? certificate.deltas.front().dominating_direction

@@ -43,6 +43,14 @@ EpsilonBracket bracket_of(const PairBounds& bounds, double delta) {
   return {bounds.epsilon_lower(delta), bounds.epsilon_upper(delta)};
 }
 
+// The certificate's bracket, with the bucketed lower bound (refinement.hpp) where the bracket is wider than the
+// tolerance: what the functions that report a bracket return (the searches need only the upper end).
+EpsilonBracket reported_bracket(PairBounds bounds, double delta) {
+  const EpsilonBracket plain = bracket_of(bounds, delta);
+  if (plain.upper - plain.lower <= bounds.context.options.adaptive_skip_width * plain.upper) return plain;
+  return bracket_of(with_bucketed_tests(std::move(bounds), AccountingQueries{{}, {delta}}, true), delta);
+}
+
 }  // namespace
 
 ReleaseDescription dp_sgd_description(double noise_multiplier, double sampling_rate, int64_t steps) {
@@ -66,7 +74,8 @@ ReleaseDescription dp_sgd_description(double noise_multiplier, double sampling_r
 EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int64_t steps, double delta,
                               const AccountantOptions& options) {
   check_delta(delta);
-  return bracket_of(certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, true), delta);
+  return reported_bracket(certified(dp_sgd_description(noise_multiplier, sampling_rate, steps), delta, options, true),
+                          delta);
 }
 
 namespace {
@@ -194,7 +203,7 @@ NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(doub
   auto certificate_of = [&](double m) {
     const auto found = certificates.find(m);
     return found != certificates.end() ? found->second
-                                       : bracket_of(certified(describe(m), delta, options, true), delta);
+                                       : reported_bracket(certified(describe(m), delta, options, true), delta);
   };
   if (!passes(maximum, true)) throw InputError(unreachable(maximum));
   // A bracket by doubling from `start` (small multipliers are the expensive ones: their losses spread widest, so the
@@ -366,7 +375,7 @@ StepsCalibration max_steps(double noise_multiplier, double sampling_rate, double
     }
     result.steps = good;
   }
-  result.epsilon = bracket_of(
+  result.epsilon = reported_bracket(
       certified(dp_sgd_description(noise_multiplier, sampling_rate, result.steps), delta, options, true), delta);
   return result;
 }

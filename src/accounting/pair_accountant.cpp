@@ -254,7 +254,9 @@ PairBounds compose_bounds(const PairBounds& single, int64_t n, const AccountantO
       result.lower.push_back(std::move(scenario));
   // One release's bucketed tests answer as they are; composed ones are a refinement (refinement.hpp: two more
   // compositions per direction, made only for a query whose bracket stays wide).
-  if (n == 1) result.alternatives.bucketed = single.alternatives.bucketed;
+  if (n == 1)
+    for (const auto& test : single.alternatives.bucketed)
+      result.alternatives.bucketed.push_back(*composed_bucketed_test(test, 1, options));
   return result;
 }
 

@@ -140,10 +140,10 @@ PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_ma
 
 PairBounds refined_for_delta(PairBounds bounds, double delta) {
   refine_for_delta(bounds, delta);
-  return with_bucketed_tests(std::move(bounds), AccountingQueries{{}, {delta}});
+  return bounds;
 }
 
-PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queries) {
+PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queries, bool known_wide) {
   const std::shared_ptr<const PairBounds> single = bounds.context.single_release;
   if (!single || single->alternatives.bucketed.empty() || bounds.compositions < 2) return bounds;
   // One tilted composition per wide query, tilted where its answer lies: at eps for a delta query, between the
@@ -151,12 +151,12 @@ PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queri
   std::vector<double> targets;
   const double width = bounds.context.options.adaptive_skip_width;
   for (double delta : queries.deltas)
-    if (bracket_wider_than(bounds, AccountingQueries{{}, {delta}}, width)) {
+    if (known_wide || bracket_wider_than(bounds, AccountingQueries{{}, {delta}}, width)) {
       const double high = bounds.epsilon_upper(delta), low = bounds.epsilon_lower(delta);
       targets.push_back(std::isfinite(high) ? 0.5 * (low + high) : low);
     }
   for (double epsilon : queries.epsilons)
-    if (bracket_wider_than(bounds, AccountingQueries{{epsilon}, {}}, width)) targets.push_back(epsilon);
+    if (known_wide || bracket_wider_than(bounds, AccountingQueries{{epsilon}, {}}, width)) targets.push_back(epsilon);
   for (double target : targets) {
     bool near = false;
     for (const auto& t : bounds.alternatives.bucketed)

@@ -18,8 +18,9 @@ PairBounds refined_for_epsilon(PairBounds bounds, double epsilon, double tail_ma
 PairBounds refined_for_delta(PairBounds bounds, double delta);
 // With the releases' bucketed tests (bucketed_test.hpp) composed, when one of the queries' brackets is wider than
 // adaptive_skip_width relative (the lower bound second order in the loss step, at two more compositions per
-// direction); as they are otherwise, or when they are made already. refined_for_delta ends with it.
-PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queries);
+// direction); as they are otherwise, or when they are made already. known_wide: the caller found every query's bracket
+// wide already (make_certificate and the DP-SGD functions that report a bracket, after computing it).
+PairBounds with_bucketed_tests(PairBounds bounds, const AccountingQueries& queries, bool known_wide = false);
 // Under several_pairs auto, when the exact adaptive programme has not run: with it run if it would narrow the bracket
 // at one of the queries (as account() with these queries decides); as they are otherwise. Bounds of a family that
 // account() composes per query (composed_per_query), composed without queries: composed again for these.

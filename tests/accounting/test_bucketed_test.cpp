@@ -104,7 +104,7 @@ TEST_CASE(
   d.events.push_back(event("laplace", {{"noise_multiplier", "2"}, {"sampling_rate", "0.01"}, {"count", "1000"}}));
   const AccountingQueries queries{{}, {1e-6}};
   const PairBounds composed = account_events(d, AccountantOptions{}, queries);
-  const PairBounds refined = refined_for_delta(composed, 1e-6);
+  const PairBounds refined = with_bucketed_tests(refined_for_delta(composed, 1e-6), queries);
   REQUIRE_FALSE(refined.alternatives.bucketed.empty());
   const double low = refined.epsilon_lower(1e-6), high = refined.epsilon_upper(1e-6);
   INFO("[" << low << ", " << high << "], before " << composed.epsilon_lower(1e-6));
@@ -119,15 +119,11 @@ TEST_CASE(
 
 TEST_CASE("bucketed test: made only where a query's bracket is wide", "[accountant][bucketed]") {
   // Abadi et al.'s MNIST setting: the bracket is 3e-5 wide without it.
-  const PairBounds mnist = refined_for_delta(
-      account_events(
-          [] {
-            ReleaseDescription d;
-            d.events.push_back(event(
-                "gaussian", {{"noise_multiplier", "1.1"}, {"sampling_rate", "0.0042666667"}, {"count", "14063"}}));
-            return d;
-          }(),
-          AccountantOptions{}, AccountingQueries{{}, {1e-5}}),
-      1e-5);
+  ReleaseDescription d;
+  d.events.push_back(
+      event("gaussian", {{"noise_multiplier", "1.1"}, {"sampling_rate", "0.0042666667"}, {"count", "14063"}}));
+  const AccountingQueries queries{{}, {1e-5}};
+  const PairBounds mnist =
+      with_bucketed_tests(refined_for_delta(account_events(d, AccountantOptions{}, queries), 1e-5), queries);
   CHECK(mnist.alternatives.bucketed.empty());
 }
