@@ -38,7 +38,18 @@ void drop_rare_labels(PrivacyLossDistribution& first, PrivacyLossDistribution& s
 }  // namespace
 
 std::optional<BucketedTest> single_release_bucketed_test(const std::vector<BucketCell>& cells, double h,
-                                                         double relative_error, double infinity_mass) {
+                                                         double relative_error, double infinity_mass,
+                                                         int64_t max_labels) {
+  // Any labelling is a post-processing: a wider bucket only loosens the test. Atoms far apart (a Laplace of scale
+  // 1e-10 has losses +-1e10) would otherwise ask for more labels than memory holds.
+  double lowest = INFINITY, highest = -INFINITY;
+  for (const BucketCell& c : cells)
+    if (c.first > 0.0 && std::isfinite(c.loss)) {
+      lowest = std::min(lowest, c.loss);
+      highest = std::max(highest, c.loss);
+    }
+  if (!(lowest <= highest)) return std::nullopt;
+  while ((highest - lowest) / h + 2.0 > static_cast<double>(max_labels)) h *= 2.0;
   // The labels k = floor(loss / h) and the tilted second masses b e^{k h}, in log space (b may be tiny where k h is
   // large); a cell whose label or tilted mass is not finite is dropped (see the header).
   struct Labelled {

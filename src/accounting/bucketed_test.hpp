@@ -60,10 +60,12 @@ struct BucketedTest {
   double epsilon_lower(double delta, double at_least = 0.0) const;
 };
 
-// One release's test from its cells (finite losses only), bucket width h, masses' relative error `relative_error`,
-// and the mass of outcomes of infinite loss under the first distribution. Nothing when there is no finite cell.
+// One release's test from its cells (finite losses only), bucket width h (doubled until the labels span at most
+// max_labels), masses' relative error `relative_error`, and the mass of outcomes of infinite loss under the first
+// distribution. Nothing when there is no finite cell.
 std::optional<BucketedTest> single_release_bucketed_test(const std::vector<BucketCell>& cells, double h,
-                                                         double relative_error, double infinity_mass);
+                                                         double relative_error, double infinity_mass,
+                                                         int64_t max_labels);
 
 // The n-fold composition of a release's test by one FFT power of each side, tilted for target_epsilon (the Chernoff
 // tilt of its first side; 0: untilted); nothing when it does not apply (the window too wide, or a side coarsened beyond

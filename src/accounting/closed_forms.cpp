@@ -37,17 +37,26 @@ GaussianMu composed_gaussian_mu(const std::vector<GaussianReleases>& releases) {
       throw InputError(fmt::format("Gaussian noise multiplier {} must be positive and finite", r.noise_multiplier));
     sum += r.releases * r.coordinates / (r.noise_multiplier * r.noise_multiplier);
   }
-  // Each term has 3 roundings, the sum of k non-negative terms k - 1 more (Higham eq. 3.4); the square root halves the
-  // relative error and adds one rounding. k + 8 covers them with room.
-  const double gamma = roundings(static_cast<double>(releases.size()) + 8.0);
-  const double mu = std::sqrt(sum);
-  return {lowered_by(mu, gamma), raised_by(mu, gamma)};
+  if (!std::isfinite(sum))
+    throw InputError(
+        "the Gaussian releases compose to mu beyond the largest double (noise multipliers near 0): no finite epsilon "
+        "can be certified; raise the noise multipliers");
+  // Each term has 3 roundings, the sum of k non-negative terms k - 1 more (Higham eq. 3.4); a term that underflows
+  // errs by less than the least subnormal instead, k of them added on both sides. The square root halves the relative
+  // error and adds one rounding. k + 8 covers them with room.
+  const auto k = static_cast<double>(releases.size());
+  const double gamma = roundings(k + 8.0), underflow = (k + 1.0) * std::numeric_limits<double>::denorm_min();
+  return {lowered_by(std::sqrt(std::max(0.0, lowered_by(sum, gamma) - underflow)), gamma),
+          raised_by(std::sqrt(raised_by(sum, gamma) + underflow), gamma)};
 }
 
 RoundedDelta gaussian_delta(double mu, double epsilon) {
   if (!(mu > 0.0)) return {-kInfinity, 0.0, -kInfinity};
   // delta = Phi(a) - e^eps Phi(b) = e^{L1} (1 - e^D) with L1 = log Phi(a), L2 = eps + log Phi(b), D = L2 - L1 < 0.
   const double ratio = epsilon / mu, a = -ratio + mu / 2.0, b = -ratio - mu / 2.0;
+  // Below -1e150 (ln Phi's range, core/log_math.hpp) Phi(a) < e^{-a^2/2} is far below the least subnormal, and so is
+  // delta: its upper end is that subnormal (exp_up), its lower 0.
+  if (a < -1e150) return {-kInfinity, 0.0, -kInfinity};
   const double l1 = log_normal_cdf(a), log_phi_b = log_normal_cdf(b), l2 = epsilon + log_phi_b, d = l2 - l1;
   // Errors of a and b (a division, a halving, a subtraction), then of L1, L2 and D, all absolute.
   const double argument_error = roundings(4.0) * (ratio + mu / 2.0);

@@ -366,7 +366,7 @@ struct DirectionDiscretiser {
       // already).
       if (bucketed)
         if (auto test = single_release_bucketed_test(atoms.cells, atoms.step > 0.0 ? atoms.step : options.loss_step,
-                                                     error, atoms.lower.infinity_mass))
+                                                     error, atoms.lower.infinity_mass, options.max_points))
           bucketed->push_back(std::move(*test));
     }
     check_atoms(atoms.upper, mechanism.description());

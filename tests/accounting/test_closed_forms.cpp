@@ -70,6 +70,14 @@ TEST_CASE("closed form: Gaussian compositions add n d / z^2 under mu^2, brackete
   CHECK(one.lower <= 1.0);
   CHECK(one.upper >= 1.0);
   CHECK_THROWS_AS(composed_gaussian_mu({{0.0, 1.0, 1.0}}), InputError);
+  // mu beyond the largest double: refused; terms that underflow: the upper end still above the true mu (3e-300 here).
+  CHECK_THROWS_AS(composed_gaussian_mu({{1e-200, 1.0, 1.0}}), InputError);
+  const GaussianMu tiny = composed_gaussian_mu({{1e300, 9.0, 1.0}});
+  CHECK(tiny.upper >= 3e-300);
+  CHECK(tiny.lower <= 3e-300);
+  CHECK(gaussian_closed_form(tiny).delta_upper(0.0) >= 0.39 * 3e-300);
+  // Its epsilon at any delta is tiny but finite (Phi's argument far below -1e150 is handled, not NaN).
+  CHECK(std::isfinite(gaussian_closed_form(tiny).epsilon_upper(1e-10)));
   CHECK_THROWS_AS(composed_gaussian_mu({}), InputError);
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "accounting/mechanism_pair.hpp"
+#include "core/errors.hpp"
 
 namespace noiselearn {
 
@@ -55,6 +56,13 @@ MechanismKind laplace_mechanism_kind() {
       "real-valued Laplace noise of scale noise_multiplier * sensitivity added to the query",
       {{"noise_multiplier", std::nullopt, "sensitivities", "scale b of the noise divided by the query's sensitivity"}},
       [](const MechanismValues& v, const MechanismTables&) -> std::unique_ptr<MechanismPair> {
+        // The loss +-1/m must sit on a loss grid of int64 indices: beyond 1e12 nats per release it would not (and no
+        // epsilon of use is left).
+        if (!(v.at("noise_multiplier") >= 1e-12))
+          throw InputError(
+              fmt::format("noise_multiplier {} is below 1e-12 (a privacy loss of more than 1e12 per "
+                          "release)",
+                          v.at("noise_multiplier")));
         return std::make_unique<LaplacePair>(v.at("noise_multiplier"));
       }};
 }
