@@ -5,19 +5,10 @@
 #include "accounting/accountant_options.hpp"
 #include "accounting/sampled_release.hpp"
 #include "core/errors.hpp"
+#include "refusal_message.hpp"
 
 using namespace noiselearn;
-
-namespace {
-std::string message_of(void (*parse)(const std::string&), const std::string& text) {
-  try {
-    parse(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-}  // namespace
+using noiselearn::testing::message_of;
 
 TEST_CASE("the accountant's method and sampling names round-trip, and unknown ones are refused as before",
           "[accounting][enum]") {

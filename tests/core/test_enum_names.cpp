@@ -9,21 +9,15 @@
 #include "core/noise_table.hpp"
 #include "core/privacy_boosting.hpp"
 #include "core/utility.hpp"
+#include "refusal_message.hpp"
 
 using namespace noiselearn;
+using noiselearn::testing::message_of;
 
 namespace {
 enum class Colour { kRed, kGreen, kBlue };
 constexpr NameTable<Colour, 3> kColours{{{Colour::kRed, "red"}, {Colour::kGreen, "green"}, {Colour::kBlue, "blue"}}};
 
-std::string message_of(void (*parse)(const std::string&), const std::string& text) {
-  try {
-    parse(text);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
 }  // namespace
 
 TEST_CASE("a name table maps each value to its name and back, and refuses other names listing the valid ones",
