@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -15,7 +14,6 @@
 #include "accounting/refinement.hpp"
 #include "accounting/scenario_composition.hpp"
 #include "core/errors.hpp"
-#include "core/monotone_search.hpp"
 
 namespace noiselearn {
 
@@ -167,103 +165,172 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
 
 namespace {
 
+// The search behind calibrate_noise_multiplier and calibrate_event. The certified upper epsilon u(m) falls as the
+// noise parameter m grows; the answer is the least m, to a relative tolerance tol, with u(m) <= target, u the full
+// certificate (the composition refined for delta). The certificate is what costs, so the search runs it only near the
+// answer, usually three times: where a coarse composition (4 times the loss step, untilted; milliseconds) says u
+// crosses the target, then at a Newton step from there, then at the value (1 + tol) below.
+//
+// Both stages take Newton steps in (log m, log epsilon), where epsilon is close to a power of m; the slope is a secant
+// between coarse points at least 2e-3 apart in log m (closer ones differ by the discretisation's jitter more than by
+// the slope), or between two certificates at least tol / 2 apart. Each step aims at tol / 2 above the crossing, so
+// the next certificate usually passes and the one (1 + tol) below it fails.
+//
+// Every decision is rigorous: only the full certificate passes m, and a coarse lower end above the target rules m out
+// (the truth is above it). A step that lands outside the bracket of decided values, or two certificates that do not
+// halve the bracket, fall back to its geometric midpoint, so the search ends at worst as bisection would.
+class CalibrationSearch {
+ public:
+  CalibrationSearch(const std::function<ReleaseDescription(double)>& describe, double target_epsilon, double delta,
+                    const AccountantOptions& options, const CalibrationOptions& calibration)
+      : describe_(describe), target_(target_epsilon), delta_(delta), options_(options), calibration_(calibration) {
+    coarse_options_ = options;
+    coarse_options_.loss_step = std::min(1.0, 4.0 * options.loss_step);
+    coarse_options_.adaptive_skip_width = std::max(options.adaptive_skip_width, 1e-2);
+  }
+
+  // Whether the full certificate at m certifies the target.
+  bool certifies(double m) {
+    ++result_.evaluations;
+    if (coarse_at(m).lower > target_) return false;  // the truth is above the target: no certificate reaches it
+    const EpsilonBracket b = bracket_of(certified(describe_(m), delta_, options_, true), delta_);
+    certificates_[m] = b;
+    order_.push_back(m);
+    return b.upper <= target_;
+  }
+
+  // The least certifying value in [minimum, maximum] (maximum certifies), the search started at `start`.
+  NoiseCalibration run(double start) {
+    const double tol = calibration_.relative_tolerance, minimum = calibration_.minimum;
+    double low = minimum, high = calibration_.maximum;
+    bool low_fails = false;
+    double previous_width = INFINITY, width_before = INFINITY;
+    const double coarse_crossing = crossing(low, high, std::clamp(start, minimum, high));
+    order_.clear();  // Newton steps from the certificates made here, not from the maximum's
+    for (int certificates = 0; !(low_fails && high <= low * (1.0 + tol)); ++certificates) {
+      const double width = std::log(high / low);
+      const bool stalled = (low_fails && width > 0.5 * width_before) || certificates >= 8;
+      width_before = previous_width, previous_width = width;
+      const double crossing = predicted_crossing(coarse_crossing);
+      double m = crossing * (1.0 + 0.5 * tol);
+      if (crossing * (1.0 + tol) > high) m = high / (1.0 + tol);  // predicted to fail, which ends the search
+      if (!low_fails && m <= minimum * (1.0 + tol)) m = minimum;
+      if (low_fails && m <= low * (1.0 + tol)) m = low * (1.0 + tol);  // predicted to pass, which ends it
+      if (stalled || !(m >= low && m < high) || (low_fails && m == low)) m = std::sqrt(low * high);
+      if (m == minimum && !low_fails) {
+        if (certifies(minimum)) return finish(minimum, minimum);
+        low_fails = true;
+        continue;
+      }
+      if (!(m > low && m < high)) break;  // adjacent doubles: nothing lies between
+      if (certifies(m)) {
+        high = m;
+      } else {
+        low = m;
+        low_fails = true;
+      }
+    }
+    return finish(high, low);
+  }
+
+ private:
+  struct Coarse {
+    double lower = 0.0, upper = 0.0;
+  };
+
+  const Coarse& coarse_at(double m) {
+    auto found = coarse_.find(m);
+    if (found != coarse_.end()) return found->second;
+    const PairBounds screen = certified(describe_(m), delta_, coarse_options_, false);
+    const Coarse c{screen.epsilon_lower(delta_), screen.epsilon_upper(delta_)};
+    // The secant slope to the nearest earlier point at least 2e-3 away in log m (the most local one the jitter allows).
+    double nearest = INFINITY;
+    for (const auto& [other, d] : coarse_) {
+      const double dx = std::log(other / m);
+      if (std::abs(dx) >= 2e-3 && std::abs(dx) < nearest && std::isfinite(d.upper) && std::isfinite(c.upper) &&
+          d.upper > 0.0 && c.upper > 0.0 && (d.upper - c.upper) * dx < 0.0) {
+        nearest = std::abs(dx);
+        slope_ = std::log(d.upper / c.upper) / dx;
+      }
+    }
+    return coarse_.emplace(m, c).first->second;
+  }
+
+  // log(E(m) / target) for the coarse estimate E = c_lo + 3/4 (c_hi - c_lo) (the certificate's upper end lies nearer
+  // the coarse upper end: the coarse lower one is first order in the step): positive where m is predicted to fail.
+  double excess(double m) {
+    const Coarse& c = coarse_at(m);
+    return std::log((std::isfinite(c.upper) ? c.lower + 0.75 * (c.upper - c.lower) : INFINITY) / target_);
+  }
+
+  // Where the coarse estimate crosses the target within [low, high], to 2e-4 (or a tenth of the tolerance) in log m:
+  // Newton steps from `guess`, by at most a factor 4 up or 2 down (small m is where a composition costs most).
+  double crossing(double low, double high, double guess) {
+    const double precision = std::max(2e-4, 0.1 * calibration_.relative_tolerance);
+    double x = std::log(guess), y = excess(guess);
+    for (int i = 0; i < 40; ++i) {
+      const double step =
+          std::clamp(std::isfinite(y) ? -y / slope_ : (y > 0.0 ? INFINITY : -INFINITY), -std::log(2.0), std::log(4.0));
+      const double next = std::clamp(x + step, std::log(low), std::log(high));
+      if (std::abs(next - x) <= precision) return std::exp(next);
+      x = next, y = excess(std::exp(x));
+    }
+    return std::exp(x);
+  }
+
+  // The crossing predicted from the certificates made so far: a Newton step from the latest finite one, at the secant
+  // slope of the two latest if they are tol / 2 apart and it is within a factor 4 of the coarse slope, else at the
+  // coarse slope; the coarse crossing before there is a certificate.
+  double predicted_crossing(double coarse_crossing) const {
+    if (order_.empty()) return coarse_crossing;
+    const double m1 = order_.back(), u1 = certificates_.at(m1).upper;
+    if (!std::isfinite(u1) || !(u1 > 0.0)) return coarse_crossing;
+    double slope = slope_;
+    if (order_.size() >= 2) {
+      const double m0 = order_[order_.size() - 2], u0 = certificates_.at(m0).upper;
+      const double dx = std::log(m1 / m0);
+      if (std::isfinite(u0) && u0 > 0.0 && std::abs(dx) >= 0.5 * calibration_.relative_tolerance) {
+        const double secant = std::log(u1 / u0) / dx;
+        if (secant < 0.25 * slope_ && secant > 4.0 * slope_) slope = secant;
+      }
+    }
+    return m1 * std::exp(-std::log(u1 / target_) / slope);
+  }
+
+  NoiseCalibration finish(double high, double low) {
+    result_.noise_multiplier = high;
+    result_.below = low;
+    const auto found = certificates_.find(high);
+    result_.epsilon = found != certificates_.end()
+                          ? found->second
+                          : reported_bracket(certified(describe_(high), delta_, options_, true), delta_);
+    return result_;
+  }
+
+  const std::function<ReleaseDescription(double)>& describe_;
+  double target_, delta_;
+  AccountantOptions options_, coarse_options_;
+  CalibrationOptions calibration_;
+  double slope_ = -2.0;  // d log epsilon / d log m: about -2 for the Gaussian at small sampling rates
+  std::map<double, Coarse> coarse_;
+  std::map<double, EpsilonBracket> certificates_;
+  std::vector<double> order_;  // the values certified, in the order made
+  NoiseCalibration result_;
+};
+
 NoiseCalibration calibrate_parameter(const std::function<ReleaseDescription(double)>& describe,
                                      const std::function<std::string(double)>& unreachable, double target_epsilon,
                                      double delta, const AccountantOptions& options,
                                      const CalibrationOptions& calibration, double start) {
-  const double relative_tolerance = calibration.relative_tolerance, minimum = calibration.minimum,
-               maximum = calibration.maximum;
   check_epsilon(target_epsilon);
   check_delta(delta);
-  if (!(relative_tolerance > 0.0 && relative_tolerance < 1.0))
-    throw InputError(fmt::format("relative_tolerance {} must be in (0, 1)", relative_tolerance));
-  if (!(minimum > 0.0 && maximum > minimum)) throw InputError("the search range must be 0 < minimum < maximum");
-  NoiseCalibration result;
-  std::map<double, EpsilonBracket> certificates;  // the full certificates computed, by multiplier
-  // upper(m) with the untilted composition (fast) or the full certificate.
-  auto upper = [&](double m, bool refine) {
-    ++result.evaluations;
-    const PairBounds bounds = certified(describe(m), delta, options, refine);
-    if (refine) certificates[m] = bracket_of(bounds, delta);
-    return bounds.epsilon_upper(delta);
-  };
-  // Far from the answer a coarse composition decides: a loss step 16 times the requested one, without the default's
-  // per-query halvings. Its bounds are rigorous too: a lower bound above the target rules m out, an upper bound at or
-  // below it certifies m (checked again at the end, where the result's certificate is made at the requested step).
-  // Only where the coarse bracket straddles the target does the requested step run.
-  AccountantOptions coarse = options;
-  coarse.loss_step = std::min(1.0, 4.0 * options.loss_step);
-  coarse.adaptive_skip_width = std::max(options.adaptive_skip_width, 1e-2);
-  auto passes = [&](double m, bool refine) {
-    const PairBounds screen = certified(describe(m), delta, coarse, false);
-    if (screen.epsilon_lower(delta) > target_epsilon) return false;
-    if (!refine && screen.epsilon_upper(delta) <= target_epsilon) return true;
-    return upper(m, refine) <= target_epsilon;
-  };
-  auto certificate_of = [&](double m) {
-    const auto found = certificates.find(m);
-    return found != certificates.end() ? found->second
-                                       : reported_bracket(certified(describe(m), delta, options, true), delta);
-  };
-  if (!passes(maximum, true)) throw InputError(unreachable(maximum));
-  // A bracket by doubling from `start` (small multipliers are the expensive ones: their losses spread widest, so the
-  // search never starts there): upper(low) > target or low == minimum, upper(high) <= target.
-  double low = minimum, high = maximum;
-  double m = std::clamp(start, minimum, maximum);
-  if (passes(m, false)) {
-    high = m;
-    while (high > minimum) {
-      m = std::max(minimum, high / 2.0);
-      if (passes(m, false)) {
-        high = m;
-      } else {
-        low = m;
-        break;
-      }
-    }
-  } else {
-    low = m;
-    while (true) {
-      m = std::min(maximum, low * 2.0);
-      if (m == maximum || passes(m, false)) {
-        high = m;
-        break;
-      }
-      low = m;
-    }
-  }
-  if (high == minimum) {
-    result.noise_multiplier = minimum;
-    result.epsilon = certificate_of(minimum);
-    return result;
-  }
-  // Bisection in log m, first on the untilted bound (an upper bound too, so what passes it passes the certificate),
-  // then on the certificate itself near the end.
-  auto bisect_in_log = [&](bool refine, double tolerance) {
-    const Bracket b = bisect(
-        {low, high}, [&](double middle) { return !passes(middle, refine); },
-        [&](double lo, double hi) { return hi / lo > 1.0 + tolerance; }, INT_MAX, Midpoint::kGeometric);
-    low = b.low, high = b.high;
-  };
-  bisect_in_log(false, 4.0 * relative_tolerance);
-  // The certificate is at most the untilted bound: the least m by it may lie a little below `low`.
-  low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
-  while (low > minimum && passes(low, true)) {
-    high = low;
-    low = std::max(minimum, low / (1.0 + 8.0 * relative_tolerance));
-  }
-  bisect_in_log(true, relative_tolerance);
-  // A value the coarse bound certified is certified again at the requested step (its bound need not be the coarse
-  // one's): where it is not, the least value above it that is.
-  result.epsilon = certificate_of(high);
-  while (!(result.epsilon.upper <= target_epsilon) && high < maximum) {
-    low = high;
-    high = std::min(maximum, high * (1.0 + relative_tolerance));
-    result.epsilon = certificate_of(high);
-  }
-  result.noise_multiplier = high;
-  result.below = low;
-  return result;
+  if (!(calibration.relative_tolerance > 0.0 && calibration.relative_tolerance < 1.0))
+    throw InputError(fmt::format("relative_tolerance {} must be in (0, 1)", calibration.relative_tolerance));
+  if (!(calibration.minimum > 0.0 && calibration.maximum > calibration.minimum))
+    throw InputError("the search range must be 0 < minimum < maximum");
+  CalibrationSearch search(describe, target_epsilon, delta, options, calibration);
+  if (!search.certifies(calibration.maximum)) throw InputError(unreachable(calibration.maximum));
+  return search.run(start);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
 struct CalibrationOptions {
   // The value found is within this factor of the least one that certifies: the value found certifies the target, the
   // value (1 + relative_tolerance) times smaller does not. In (0, 1).
-  double relative_tolerance = 1e-3;
+  double relative_tolerance = 1e-4;
   // The range searched, 0 < minimum < maximum: the least value is `minimum` when even it certifies the target, and a
   // target that `maximum` does not reach is an InputError naming it.
   double minimum = 0.05;
