@@ -139,7 +139,7 @@ void bind_events(py::module_& m) {
         const ReleaseDescription description = description_of(events, relation);
         const AccountantOptions options = options_of(loss_step);
         py::gil_scoped_release release;
-        return Bounds(account_events(description, options));
+        return Bounds(description, options);
       },
       py::arg("events"), py::kw_only(), py::arg("relation") = to_string(ReleaseDescription{}.relation),
       py::arg("loss_step") = AccountantOptions{}.loss_step,
@@ -152,6 +152,13 @@ void bind_events(py::module_& m) {
                   ".delta(epsilon) give (lower, upper).",
                   ReleaseEvent{}.coordinates, ReleaseEvent{}.count)
           .c_str());
+
+  m.def(
+      "validate_events",
+      [](const py::object& events, const std::string& relation) { description_of(events, relation); },
+      py::arg("events"), py::kw_only(), py::arg("relation") = to_string(ReleaseDescription{}.relation),
+      "Checks a list of events as account_events reads them (the same parser, keys and messages), composing nothing: "
+      "a ValueError names the first culprit.");
 
   m.def(
       "dp_sgd_epsilon",

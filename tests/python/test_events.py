@@ -26,6 +26,21 @@ def test_events_bracket_the_gaussian_closed_form_in_phases():
         assert upper - lower <= 1e-5 * exact
 
 
+def test_events_are_composed_for_each_query_as_the_cli_composes_them():
+    # A query of account_events' bounds gets the certificate `noiselearn account` makes for it (the loss step chosen
+    # for that query, the bucketed lower bound where the bracket stays wide): for DP-SGD, dp_sgd_epsilon's bracket.
+    event = {"mechanism": "gaussian", "noise_multiplier": 1.0, "sampling_rate": 0.01, "count": 500}
+    bounds = nl.account_events([event])
+    assert bounds.epsilon(1e-5) == nl.dp_sgd_epsilon(1.0, 0.01, 500, 1e-5)
+    assert bounds.epsilon(1e-5) == bounds.epsilon(1e-5)  # asked again: the same answer
+    # Poisson-sampled Laplace (atoms of loss beside a continuous part): the bucketed lower bound closes the bracket
+    # to 1e-4 relative; composed once without the query, it was 3.8 % wide ([0.5905, 0.6139]).
+    lower, upper = nl.account_events([{"mechanism": "laplace", "noise_multiplier": 2.0, "sampling_rate": 0.01,
+                                       "count": 1000}]).epsilon(1e-6)
+    assert 0.0 < upper - lower <= 1e-4 * upper
+    assert bounds.compositions == 500
+
+
 def test_sampled_discrete_laplace_brackets_enumeration():
     scale, q, n = 1.0, 0.25, 2
     x = np.arange(-50, 52)
