@@ -68,7 +68,20 @@ def run_step(command, step):
     if process.wait() != 0:
         error = "\n".join("    " + line for line in the_error(kept, step))
         raise ExecError(f"the CMake {step} step failed (exit {process.returncode}): {shlex.join(command)}\n"
-                        f"  CMake said:\n{error}")
+                        f"  {'CMake' if step == 'configure' else 'The build'} said:\n{error}")
+
+
+def pybind11_hint(extra):
+    """pybind11 from PyPI (pip's isolated build) keeps its CMake package inside the Python package; Debian's
+    pybind11-dev is found by CMake itself. The hint is given only where the package is really there."""
+    if any(arg.startswith("-Dpybind11_DIR=") for arg in extra):
+        return []
+    try:
+        import pybind11
+        folder = Path(pybind11.get_cmake_dir())
+    except (ImportError, AttributeError, OSError, ValueError):
+        return []
+    return [f"-Dpybind11_DIR={folder}"] if (folder / "pybind11Config.cmake").is_file() else []
 
 
 class CMakeExtension(Extension):
@@ -83,12 +96,7 @@ class CMakeBuild(build_ext):
         configure = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
                      "-DNOISELEARN_PYTHON_ONLY=ON", f"-DPython_EXECUTABLE={sys.executable}"]
         extra = shlex.split(os.environ.get("CMAKE_ARGS", ""))
-        try:  # pybind11 from PyPI (pip's isolated build); Debian's pybind11-dev is found by CMake itself
-            import pybind11
-            if not any(arg.startswith("-Dpybind11_DIR=") for arg in extra):
-                configure.append(f"-Dpybind11_DIR={pybind11.get_cmake_dir()}")
-        except ImportError:
-            pass
+        configure += pybind11_hint(extra)
         run_step(configure + extra, "configure")
         run_step(["cmake", "--build", str(build_dir), "--config", "Release", "--target", ext.target, "--parallel",
                   build_jobs()], "build")
