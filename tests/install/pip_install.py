@@ -16,8 +16,8 @@ The steps, each of which must succeed:
   5. every ```python block of the README runs with the venv's Python in the clone, where a run directory it reads
      (runs/NAME/) is made first with the build's `noiselearn train configs/NAME.yaml` (--cli); what the blocks print
      is checked as readme_snippets.py checks it (the values their comments state).
-Cost: step 2 builds the module and the four libraries it links from scratch, about 2 minutes 10 s on two cores
-(CMAKE_BUILD_PARALLEL_LEVEL, default 2); the rest takes about 15 s.
+Cost: step 2 builds the module and the four libraries it links from scratch (CMAKE_BUILD_PARALLEL_LEVEL jobs,
+default 2): 133 s on two cores, 213 s with another build sharing them; the rest takes about 5 s.
 Usage: pip_install.py --work WORK_DIR --cli BUILD/src/cli/noiselearn [--readme README.md]
 Exit 0 when every step succeeds.
 """
@@ -31,6 +31,7 @@ import time
 import zipfile
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree for the import below
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import readme_snippets as snippets  # noqa: E402  (the README's blocks are read and checked as that test does)
 
