@@ -13,7 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(g++ cmake make libtorch-dev libsleef-dev libfmt-dev libspdlog-dev catch2 libyaml-cpp-dev libcli11-dev
-          nlohmann-json3-dev gnuplot-nox parallel pkg-config libglpk-dev pybind11-dev python3-dev python3-numpy python3-pytest)
+          nlohmann-json3-dev gnuplot-nox parallel pkg-config libglpk-dev pybind11-dev python3-dev python3-numpy python3-pytest
+          python3-setuptools python3-wheel python3-venv python3-pip)
+# The last four: `pip install --no-build-isolation .` offline (README, "Python"; setup.py) and its test, which makes a
+# fresh venv (tests/install/pip_install.py).
 # The DP-SGD experiment (experiments/dp-sgd-digits) and its test: PyTorch, scikit-learn's bundled digits, matplotlib.
 EXPERIMENT_PACKAGES=(python3-torch python3-sklearn python3-matplotlib)
 # The style test (tests/style/check_format.sh): the formatter the sources are checked against.
