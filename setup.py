@@ -1,4 +1,4 @@
-"""`pip install .` and `pip wheel .`: the Python module `noiselearn`, built by the project's own CMake.
+"""`pip install .` and `pip wheel .`: the Python package `noiselearn` (its compiled core built by the project's CMake).
 
 setuptools' build_ext (CMakeBuild below) configures the project with NOISELEARN_PYTHON_ONLY (the module and the four
 libraries it links; no LibTorch, CLI, tests or benchmarks) in a folder under its build_temp (build-pip/ in the clone,
@@ -100,9 +100,9 @@ class CMakeBuild(build_ext):
         run_step(configure + extra, "configure")
         run_step(["cmake", "--build", str(build_dir), "--config", "Release", "--target", ext.target, "--parallel",
                   build_jobs()], "build")
-        built = build_dir / "python" / ("noiselearn" + sysconfig.get_config_var("EXT_SUFFIX"))
+        built = build_dir / "python" / "noiselearn" / ("_noiselearn" + sysconfig.get_config_var("EXT_SUFFIX"))
         if not built.is_file():
-            found = sorted(p.name for p in (build_dir / "python").glob("noiselearn*")) or "nothing"
+            found = sorted(p.name for p in (build_dir / "python" / "noiselearn").glob("_noiselearn*")) or "nothing"
             raise ExecError(f"the build succeeded but {built} is not there (found: {found})")
         destination = Path(self.get_ext_fullpath(ext.name))
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -112,9 +112,11 @@ class CMakeBuild(build_ext):
 
 setup(
     version=project_version(),
-    ext_modules=[CMakeExtension("noiselearn", target="noiselearn_python")],
+    # The package noiselearn: its Python files from src/python/noiselearn, its compiled core noiselearn._noiselearn.
+    ext_modules=[CMakeExtension("noiselearn._noiselearn", target="noiselearn_python")],
     cmdclass={"build_ext": CMakeBuild},
-    packages=[],
+    packages=["noiselearn"],
+    package_dir={"noiselearn": "src/python/noiselearn"},
     py_modules=[],
     # Not build/: that is the CMake build of ./build.sh, which setuptools' folders would clutter.
     options={"build": {"build_base": "build-pip"}},

@@ -1,4 +1,5 @@
-// The Python module `noiselearn`: noise tables as numpy arrays, the certified accountant (both bounds, the neighbour
+// The compiled core of the Python package `noiselearn` (noiselearn._noiselearn; the package's __init__.py exports its
+// names): noise tables as numpy arrays, the certified accountant (both bounds, the neighbour
 // relation, heterogeneous sequences), the baselines and the secure sampler. Bad input raises ValueError with the
 // same one-line message the CLI prints (the C++ InputError).
 #include <pybind11/pybind11.h>
@@ -8,7 +9,7 @@
 
 namespace py = pybind11;
 
-PYBIND11_MODULE(noiselearn, m) {
+PYBIND11_MODULE(_noiselearn, m) {
   m.doc() =
       "noiselearn: certified noise tables for differential privacy (tables, accountant, baselines, secure sampler)";
   py::register_exception_translator([](std::exception_ptr error) {

@@ -33,9 +33,9 @@ export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFI
 g++ -std=c++17 -O1 "$here/sampler_consumer/main.cpp" -o "$work/sampler_by_pkg_config" $(pkg-config --cflags --libs noiselearn-sampler)
 if ldd "$work/sampler_by_pkg_config" | grep -q torch; then echo "the sampler linked LibTorch" >&2; exit 1; fi
 "$work/sampler_by_pkg_config" "$work/table2.csv"
-# The Python module as installed (lib/python3.X/dist-packages under the prefix), when the build made one.
-if [ -n "$python" ] && ls "$work"/prefix/lib/python3*/dist-packages/noiselearn*.so > /dev/null 2>&1; then
-  if ldd "$work"/prefix/lib/python3*/dist-packages/noiselearn*.so | grep -q torch; then echo "the Python module linked LibTorch" >&2; exit 1; fi
+# The Python package as installed (lib/python3.X/dist-packages/noiselearn under the prefix), when the build made one.
+if [ -n "$python" ] && ls "$work"/prefix/lib/python3*/dist-packages/noiselearn/_noiselearn*.so > /dev/null 2>&1; then
+  if ldd "$work"/prefix/lib/python3*/dist-packages/noiselearn/_noiselearn*.so | grep -q torch; then echo "the Python module linked LibTorch" >&2; exit 1; fi
   PYTHONPATH=$(ls -d "$work"/prefix/lib/python3*/dist-packages) "$python" - <<'PY'
 import math
 import noiselearn as nl

@@ -145,8 +145,10 @@ def main():
         names = zipfile.ZipFile(made[0]).namelist()
         if not made[0].name.startswith(f"noiselearn-{version}-"):
             snippets.fail(f"{made[0].name}: not named with CMakeLists.txt's version {version}")
-        if not any(re.fullmatch(r"noiselearn\.[^/]*\.so", name) for name in names):
-            snippets.fail(f"{made[0].name} holds no module: {names}")
+        if not any(re.fullmatch(r"noiselearn/_noiselearn\.[^/]*\.so", name) for name in names) or \
+                "noiselearn/__init__.py" not in names or "noiselearn/accountants.py" not in names:
+            snippets.fail(f"{made[0].name} does not hold the package (noiselearn/__init__.py, accountants.py and "
+                          f"_noiselearn*.so): {names}")
         print(f"  {made[0].name}: {', '.join(names)}")
 
     # 5. The README's Python blocks, with the venv's Python, in the clone.

@@ -252,7 +252,7 @@ def main():
         check_program(program, ran.stdout, cwd)
 
     dist_packages = sorted(prefix.glob("lib/python3*/dist-packages"))
-    if not args.python or not dist_packages or not list(dist_packages[0].glob("noiselearn*.so")):
+    if not args.python or not dist_packages or not list(dist_packages[0].glob("noiselearn/_noiselearn*.so")):
         print("no Python module in the prefix (the build made none): the Python blocks are not run")
     else:
         environment = dict(os.environ, PYTHONPATH=str(dist_packages[0]))

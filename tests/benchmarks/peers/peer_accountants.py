@@ -159,11 +159,11 @@ def find_noiselearn():
     except ImportError:
         pass
     repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-    cands = sorted(glob.glob(os.path.join(repo, "build", "python", "noiselearn*.so")))
-    cands += sorted(glob.glob(os.path.join(repo, "build", "src", "python", "noiselearn*.so")))
-    cands += sorted(glob.glob(os.path.join(repo, "build", "**", "noiselearn*.so"), recursive=True))
+    # The package folder noiselearn/ (its core noiselearn/_noiselearn*.so) under build/.
+    cands = sorted(glob.glob(os.path.join(repo, "build", "python", "noiselearn", "_noiselearn*.so")))
+    cands += sorted(glob.glob(os.path.join(repo, "build", "**", "noiselearn", "_noiselearn*.so"), recursive=True))
     for so in cands:
-        sys.path.insert(0, os.path.dirname(so))
+        sys.path.insert(0, os.path.dirname(os.path.dirname(so)))
         try:
             import noiselearn  # noqa: F401
             return noiselearn
@@ -189,6 +189,44 @@ def run_noiselearn(setting, repeats, max_rep):
     return [dict(accountant="noiselearn", config="defaults", module=mod, module_mtime=mtime,
                  lower=[v[0] for v in vals], estimate=None, upper=[v[1] for v in vals],
                  seconds=sec, runs=runs)]
+
+
+def dp_events_side_by_side(nl, repeats, max_rep):
+    """dp_accounting's own DpEvent objects composed by its PLDAccountant and by noiselearn.PrivacyAccountant (which
+    reads them by their public fields): Abadi et al.'s setting, and a two-phase schedule (sigma 1.0 for 1,000 steps at
+    q 0.01, then sigma 1.5 for 2,000 steps at q 0.02), epsilon at delta 1e-5. Returns (lines, violations): a violation
+    is a peer value outside our certified bracket by more than the peer's own precision (value_discretization_interval
+    1e-4 of the default, relative)."""
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+    cases = [
+        ("Abadi et al. MNIST", dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(256 / 60000, dp_accounting.GaussianDpEvent(1.1)), 14063)),
+        ("two phases", dp_accounting.ComposedDpEvent([
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(0.01, dp_accounting.GaussianDpEvent(1.0)), 1000),
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(0.02, dp_accounting.GaussianDpEvent(1.5)), 2000)])),
+    ]
+    lines, violations = [], 0
+    for name, event in cases:
+        def theirs():
+            acc = pld_privacy_accountant.PLDAccountant()
+            acc.compose(event)
+            return float(acc.get_epsilon(1e-5))
+
+        def ours():
+            return nl.PrivacyAccountant().compose(event).get_epsilon_bracket(1e-5)
+
+        value, t_theirs, _ = best_of(theirs, repeats, max_rep)
+        (lo, hi), t_ours, _ = best_of(ours, repeats, max_rep)
+        inside = lo <= value * (1 + 1e-4) and value <= hi * (1 + 1e-4)
+        violations += not inside
+        lines.append(f"  {name}: dp_accounting PLDAccountant {value:.9f} in {t_theirs:.3f} s; "
+                     f"noiselearn.PrivacyAccountant [{lo:.9f}, {hi:.9f}] in {t_ours:.3f} s; upper "
+                     f"{'at or below' if hi <= value else 'above'} theirs by {abs(hi - value) / value:.1e} relative; "
+                     f"{'theirs inside our bracket' if inside else 'VIOLATION: theirs outside our bracket'}")
+    return lines, violations
 
 
 def fmt(x):
@@ -384,6 +422,17 @@ def main():
                                      q=setting["q"], delta=setting["delta"], steps=setting["steps"],
                                      rows=rows, agreement=agree))
         sys.stdout.flush()
+    if args.noiselearn and args.dp_accounting:
+        try:
+            nl = find_noiselearn()
+            lines, bad = dp_events_side_by_side(nl, args.repeats, args.max_repeat_seconds)
+            print("\ndp_accounting's DpEvent objects in noiselearn.PrivacyAccountant (epsilon at delta 1e-5):")
+            print("\n".join(lines))
+            violations += bad
+            checked += len(lines)
+            info["dp_events"] = lines
+        except (ImportError, AttributeError) as e:
+            print(f"noiselearn.PrivacyAccountant: not available ({type(e).__name__}: {e})")
     if args.noiselearn:
         if checked == 0:
             print("\nagreement: not checked (no noiselearn figures, or no peer run)")
