@@ -183,8 +183,10 @@ void BucketedTest::prepare_tails() {
 
 double BucketedTest::delta_lower(double epsilon) const {
   const PrivacyLossDistribution &a = first, &b = second_tilted;
-  if (first_tail.empty() || !(epsilon >= 0.0) || a.loss_shift != 0.0 || b.loss_shift != 0.0 ||
-      !(a.relative_error < 0.5 && b.relative_error < 0.5))
+  // An infinite epsilon (a lower end already infinite: the distinguishing events exceed delta) has nothing to test,
+  // and its thresholds would not fit an index.
+  if (first_tail.empty() || !(epsilon >= 0.0) || !std::isfinite(epsilon) || a.loss_shift != 0.0 ||
+      b.loss_shift != 0.0 || !(a.relative_error < 0.5 && b.relative_error < 0.5))
     return 0.0;
   const double h = bucket_width, e_eps = std::exp(epsilon);
   // The tails' rounding (long double sums: a unit roundoff 2^-64, 2048 times smaller than double's, over at most N
@@ -196,8 +198,11 @@ double BucketedTest::delta_lower(double epsilon) const {
   // where every sequence summing to s has a loss above eps (s h > eps), negative where none has (s h + n h < eps). Any
   // threshold gives a rigorous bound; the range only saves time.
   const double centre = epsilon / h, n = static_cast<double>(compositions);
-  const auto from = static_cast<int64_t>(std::max(static_cast<double>(tail_bottom), std::floor(centre - n) - 1.0));
-  const auto to = static_cast<int64_t>(std::min(static_cast<double>(tail_top), std::ceil(centre) + 1.0));
+  // Clamped to the tails' range before the conversion (a large eps / h does not fit an index).
+  const double lowest = std::max(static_cast<double>(tail_bottom), std::floor(centre - n) - 1.0);
+  const double highest = std::min(static_cast<double>(tail_top), std::ceil(centre) + 1.0);
+  if (!(lowest <= highest)) return 0.0;
+  const auto from = static_cast<int64_t>(lowest), to = static_cast<int64_t>(highest);
   double best = 0.0;
   for (int64_t tau = from; tau <= to; ++tau) {
     const auto i = static_cast<size_t>(tau - tail_bottom);
@@ -216,7 +221,7 @@ double BucketedTest::delta_lower(double epsilon) const {
 
 double BucketedTest::epsilon_lower(double delta, double at_least) const {
   const double start = std::max(0.0, at_least);
-  if (!(delta_lower(start) > delta)) return at_least;
+  if (!std::isfinite(start) || !(delta_lower(start) > delta)) return at_least;
   double high = std::max(1.0, 2.0 * start);
   while (delta_lower(high) > delta) {
     if (high > 1e6) return high;

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "accounting/bucketed_test.hpp"
@@ -126,4 +127,30 @@ TEST_CASE("bucketed test: made only where a query's bracket is wide", "[accounta
   const PairBounds mnist =
       with_bucketed_tests(refined_for_delta(account_events(d, AccountantOptions{}, queries), 1e-5), queries);
   CHECK(mnist.alternatives.bucketed.empty());
+}
+
+TEST_CASE("bucketed test: an infinite epsilon (distinguishing events above delta) is answered, not tested",
+          "[accountant][bucketed][errors]") {
+  // The table {-1, 0, 1} with masses (1/4, 1/2, 1/4) and sensitivity 1: one release's outcome -1 (or 1) only one
+  // input produces, with probability 1/4, so eps(delta) is infinite for every delta < 1/4. Its bracket's lower end is
+  // infinite before the bucketed test is asked, which thresholds at eps / h could not index (this crashed the
+  // certificate, a segmentation fault, before).
+  const auto table = std::make_shared<const NoiseTable>(Grid{-1.0, 1.0, 3}, std::vector<double>{0.25, 0.5, 0.25});
+  const TableReader read = [&](const std::string&) { return table; };
+  ReleaseDescription d;
+  d.events.push_back(event("table", {{"table", "t.csv"}, {"sensitivity", "1"}}, read));
+  const AccountingQueries queries{{}, {0.1}};
+  const Certificate c =
+      make_certificate(account_events(d, AccountantOptions{}, queries), CertificateRequest{1, {}, {0.1}, 0}, {});
+  CHECK(std::isinf(c.epsilons.front().epsilon_lower));
+  CHECK(std::isinf(c.epsilons.front().epsilon_upper));
+  // Each test alone: nothing to test at an infinite epsilon, and an infinite lower end kept.
+  const PairBounds single = event_release_bounds(d.events.front(), RecordRelation::kAddOrRemove, AccountantOptions{});
+  REQUIRE_FALSE(single.alternatives.bucketed.empty());
+  for (BucketedTest t : single.alternatives.bucketed) {
+    t.prepare_tails();
+    CHECK(t.delta_lower(INFINITY) == 0.0);
+    CHECK(std::isinf(t.epsilon_lower(0.1, INFINITY)));
+    CHECK(t.delta_lower(1e300) == 0.0);
+  }
 }
