@@ -27,7 +27,7 @@ The peers run from their public sources given by path (see README.md beside this
 path is not given is skipped with a line. Their settings and the rule that decides whether a peer "meets"
 the goal are printed at the start of a run (see PEER_RULES).
 
-noiselearn is imported from --noiselearn DIR (a directory holding noiselearn*.so; default build/python
+noiselearn is imported from --noiselearn DIR (a directory holding the package noiselearn/, or an older build's noiselearn*.so; default build/python
 under the repository root).
 """
 
@@ -1471,7 +1471,7 @@ def main():
         return 0
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--noiselearn", metavar="DIR", default=os.path.join(REPO, "build", "python"),
-                   help="directory holding noiselearn*.so (default: build/python under the repository)")
+                   help="directory holding the package noiselearn/ (default: build/python under the repository)")
     p.add_argument("--dp-accounting", metavar="PATH",
                    help="checkout of google/differential-privacy (or its python/dp_accounting)")
     p.add_argument("--prv-accountant", metavar="PATH", help="checkout of microsoft/prv_accountant")
