@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 
 #include "accounting/exponential_tilt.hpp"
 #include "accounting/fft_power.hpp"
@@ -14,7 +13,6 @@ namespace noiselearn {
 
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // e^{-s h} is evaluated for thresholds with s h above this (below it the weight overflows; such thresholds are
 // skipped).
 constexpr double kLowestWeightExponent = -700.0;
