@@ -183,6 +183,12 @@ def test_unsupported_events_are_refused_by_name_and_nothing_is_half_composed():
         assert acc.ledger == before
     with pytest.raises(ValueError, match="count must be a whole number"):
         acc.compose(GaussianDpEvent(1.0), count=-1)
+    # Each compose is checked with the whole ledger: the total count beyond the accountant's limit is refused there,
+    # not at the next question.
+    acc.compose(GaussianDpEvent(1.0), 6 * 10**8)
+    with pytest.raises(ValueError, match="total count exceeds"):
+        acc.compose(GaussianDpEvent(1.0), 6 * 10**8)
+    assert acc.ledger[-1] == {"mechanism": "gaussian", "noise_multiplier": 1.0, "count": 6 * 10**8}
     with pytest.raises(ValueError, match="unknown neighboring relation"):
         nl.PrivacyAccountant("swap")
     with pytest.raises(ValueError, match="REPLACE_SPECIAL"):

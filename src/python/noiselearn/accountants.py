@@ -43,10 +43,6 @@ def _positive_whole(value, what):
     return int(value)
 
 
-class _Unsupported(ValueError):
-    pass
-
-
 def _leaf(event):
     """One unsampled mechanism as our event dict (without count)."""
     kind = type(event).__name__
@@ -58,16 +54,16 @@ def _leaf(event):
         # dp_accounting's pmf is proportional to exp(-a |x|): our scale t (exp(-|x| / t)) is 1 / a.
         a = float(event.noise_parameter)
         if not a > 0.0 or not math.isfinite(a):
-            raise _Unsupported(f"DiscreteLaplaceDpEvent with noise_parameter {a!r}: it must be positive and finite")
+            raise ValueError(f"DiscreteLaplaceDpEvent with noise_parameter {a!r}: it must be positive and finite")
         return {"mechanism": "discrete_laplace", "scale": 1.0 / a, "sensitivity": float(event.sensitivity)}
     if kind == "DiscreteGaussianDpEvent":
         dimension = getattr(event, "dimension", None)
         if dimension != 1:
-            raise _Unsupported(
+            raise ValueError(
                 f"DiscreteGaussianDpEvent with dimension {dimension!r}: only the univariate discrete Gaussian "
                 "(dimension=1) is accounted (the multivariate one is not equivalent, and None means unknown)")
         return {"mechanism": "discrete_gaussian", "sigma": float(event.sigma), "sensitivity": float(event.sensitivity)}
-    raise _Unsupported(f"{kind} is not supported (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
+    raise ValueError(f"{kind} is not supported (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
                        "DiscreteGaussianDpEvent(dimension=1), each alone or in PoissonSampledDpEvent or "
                        "SampledWithoutReplacementDpEvent, and SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent)")
 
@@ -86,7 +82,7 @@ def _sampled(event):
                                                 "SampledWithoutReplacementDpEvent.source_dataset_size")
         return inner
     if kind == "SampledWithReplacementDpEvent":
-        raise _Unsupported("SampledWithReplacementDpEvent is not supported (Poisson or without replacement)")
+        raise ValueError("SampledWithReplacementDpEvent is not supported (Poisson or without replacement)")
     return _leaf(event)
 
 
@@ -117,7 +113,7 @@ def _flatten(event, count, runs):
             _flatten(e, count, runs)
         return
     if kind == "NonPrivateDpEvent":
-        raise _Unsupported("NonPrivateDpEvent has no finite guarantee")
+        raise ValueError("NonPrivateDpEvent has no finite guarantee")
     _append(runs, _sampled(event), count)
 
 
@@ -167,15 +163,19 @@ class PrivacyAccountant:
         return True
 
     def compose(self, event, count=1):
-        """Adds `count` copies of `event`; returns self. A ValueError names an unsupported event; nothing is added."""
+        """Adds `count` copies of `event`; returns self. A ValueError names an unsupported event, or a ledger the
+        accountant would refuse (its total count beyond the limit); nothing is added then."""
         events = events_of(event, count)
-        if events:
-            _core.validate_events(events, relation=self._relation)
+        if not events:
+            return self
+        runs = list(self._runs)
         for e in events:
             c = e.pop("count")
-            _append(self._runs, e, c)
-        if events:
-            self._bounds = None
+            _append(runs, e, c)
+        # The whole ledger as it would be: the accountant's own checks (parameters, the total count's limit).
+        _core.validate_events([dict(e, count=c) for e, c in runs], relation=self._relation)
+        self._runs = runs
+        self._bounds = None
         return self
 
     @property
