@@ -1425,26 +1425,8 @@ def uptime_line():
         return f"load average: {la[0]:.2f}, {la[1]:.2f}, {la[2]:.2f}"
 
 
-def git_commit(path):
-    try:
-        out = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10)
-        return out.stdout.strip() or None
-    except Exception:  # noqa: BLE001
-        return None
-
-
-def dp_accounting_root(path):
-    for cand in (path, os.path.join(path, "dp_accounting"), os.path.join(path, "python", "dp_accounting")):
-        if os.path.isfile(os.path.join(cand, "dp_accounting", "__init__.py")):
-            return cand
-    raise SystemExit(f"--dp-accounting {path}: no dp_accounting/__init__.py found below it")
-
-
-def prv_root(path):
-    if os.path.isfile(os.path.join(path, "prv_accountant", "__init__.py")):
-        return path
-    raise SystemExit(f"--prv-accountant {path}: no prv_accountant/__init__.py found below it")
+# The peers' checkouts are located and described as peer_accountants.py (beside this file) does.
+from peer_accountants import dp_accounting_root, git_commit, prv_root  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------------------
