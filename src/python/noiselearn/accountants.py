@@ -20,20 +20,16 @@ from . import _noiselearn as _core
 
 __all__ = ["PrivacyAccountant", "CertifiedAccountant", "events_of"]
 
-_RELATIONS = {"add_remove": "add_remove", "replace_one": "replace_one"}
-
-
 def _relation_name(relation):
     """Our relation name from ours or from dp_accounting's NeighboringRelation (read by its name)."""
     name = getattr(relation, "name", relation)
-    if isinstance(name, str):
-        key = name.lower()
-        if key in ("add_or_remove_one", "add_remove", "add_or_remove"):
-            return "add_remove"
-        if key in ("replace_one", "replace_special"):
-            if key == "replace_special":
-                raise ValueError("neighboring relation REPLACE_SPECIAL is not supported (add_remove or replace_one)")
-            return "replace_one"
+    key = name.lower() if isinstance(name, str) else None
+    if key in ("add_or_remove_one", "add_remove", "add_or_remove"):
+        return "add_remove"
+    if key == "replace_one":
+        return "replace_one"
+    if key == "replace_special":
+        raise ValueError("neighboring relation REPLACE_SPECIAL is not supported (add_remove or replace_one)")
     raise ValueError(f"unknown neighboring relation {relation!r} (add_remove or replace_one)")
 
 
@@ -222,6 +218,16 @@ def _check_epsilon(value):
         raise ValueError(f"target_epsilon {value!r} must be finite and >= 0")
 
 
+def _checked_step(noise_multiplier, sample_rate):
+    """A step's settings as floats; a ValueError names the one out of range (a bool is not a number here)."""
+    if isinstance(noise_multiplier, bool) or not isinstance(noise_multiplier, numbers.Real) or not (
+            noise_multiplier > 0.0 and math.isfinite(noise_multiplier)):
+        raise ValueError(f"noise_multiplier {noise_multiplier!r} must be positive and finite")
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real) or not (0.0 < sample_rate <= 1.0):
+        raise ValueError(f"sample_rate {sample_rate!r} must be in (0, 1]")
+    return float(noise_multiplier), float(sample_rate)
+
+
 class CertifiedAccountant:
     """Opacus' accountant shape (``IAccountant``), answered by the certified accountant: DP-SGD's Gaussian with Poisson
     sampling, add or remove one, as Opacus' ``RDPAccountant`` and ``PRVAccountant`` take it.
@@ -240,13 +246,7 @@ class CertifiedAccountant:
 
     def step(self, *, noise_multiplier, sample_rate):
         """One optimizer step at (noise_multiplier, sample_rate): constant time, nothing composed."""
-        if isinstance(noise_multiplier, bool) or not isinstance(noise_multiplier, numbers.Real) or not (
-                noise_multiplier > 0.0 and math.isfinite(noise_multiplier)):
-            raise ValueError(f"noise_multiplier {noise_multiplier!r} must be positive and finite")
-        if isinstance(sample_rate, bool) or not isinstance(sample_rate, numbers.Real) or not (
-                0.0 < sample_rate <= 1.0):
-            raise ValueError(f"sample_rate {sample_rate!r} must be in (0, 1]")
-        noise_multiplier, sample_rate = float(noise_multiplier), float(sample_rate)
+        noise_multiplier, sample_rate = _checked_step(noise_multiplier, sample_rate)
         if self.history and self.history[-1][0] == noise_multiplier and self.history[-1][1] == sample_rate:
             m, q, steps = self.history[-1]
             self.history[-1] = (m, q, steps + 1)
@@ -267,14 +267,13 @@ class CertifiedAccountant:
         cached = self._cache.get(delta)
         if cached is not None and cached[0] == key:
             return cached[1]
+        kwargs = {} if self._loss_step is None else {"loss_step": self._loss_step}
         if not self.history:
             bracket = (0.0, 0.0)
         elif len(self.history) == 1:
             m, q, steps = self.history[0]
-            kwargs = {} if self._loss_step is None else {"loss_step": self._loss_step}
             bracket = tuple(_core.dp_sgd_epsilon(m, q, steps, delta, **kwargs))
         else:
-            kwargs = {} if self._loss_step is None else {"loss_step": self._loss_step}
             bracket = tuple(_core.account_events(self._events(), **kwargs).epsilon(delta))
         self._cache[delta] = (key, bracket)
         return bracket
@@ -318,11 +317,10 @@ class CertifiedAccountant:
             except (TypeError, ValueError):
                 raise ValueError(f"state_dict history entry {i}: {entry!r} is not (noise_multiplier, sample_rate, "
                                  "steps)") from None
-            probe = CertifiedAccountant()
             try:
-                probe.step(noise_multiplier=m, sample_rate=q)
+                m, q = _checked_step(m, q)
             except ValueError as e:
                 raise ValueError(f"state_dict history entry {i}: {e}") from None
-            history.append((float(m), float(q), _positive_whole(steps, f"state_dict history entry {i}'s steps")))
+            history.append((m, q, _positive_whole(steps, f"state_dict history entry {i}'s steps")))
         self.history = history
         self._cache = {}
