@@ -166,14 +166,13 @@ CyclicPower cyclic_power(const std::vector<double>& x, double s, int64_t n, int6
   }
   const double per_frequency_componentwise =
       dwidth * (static_cast<double>(f1) + 4.0 * kappa * static_cast<double>(y1)) / dsize;
-  const double per_frequency_normwise =
-      std::sqrt(dwidth / dsize) * (std::sqrt(static_cast<double>(f2)) + 2.0 * kappa * std::sqrt(static_cast<double>(y2)));
+  const double per_frequency_normwise = std::sqrt(dwidth / dsize) * (std::sqrt(static_cast<double>(f2)) +
+                                                                     2.0 * kappa * std::sqrt(static_cast<double>(y2)));
   const double x2 = norm2(x);
   const double largest_frequency_error = kappa * std::sqrt(dsize) * x2;
   const double growth = std::exp((dn - 1.0) * std::log(s + largest_frequency_error));  // (S + E)^(n-1)
-  const double uniform =
-      std::sqrt(dwidth) * (dn * growth * x2 * (kappa + roundings(6.0) * (1.0 + kappa)) +
-                           kappa * growth * (s + largest_frequency_error));
+  const double uniform = std::sqrt(dwidth) * (dn * growth * x2 * (kappa + roundings(6.0) * (1.0 + kappa)) +
+                                              kappa * growth * (s + largest_frequency_error));
   CyclicPower out;
   out.z.resize(static_cast<size_t>(size));
   plan->inverse(spectrum.data(), out.z.data(), size);
