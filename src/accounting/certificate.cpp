@@ -106,16 +106,17 @@ DiscretisationSummary discretisation_summary(const PairBounds& bounds, const Acc
     d.final_loss_step = std::max(d.final_loss_step, pld->loss_step);
     d.grid_points = std::max<int64_t>(d.grid_points, static_cast<int64_t>(pld->masses.size()));
     d.truncated_mass_upper = std::max(d.truncated_mass_upper, pld->truncated_mass);
-    d.numerical_error_upper = std::max(d.numerical_error_upper, pld->numerical_error);
-    d.relative_error_upper = std::max(d.relative_error_upper, pld->relative_error);
+    d.allowance.numerical_upper = std::max(d.allowance.numerical_upper, pld->numerical_error);
+    d.allowance.relative_upper = std::max(d.allowance.relative_upper, pld->relative_error);
   }
   for (const auto& scenario : bounds.lower) {
-    d.numerical_error_lower = std::max(
-        {d.numerical_error_lower, scenario.first_to_second.numerical_error, scenario.direction(true).numerical_error});
-    d.relative_error_lower = std::max(
-        {d.relative_error_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
+    d.allowance.numerical_lower = std::max({d.allowance.numerical_lower, scenario.first_to_second.numerical_error,
+                                            scenario.direction(true).numerical_error});
+    d.allowance.relative_lower = std::max(
+        {d.allowance.relative_lower, scenario.first_to_second.relative_error, scenario.direction(true).relative_error});
   }
   d.loss_step = used.loss_step;
+  d.loss_step_wanted = bounds.context.loss_step_wanted;
   d.upper_method = to_string(used.upper_method);
   d.lower_method = to_string(used.lower_method);
   d.tail_mass = used.tail_mass;
@@ -365,10 +366,15 @@ std::string Certificate::report() const {
       "{} relative (lower)\n",
       d.loss_step, d.final_loss_step, d.grid_points, d.upper_method, d.lower_method, d.tail_mass,
       format_general(d.truncated_mass_upper, 3, Rounding::kUp),
-      format_general(d.numerical_error_upper, 3, Rounding::kUp),
-      format_general(d.relative_error_upper, 2, Rounding::kUp),
-      format_general(d.numerical_error_lower, 3, Rounding::kUp),
-      format_general(d.relative_error_lower, 2, Rounding::kUp));
+      format_general(d.allowance.numerical_upper, 3, Rounding::kUp),
+      format_general(d.allowance.relative_upper, 2, Rounding::kUp),
+      format_general(d.allowance.numerical_lower, 3, Rounding::kUp),
+      format_general(d.allowance.relative_lower, 2, Rounding::kUp));
+  if (d.loss_step_wanted > 0.0)
+    out += fmt::format(
+        "  the loss step was limited by max_points ({}): one release's loss spread asks for {:g} (a larger "
+        "--max-points, at 24 bytes a point, narrows the bracket)\n",
+        accountant.max_points, d.loss_step_wanted);
   if (!d.tilted.for_epsilons.empty())
     out +=
         fmt::format("  exponentially tilted compositions (tighter allowance in the tail) for epsilon near {:.4g}{}\n",

@@ -66,18 +66,26 @@ struct DistinguishingEvents {
   double composed = 0.0;  // 1 - (1 - omega)^n
 };
 
+// The floating-point allowances of the composed PLDs (largest over directions and scenarios).
+struct FloatingPointAllowances {
+  double numerical_upper = 0.0;  // absolute, added to the upper bound
+  double numerical_lower = 0.0;  // ... subtracted from the lower bound
+  double relative_upper = 0.0;   // relative, of the upper bound
+  double relative_lower = 0.0;   // ... of the lower bound
+};
+
 struct DiscretisationSummary {
   double loss_step = 0.0;        // requested single-release loss step
   double final_loss_step = 0.0;  // after coarsening during composition (largest over directions)
   int64_t grid_points = 0;       // points of the composed upper-bound PLD (largest over directions)
   std::string upper_method, lower_method;
-  double tail_mass = 0.0;              // per truncation
-  double truncated_mass_upper = 0.0;   // moved to the infinity mass in total (largest over directions)
-  double numerical_error_upper = 0.0;  // floating-point allowance added to the upper bound (absolute)
-  double numerical_error_lower = 0.0;  // ... subtracted from the lower bound
-  double relative_error_upper = 0.0;   // relative floating-point allowance of the upper bound
-  double relative_error_lower = 0.0;   // ... of the lower bound
+  double tail_mass = 0.0;             // per truncation
+  double truncated_mass_upper = 0.0;  // moved to the infinity mass in total (largest over directions)
+  FloatingPointAllowances allowance;
   TiltedCompositions tilted;
+  // When max_points stopped the default's loss step above an eighth of a release's loss spread: the step it asked
+  // for (0 otherwise).
+  double loss_step_wanted = 0.0;
 };
 
 struct Certificate {

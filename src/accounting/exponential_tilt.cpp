@@ -100,9 +100,16 @@ double chernoff_tilt_for_epsilon(const PrivacyLossDistribution& single, int64_t 
   const double count = static_cast<double>(n);
   const LogMoment moment(single);
   auto exponent = [&](double lambda) { return count * moment(lambda) - lambda * epsilon; };
-  // Below the mean loss the exponent increases from lambda = 0: no tilt.
+  // At or below n times the mean loss the exponent increases from lambda = 0 (its slope there is n K'(0) - eps): no
+  // tilt. The slope is taken from the mean itself: K(lo) - K(0) is below K's rounding when the losses are small (a
+  // release sampled at q = 1e-5 has losses of about 1e-5; lo = 1e-8), and n times that rounding can pass for a rise.
+  long double mass = 0.0L, first_moment = 0.0L;
+  for (size_t i = 0; i < single.masses.size(); ++i) {
+    mass += single.masses[i];
+    first_moment += static_cast<long double>(single.masses[i]) * single.loss(i);
+  }
+  if (!(mass > 0.0L) || count * static_cast<double>(first_moment / mass) >= epsilon) return 0.0;
   const auto [lo, hi] = lambda_range(single);
-  if (exponent(lo) >= exponent(0.0)) return 0.0;
   return minimise_over_log_lambda(exponent, lo, hi);
 }
 

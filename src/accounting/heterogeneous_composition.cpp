@@ -49,6 +49,8 @@ PairBounds compose_heterogeneous_bounds(const std::vector<std::pair<PairBounds, 
   auto lower_of = [](const PairBounds& b) -> const DirectionalPLDs& { return b.lower.front(); };
   result.compositions = total;
   result.context.options = options;
+  for (const auto& part : parts)
+    result.context.loss_step_wanted = std::max(result.context.loss_step_wanted, part.first.context.loss_step_wanted);
   result.accounted.neighbours = parts.front().first.accounted.neighbours;
   double log_survival_first = 0.0, log_survival_second = 0.0;
   for (const auto& [single, count] : parts) {

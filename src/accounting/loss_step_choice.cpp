@@ -65,9 +65,8 @@ double predicted_relative_width(const PairBounds& single, int64_t n, const Accou
   return widest;
 }
 
-// The grid points the n-fold composition will span (16 standard deviations of the composed loss of the wider
-// direction): a finer step than max_points allows would only be coarsened again.
-double predicted_points(const PairBounds& single, int64_t n) {
+// The largest standard deviation of one release's privacy loss over the upper bound's directions (finite part).
+double loss_spread(const PairBounds& single) {
   double widest = 0.0;
   for (bool reverse : {false, true}) {
     if (reverse && !single.upper.second_to_first) break;
@@ -79,13 +78,46 @@ double predicted_points(const PairBounds& single, int64_t n) {
       square += p.masses[i] * p.loss(i) * p.loss(i);
     }
     if (mass <= 0.0L) continue;
-    const double variance = static_cast<double>(square / mass - (mean / mass) * (mean / mass));
-    widest = std::max(widest, 16.0 * std::sqrt(std::max(0.0, variance) * static_cast<double>(n)) / p.loss_step);
+    const long double m = mean / mass;
+    widest = std::max(widest, static_cast<double>(std::sqrt(std::max(0.0L, square / mass - m * m))));
   }
   return widest;
 }
 
+// The grid points the n-fold composition will span (16 standard deviations of the composed loss of the wider
+// direction): a finer step than max_points allows would only be coarsened again.
+double predicted_points(const PairBounds& single, int64_t n) {
+  return 16.0 * loss_spread(single) * std::sqrt(static_cast<double>(n)) / single.upper.first_to_second.loss_step;
+}
+
+constexpr int kMostHalvings = 24;
+
 }  // namespace
+
+LossStepChoice choose_loss_step(PairBounds single, int64_t n, const AccountingQueries& queries,
+                                const AccountantOptions& options, double tolerance,
+                                const std::function<PairBounds(const AccountantOptions&)>& discretise) {
+  LossStepChoice choice{std::move(single), options, 0.0};
+  AccountantOptions aim = options;
+  aim.adaptive_skip_width = tolerance;
+  int halvings = loss_step_halvings(choice.single, n, queries, aim);
+  if (halvings > 0) {
+    choice.options.loss_step = std::ldexp(options.loss_step, -halvings);
+    choice.single = discretise(choice.options);
+  }
+  for (; halvings < kMostHalvings; ++halvings) {
+    const double spread = loss_spread(choice.single);
+    if (!(spread > 0.0) || choice.options.loss_step <= spread / 8.0) break;
+    if (2.0 * 2.0 * predicted_points(choice.single, n) > static_cast<double>(options.max_points)) {
+      choice.loss_step_wanted = choice.options.loss_step;
+      while (choice.loss_step_wanted > spread / 8.0) choice.loss_step_wanted /= 2.0;
+      break;
+    }
+    choice.options.loss_step /= 2.0;
+    choice.single = discretise(choice.options);
+  }
+  return choice;
+}
 
 int loss_step_halvings(const PairBounds& single, int64_t n, const AccountingQueries& queries,
                        const AccountantOptions& options) {
@@ -104,7 +136,7 @@ std::string halved_loss_step_line(const AccountantOptions& used, const Accountan
   if (used.loss_step == requested.loss_step) return "";
   return fmt::format(
       "loss step {:g} (the default halved it from {:g}: the bracket at a query was predicted wider than "
-      "{:g} relative)\n",
+      "{:g} relative, or the step was above an eighth of one release's loss spread)\n",
       used.loss_step, requested.loss_step, requested.adaptive_skip_width);
 }
 

@@ -297,14 +297,13 @@ PairBounds composed(const PairFamily& family, int64_t n, AccountantOptions optio
   if (!queries.empty() && options.several_pairs == SeveralPairsMethod::kAuto && n >= kPerQueryCompositionFrom &&
       family.pairs.size() == 1) {
     options.fft_power = true;
-    AccountantOptions aim = options;
-    aim.adaptive_skip_width = share * options.adaptive_skip_width;
-    const int halvings = loss_step_halvings(single, n, queries, aim);
-    if (halvings > 0) {
-      options.loss_step = std::ldexp(options.loss_step, -halvings);
-      single = single_release_bounds(family, options);
-    }
+    LossStepChoice choice =
+        choose_loss_step(std::move(single), n, queries, options, share * options.adaptive_skip_width,
+                         [&](const AccountantOptions& o) { return single_release_bounds(family, o); });
+    single = std::move(choice.single);
+    options = choice.options;
     single.context.options = options;
+    single.context.loss_step_wanted = choice.loss_step_wanted;
   }
   return compose_bounds(single, n, options, queries);
 }

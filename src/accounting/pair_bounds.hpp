@@ -106,6 +106,9 @@ struct RefinementContext {
   std::function<PairBounds(const AccountantOptions&)> rediscretise;
   // Whether account() was given the queries (and so made the default's per-query choices for them).
   bool composed_for_queries = false;
+  // When max_points stopped the default from refining the loss step to an eighth of one release's loss spread
+  // (loss_step_choice.hpp): the step the spread asked for; 0 otherwise.
+  double loss_step_wanted = 0.0;
 };
 
 // Bounds of one pair family before or after composition.

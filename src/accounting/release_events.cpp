@@ -197,15 +197,19 @@ PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relati
   AccountantOptions options = requested;
   PairBounds single = event_release_bounds(event, relation, options);
   // Under several_pairs auto the default decides per query: the loss step is halved while the discretisation's
-  // predicted bracket at a query is wider than adaptive_skip_width (loss_step_choice.hpp).
+  // predicted bracket at a query is wider than adaptive_skip_width, or the step is coarse beside one release's loss
+  // spread (loss_step_choice.hpp).
+  double wanted = 0.0;
   if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty()) {
-    const int halvings = loss_step_halvings(single, event.count, queries, options);
-    if (halvings > 0) {
-      options.loss_step = std::ldexp(options.loss_step, -halvings);
-      single = event_release_bounds(event, relation, options);
-    }
+    LossStepChoice choice =
+        choose_loss_step(std::move(single), event.count, queries, options, options.adaptive_skip_width,
+                         [&](const AccountantOptions& o) { return event_release_bounds(event, relation, o); });
+    single = std::move(choice.single);
+    options = choice.options;
+    wanted = choice.loss_step_wanted;
   }
   single.context.options = options;
+  single.context.loss_step_wanted = wanted;
   return single;
 }
 

@@ -59,10 +59,12 @@ nlohmann::json certificate_json(const Certificate& c) {
                            {"lower_method", d.lower_method},
                            {"tail_mass", d.tail_mass},
                            {"truncated_mass_upper", d.truncated_mass_upper},
-                           {"numerical_error_upper", d.numerical_error_upper},
-                           {"numerical_error_lower", d.numerical_error_lower},
-                           {"relative_error_upper", d.relative_error_upper},
-                           {"relative_error_lower", d.relative_error_lower}};
+                           {"numerical_error_upper", d.allowance.numerical_upper},
+                           {"numerical_error_lower", d.allowance.numerical_lower},
+                           {"relative_error_upper", d.allowance.relative_upper},
+                           {"relative_error_lower", d.allowance.relative_lower}};
+  // Only when max_points stopped the default's loss step (files made before it stay the same).
+  if (d.loss_step_wanted > 0.0) out["discretisation"]["loss_step_wanted"] = d.loss_step_wanted;
   out["accountant"] = accountant_options_json(c.accountant);
   return out;
 }
