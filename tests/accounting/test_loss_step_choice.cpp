@@ -109,3 +109,26 @@ TEST_CASE(
   CHECK(std::isfinite(c.epsilons.front().epsilon_upper));
   CHECK(c.epsilons.front().epsilon_upper - c.epsilons.front().epsilon_lower <= 1e-2 * c.epsilons.front().epsilon_upper);
 }
+
+TEST_CASE(
+    "loss step: a delta query whose allowance, once tilted away, leaves the truncations' mass dominating is composed "
+    "again with a smaller tail mass",
+    "[accountant][default]") {
+  // Gaussian multiplier 1, q = 1e-4, 10^6 releases, delta at eps 1 (about 5e-16): untilted, the floating-point
+  // allowance (about 1e-7) dominates; tilted at the default tail mass 1e-15 per truncation, the 10^6 truncations hold
+  // the upper end at about 1e-9. A second round makes it with a tail mass small enough for the query.
+  const ReleaseDescription d = poisson_gaussian(1.0, 1e-4, 1000000);
+  CertificateRequest request;
+  request.compositions = 1000000;
+  request.epsilons = {1.0};
+  request.curve_points = 0;
+  const PairBounds bounds = account_events(d, AccountantOptions{}, queries_of(request));
+  const Certificate c = make_certificate(bounds, request, bounds.context.options);
+  const auto& q = c.deltas.front();
+  INFO("[" << q.delta_lower << ", " << q.delta_upper << "]");
+  CHECK(q.delta_lower <= q.delta_upper);
+  CHECK(q.delta_lower > 0.0);
+  CHECK(q.delta_upper < 1e-12);
+  CHECK(c.discretisation.tilted.tail_mass > 0.0);
+  CHECK(c.discretisation.tilted.tail_mass < 1e-20);
+}
