@@ -86,17 +86,6 @@ void refine_for_epsilon(PairBounds& b, double epsilon, double tail_mass = 0.0) {
   b.alternatives.tilted.push_back(std::move(alternative));
 }
 
-// Whether the floating-point allowance at eps = `current` (the upper end of eps(delta)) holds that end up by more than
-// a quarter of the bracket the default aims at (adaptive_skip_width relative): the upper end the bounds would give
-// without it (eps_upper at delta plus the allowance) is that much lower. With atoms of loss, or before the bucketed
-// tests raise the lower end, the gap in delta at `current` can be wide beside an allowance that still costs the upper
-// end more than the tolerance allows.
-bool allowance_holds_up(const PairBounds& b, double delta, double current) {
-  const double allowance = b.absolute_allowance(current);
-  if (!(allowance > 0.0)) return false;
-  return current - b.epsilon_upper(delta + allowance) > 0.25 * b.context.options.adaptive_skip_width * current;
-}
-
 void refine_for_delta(PairBounds& b, double delta) {
   if (!b.context.single_release || !b.context.options.tilted_refinement) return;
   double current = b.epsilon_upper(delta);
@@ -119,7 +108,7 @@ void refine_for_delta(PairBounds& b, double delta) {
   // tilted composition is one more pass; refine_for_epsilon skips near-duplicates).
   for (int round = 0; round < 3 && std::isfinite(current); ++round) {
     const bool truncation = b.truncation_dominates(current);
-    if (!truncation && !b.allowance_dominates(current) && !allowance_holds_up(b, delta, current)) break;
+    if (!truncation && !b.allowance_dominates(current)) break;
     const size_t before = b.alternatives.tilted.size();
     refine_for_epsilon(b, current, truncation ? b.tail_mass_for_delta(delta) : 0.0);
     if (b.alternatives.tilted.size() == before) break;
