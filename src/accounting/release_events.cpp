@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -24,6 +25,10 @@ std::string ReleaseEvent::describe() const {
                      count == 1 ? "" : "s");
 }
 
+int64_t ReleaseEvent::compositions() const {
+  return sampling.kind == SamplingKind::kRandomAllocation ? count / sampling.steps_per_epoch : count;
+}
+
 void ReleaseDescription::validate() const {
   if (events.empty()) throw InputError("the description has no events (give at least one under 'events')");
   int64_t total = 0;
@@ -36,6 +41,10 @@ void ReleaseDescription::validate() const {
       throw InputError(fmt::format("{}: {}", where, e.what()));
     }
     if (events[i].count < 1) throw InputError(fmt::format("{}: count {} must be at least 1", where, events[i].count));
+    if (events[i].sampling.kind == SamplingKind::kRandomAllocation &&
+        events[i].count % events[i].sampling.steps_per_epoch != 0)
+      throw InputError(fmt::format("{}: count {} must be a whole number of epochs of steps_per_epoch {}", where,
+                                   events[i].count, events[i].sampling.steps_per_epoch));
     if (events[i].count > kMaxCompositions - total)
       throw InputError(
           fmt::format("{}: the total count exceeds the accountant's limit of {}", where, kMaxCompositions));
@@ -54,11 +63,15 @@ const std::vector<MechanismParameter>& event_keys() {
        "each (per-coordinate, L-infinity, clipping)",
        true},
       {"sampling", std::nullopt, "",
-       "none (default), poisson, without_replacement; left out, the sampling keys decide"},
+       "none (default), poisson, without_replacement, random_allocation; left out, the sampling keys decide"},
       {"sampling_rate", std::nullopt, "probability",
        "poisson: the probability that a record is in the batch, in (0, 1]"},
       {"batch_size", std::nullopt, "records", "without_replacement: records per batch", true},
       {"dataset_size", std::nullopt, "records", "without_replacement: records in the data set", true},
+      {"steps_per_epoch", std::nullopt, "steps",
+       "random_allocation: each record is in exactly one of this many steps per epoch (count is then a whole number "
+       "of epochs of steps)",
+       true},
   };
   return keys;
 }
@@ -72,29 +85,103 @@ int64_t whole(const std::string& text, const std::string& key, const std::string
   return static_cast<int64_t>(value);
 }
 
+// The keys that say how an event's batch is sampled, as given.
+struct SamplingKeys {
+  std::optional<std::string> sampling, rate, batch, dataset, steps;
+};
+
+// The sampling from its keys: as `sampling` gives it, or as the other keys say; keys of another kind are refused.
+Sampling parse_sampling(const SamplingKeys& keys, const std::string& where) {
+  SamplingKind sampling_kind = SamplingKind::kNone;
+  if (keys.sampling) {
+    try {
+      sampling_kind = parse_sampling_kind(*keys.sampling);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", where, e.what()));
+    }
+  } else if (keys.rate) {
+    sampling_kind = SamplingKind::kPoisson;
+  } else if (keys.batch || keys.dataset) {
+    sampling_kind = SamplingKind::kWithoutReplacement;
+  } else if (keys.steps) {
+    sampling_kind = SamplingKind::kRandomAllocation;
+  }
+  Sampling sampling;
+  sampling.kind = sampling_kind;
+  auto refuse_key = [&](const std::optional<std::string>& value, const char* key) {
+    if (value)
+      throw InputError(
+          fmt::format("{}: {} does not apply to sampling {} (remove it, or set sampling to the kind it belongs to)",
+                      where, key, to_string(sampling_kind)));
+  };
+  switch (sampling_kind) {
+    case SamplingKind::kNone:
+      refuse_key(keys.rate, "sampling_rate");
+      refuse_key(keys.batch, "batch_size");
+      refuse_key(keys.dataset, "dataset_size");
+      refuse_key(keys.steps, "steps_per_epoch");
+      break;
+    case SamplingKind::kPoisson:
+      refuse_key(keys.batch, "batch_size");
+      refuse_key(keys.dataset, "dataset_size");
+      refuse_key(keys.steps, "steps_per_epoch");
+      if (!keys.rate)
+        throw InputError(fmt::format(
+            "{}: sampling poisson needs sampling_rate (the probability that a record is in the batch)", where));
+      sampling.rate = parse_event_number(*keys.rate, "sampling_rate", where);
+      break;
+    case SamplingKind::kWithoutReplacement:
+      refuse_key(keys.rate, "sampling_rate");
+      refuse_key(keys.steps, "steps_per_epoch");
+      if (!keys.batch || !keys.dataset)
+        throw InputError(fmt::format("{}: sampling without_replacement needs batch_size and dataset_size", where));
+      sampling.batch_size = whole(*keys.batch, "batch_size", where, 1);
+      sampling.dataset_size = whole(*keys.dataset, "dataset_size", where, 1);
+      break;
+    case SamplingKind::kRandomAllocation:
+      refuse_key(keys.rate, "sampling_rate");
+      refuse_key(keys.batch, "batch_size");
+      refuse_key(keys.dataset, "dataset_size");
+      if (!keys.steps)
+        throw InputError(fmt::format(
+            "{}: sampling random_allocation needs steps_per_epoch (each record is in exactly one of them)", where));
+      sampling.steps_per_epoch = whole(*keys.steps, "steps_per_epoch", where, 1);
+      break;
+  }
+  try {
+    sampling.validate();
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", where, e.what()));
+  }
+  return sampling;
+}
+
 }  // namespace
 
 ReleaseEvent parse_release_event(const EventFields& fields, const std::string& where, const TableReader& read_table) {
   ReleaseEvent event;
   std::set<std::string> seen;
-  std::optional<std::string> mechanism, sampling, rate, batch, dataset, count, coordinates;
+  std::optional<std::string> mechanism, count, coordinates;
+  SamplingKeys keys;
   EventFields mechanism_fields;
   for (const auto& [key, text] : fields) {
     if (!seen.insert(key).second) throw InputError(fmt::format("{}: {} is given twice", where, key));
     if (key == "mechanism")
       mechanism = text;
     else if (key == "sampling")
-      sampling = text;
+      keys.sampling = text;
     else if (key == "sampling_rate")
-      rate = text;
+      keys.rate = text;
     else if (key == "batch_size")
-      batch = text;
+      keys.batch = text;
     else if (key == "dataset_size")
-      dataset = text;
+      keys.dataset = text;
     else if (key == "count")
       count = text;
     else if (key == "coordinates")
       coordinates = text;
+    else if (key == "steps_per_epoch")
+      keys.steps = text;
     else
       mechanism_fields.emplace_back(key, text);
   }
@@ -136,53 +223,12 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", where, e.what()));
   }
-  // The sampling: as given, or as its keys say.
-  SamplingKind sampling_kind = SamplingKind::kNone;
-  if (sampling) {
-    try {
-      sampling_kind = parse_sampling_kind(*sampling);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: {}", where, e.what()));
-    }
-  } else if (rate) {
-    sampling_kind = SamplingKind::kPoisson;
-  } else if (batch || dataset) {
-    sampling_kind = SamplingKind::kWithoutReplacement;
-  }
-  event.sampling.kind = sampling_kind;
-  auto refuse_key = [&](const std::optional<std::string>& value, const char* key) {
-    if (value)
-      throw InputError(
-          fmt::format("{}: {} does not apply to sampling {} (remove it, or set sampling to the kind it belongs to)",
-                      where, key, to_string(sampling_kind)));
-  };
-  switch (sampling_kind) {
-    case SamplingKind::kNone:
-      refuse_key(rate, "sampling_rate");
-      refuse_key(batch, "batch_size");
-      refuse_key(dataset, "dataset_size");
-      break;
-    case SamplingKind::kPoisson:
-      refuse_key(batch, "batch_size");
-      refuse_key(dataset, "dataset_size");
-      if (!rate)
-        throw InputError(fmt::format(
-            "{}: sampling poisson needs sampling_rate (the probability that a record is in the batch)", where));
-      event.sampling.rate = parse_event_number(*rate, "sampling_rate", where);
-      break;
-    case SamplingKind::kWithoutReplacement:
-      refuse_key(rate, "sampling_rate");
-      if (!batch || !dataset)
-        throw InputError(fmt::format("{}: sampling without_replacement needs batch_size and dataset_size", where));
-      event.sampling.batch_size = whole(*batch, "batch_size", where, 1);
-      event.sampling.dataset_size = whole(*dataset, "dataset_size", where, 1);
-      break;
-  }
-  try {
-    event.sampling.validate();
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", where, e.what()));
-  }
+  event.sampling = parse_sampling(keys, where);
+  if (event.sampling.kind == SamplingKind::kRandomAllocation && event.count % event.sampling.steps_per_epoch != 0)
+    throw InputError(fmt::format(
+        "{}: count {} must be a whole number of epochs of steps_per_epoch {} (random_allocation accounts whole "
+        "epochs)",
+        where, event.count, event.sampling.steps_per_epoch));
   return event;
 }
 
@@ -201,9 +247,11 @@ PairBounds event_single_release(const ReleaseEvent& event, RecordRelation relati
   // spread (loss_step_choice.hpp).
   double wanted = 0.0;
   if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty()) {
+    // The release's own re-discretisation where it has one (random allocation keeps its epoch's ratio sums).
+    std::function<PairBounds(const AccountantOptions&)> again = single.context.rediscretise;
+    if (!again) again = [&](const AccountantOptions& o) { return event_release_bounds(event, relation, o); };
     LossStepChoice choice =
-        choose_loss_step(std::move(single), event.count, queries, options, options.adaptive_skip_width,
-                         [&](const AccountantOptions& o) { return event_release_bounds(event, relation, o); });
+        choose_loss_step(std::move(single), event.compositions(), queries, options, options.adaptive_skip_width, again);
     single = std::move(choice.single);
     options = choice.options;
     wanted = choice.loss_step_wanted;
@@ -269,11 +317,11 @@ PairBounds account_merged_events(const ReleaseDescription& description, const Ac
     const ReleaseEvent& event = description.events.front();
     PairBounds single = event_single_release(event, description.relation, options, queries);
     options = single.context.options;
-    return compose_bounds(single, event.count, options, queries);  // keeps the single release's rediscretise
+    return compose_bounds(single, event.compositions(), options, queries);  // keeps the single release's rediscretise
   }
   std::vector<std::pair<PairBounds, int64_t>> parts;
   for (const auto& event : description.events)
-    parts.emplace_back(event_release_bounds(event, description.relation, options), event.count);
+    parts.emplace_back(event_release_bounds(event, description.relation, options), event.compositions());
   return compose_heterogeneous_bounds(parts, options);
 }
 

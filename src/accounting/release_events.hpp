@@ -21,6 +21,11 @@
 //       sensitivity: 0.6
 //       coordinates: 1210          # d coordinates, each with its own noise (default 1)
 //       sampling_rate: 0.01
+//     - mechanism: gaussian         # fixed batches of shuffled data: each record in exactly one step per epoch
+//       noise_multiplier: 1.0
+//       sampling: random_allocation # steps_per_epoch alone says it too
+//       steps_per_epoch: 1000
+//       count: 10000                # steps: 10 epochs
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -46,6 +51,9 @@ struct ReleaseEvent {
   // each (per-coordinate, L-infinity, clipping); sampling mixes the d-fold products (coordinate_product.hpp).
   int64_t coordinates = 1;
   std::string describe() const;
+  // The single releases composed: count, or the epochs (count / steps_per_epoch) under random allocation, whose
+  // single release is one epoch (random_allocation.hpp).
+  int64_t compositions() const;
 };
 
 struct ReleaseDescription {

@@ -14,6 +14,7 @@
 #include "accounting/coordinate_product.hpp"
 #include "accounting/loss_discretisation.hpp"
 #include "accounting/profile_envelope.hpp"
+#include "accounting/random_allocation.hpp"
 #include "core/directed_rounding.hpp"
 #include "core/enum_names.hpp"
 #include "core/errors.hpp"
@@ -22,9 +23,10 @@
 
 namespace noiselearn {
 
-constexpr NameTable<SamplingKind, 3> kSamplingKinds{{{SamplingKind::kNone, "none"},
+constexpr NameTable<SamplingKind, 4> kSamplingKinds{{{SamplingKind::kNone, "none"},
                                                      {SamplingKind::kPoisson, "poisson"},
-                                                     {SamplingKind::kWithoutReplacement, "without_replacement"}}};
+                                                     {SamplingKind::kWithoutReplacement, "without_replacement"},
+                                                     {SamplingKind::kRandomAllocation, "random_allocation"}}};
 
 std::string to_string(SamplingKind kind) { return std::string(name_of(kSamplingKinds, kind)); }
 
@@ -43,6 +45,8 @@ double Sampling::probability() const {
       return rate;
     case SamplingKind::kWithoutReplacement:
       return static_cast<double>(batch_size) / static_cast<double>(dataset_size);
+    case SamplingKind::kRandomAllocation:
+      return 1.0 / static_cast<double>(steps_per_epoch);
   }
   return 1.0;
 }
@@ -56,6 +60,8 @@ void Sampling::validate() const {
     if (batch_size < 1 || batch_size > dataset_size)
       throw InputError(fmt::format("batch_size {} must be between 1 and dataset_size {}", batch_size, dataset_size));
   }
+  if (kind == SamplingKind::kRandomAllocation && steps_per_epoch < 1)
+    throw InputError(fmt::format("steps_per_epoch {} must be at least 1", steps_per_epoch));
 }
 
 std::string Sampling::describe() const {
@@ -66,6 +72,8 @@ std::string Sampling::describe() const {
       return fmt::format("Poisson sampling at rate {:g}", rate);
     case SamplingKind::kWithoutReplacement:
       return fmt::format("batches of {} of {} without replacement", batch_size, dataset_size);
+    case SamplingKind::kRandomAllocation:
+      return fmt::format("random allocation: each record in one of {} steps per epoch", steps_per_epoch);
   }
   return "?";
 }
@@ -79,6 +87,10 @@ void check_sampling_relation(const Sampling& sampling, RecordRelation relation) 
     throw InputError(
         "sampling without_replacement is accounted under relation replace_one (a fixed batch size changes "
         "meaning when a record is added); for add_remove use sampling poisson (sampling_rate)");
+  if (sampling.kind == SamplingKind::kRandomAllocation && relation == RecordRelation::kReplaceOne)
+    throw InputError(
+        "sampling random_allocation is accounted under relation add_remove (a record in exactly one step of each "
+        "epoch, or absent); replace_one is not analysed for it");
 }
 
 namespace {
@@ -474,6 +486,12 @@ PairBounds sampled_release_bounds(std::shared_ptr<const MechanismPair> mechanism
       bounds.context.rediscretise = rediscretise;
       return bounds;
     }
+  if (sampling.kind == SamplingKind::kRandomAllocation) {
+    if (coordinates > 1)
+      throw InputError(fmt::format("{}: random_allocation on {} coordinates needs a closed-form product (gaussian)",
+                                   mechanism->description(), coordinates));
+    return random_allocation_bounds(std::move(mechanism), sampling.steps_per_epoch, options);
+  }
   const double q = sampling.probability();
   const LossLaw law = mechanism->loss_law(options.tail_mass);
   const double error = mechanism->mass_relative_error();

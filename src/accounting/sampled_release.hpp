@@ -13,8 +13,11 @@
 //     bound composes the profile envelope of remove and add (Zhu et al., Def. 7 and Thm 10), which dominates both for
 //     every eps. The lower bound composes remove and add themselves: both happen (the other records contribute v, the
 //     record v + s or v), so the bracket also shows what the theorem costs.
+//   random allocation (each record in exactly one of k steps per epoch), add or remove one: one release is an epoch
+//     of k steps (random_allocation.hpp).
 // Poisson sampling under replace one, and sampling without replacement under add or remove, are refused (as
-// dp_accounting does): their batches are not the ones these pairs describe.
+// dp_accounting does): their batches are not the ones these pairs describe; so is random allocation under replace
+// one (not analysed here).
 //
 // Every direction's privacy loss is a monotone function g of l = ln(P/Q) (remove: ln(1 - q + q e^l)), so the
 // continuous part of l is cut where g crosses the loss grid; each cell's masses under the direction's pair (A_c, B_c)
@@ -38,16 +41,18 @@ namespace noiselearn {
 
 // Who the neighbours are: RecordRelation (core/neighbour_relation.hpp), add or remove one record, or replace one.
 
-enum class SamplingKind { kNone, kPoisson, kWithoutReplacement };
-std::string to_string(SamplingKind kind);  // "none", "poisson", "without_replacement"
+enum class SamplingKind { kNone, kPoisson, kWithoutReplacement, kRandomAllocation };
+std::string to_string(SamplingKind kind);  // "none", "poisson", "without_replacement", "random_allocation"
 SamplingKind parse_sampling_kind(const std::string& text);
 
 struct Sampling {
   SamplingKind kind = SamplingKind::kNone;
-  double rate = 1.0;         // Poisson: each record is in the batch with this probability, in (0, 1]
-  int64_t batch_size = 0;    // without replacement: b records drawn from ...
-  int64_t dataset_size = 0;  // ... N, 1 <= b <= N
-  // The probability q that a given record is in the batch (1 without sampling).
+  double rate = 1.0;            // Poisson: each record is in the batch with this probability, in (0, 1]
+  int64_t batch_size = 0;       // without replacement: b records drawn from ...
+  int64_t dataset_size = 0;     // ... N, 1 <= b <= N
+  int64_t steps_per_epoch = 1;  // random allocation: each record in exactly one of this many steps per epoch
+  // The probability q that a given record is in the batch (1 without sampling; 1 / steps_per_epoch for random
+  // allocation).
   double probability() const;
   // Throws InputError naming the field (rate outside (0, 1], b > N, ...).
   void validate() const;

@@ -147,7 +147,8 @@ void bind_events(py::module_& m) {
                   "'laplace', 'discrete_gaussian', 'discrete_laplace', 'table' with a table file's path; see "
                   "mechanisms()) and its parameters, coordinates (d coordinates with their own noise, L-infinity "
                   "neighbours; default {}), sampling ('none', 'poisson' with sampling_rate, 'without_replacement' with "
-                  "batch_size and dataset_size; left out, the keys decide) and count (releases, default {}). relation: "
+                  "batch_size and dataset_size, 'random_allocation' with steps_per_epoch; left out, the keys decide) "
+                  "and count (releases, default {}). relation: "
                   "'add_remove' (Poisson) or 'replace_one' (without replacement). Returns Bounds: .epsilon(delta) and "
                   ".delta(epsilon) give (lower, upper).",
                   ReleaseEvent{}.coordinates, ReleaseEvent{}.count)
