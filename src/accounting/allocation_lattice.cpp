@@ -103,8 +103,8 @@ struct SpreadAccumulator {
 
 }  // namespace
 
-LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechanism, double tail_mass,
-                                   int64_t max_points) {
+LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechanism, double tail_mass, int64_t max_top,
+                                   bool cut_top) {
   const RatioLaw y(law, mechanism);
   const ContinuousLoss& c = *y.continuous;
   // E_Q[Y^2] = E_P[Y], on 400 cells of the loss (only the step's scale depends on it).
@@ -123,6 +123,8 @@ LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechan
   }
   const double top_ratio = std::exp(outside);
   LatticeChoice choice;
+  // Ratios beyond the doubles (a multiplier of about 0.03 or less): no lattice.
+  if (!std::isfinite(top_ratio) || !std::isfinite(y.y_high) || !std::isfinite(second_moment)) return choice;
   // Also at most 1/64: ratios far below the mean of 1 decide the add direction at large epsilon for few steps.
   choice.step = std::exp2(std::floor(std::log2(std::min(sd, 1.0) / 64.0)));
   const double wanted = choice.step;
@@ -130,7 +132,11 @@ LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechan
     const double top = std::min(std::ceil(top_ratio / step), std::floor(y.y_high / step));
     return std::max<int64_t>(2, static_cast<int64_t>(top));
   };
-  while (top_of(choice.step) + 1 > max_points / 2) choice.step *= 2.0;
+  if (cut_top) {
+    choice.top = std::min(top_of(choice.step), max_top);
+    return choice;
+  }
+  while (top_of(choice.step) + 1 > max_top) choice.step *= 2.0;
   choice.top = top_of(choice.step);
   if (choice.step > wanted) choice.step_wanted = wanted;
   return choice;
@@ -234,15 +240,21 @@ RatioLattice cell_lattice(const LossLaw& law, double mass_relative_error, const 
       b = std::sqrt(low) * std::sqrt(high);
       if (!(high > low)) break;
     }
+    // A cell reaching past the top is the last one (below): its label would lie beyond the lattice.
+    if (b > top_ratio) break;
     const auto [p, q] = y.mass(a, b);
     if (q > 0.0) put(label_of(p / q), p, q);
     ++out.cells;
     previous = std::max(previous, m);
     a = b;
   }
-  // The last cell, to +infinity: labelled at most at the top (at or above: left out, its ratio beyond every label).
+  // The last cell, to +infinity: at or above, labelled at most at the top; at or below, left out when its label would
+  // lie beyond the top.
   const auto [p, q] = y.mass(a, INFINITY);
-  if (above && q > 0.0) put(std::min(label_of(p / q), lattice.top), p, q);
+  if (q > 0.0) {
+    const int64_t last = label_of(p / q);
+    if (above || last <= lattice.top) put(std::min(last, lattice.top), p, q);
+  }
   ++out.cells;
   return out;
 }

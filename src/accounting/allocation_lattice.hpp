@@ -54,10 +54,12 @@ struct LatticeChoice {
 };
 
 // g: the largest power of two at most min(sd_Q(Y), 1) / 64 (the spread then changes the variance of Y by a relative
-// 6e-5 at most), doubled while the lattice would have more than max_points / 2 points. The law must have a density: its
-// cells may only be the tails reaching to an infinite loss (InputError naming the mechanism otherwise).
-LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechanism, double tail_mass,
-                                   int64_t max_points);
+// 6e-5 at most), doubled while the lattice would have more than max_top + 1 points. The law must have a density: its
+// cells may only be the tails reaching to an infinite loss (InputError naming the mechanism otherwise). A step of 0:
+// the ratios overflow the doubles (no lattice). cut_top: the step is kept and the top cut at max_top instead (for the
+// lower bound's cells, which need not reach the tail).
+LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechanism, double tail_mass, int64_t max_top,
+                                   bool cut_top = false);
 
 RatioLattice spread_lattice(const LossLaw& law, double mass_relative_error, const LatticeChoice& lattice);
 

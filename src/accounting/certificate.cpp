@@ -88,7 +88,7 @@ namespace {
 // query whose bracket the floating-point allowance or the truncations dominate.
 PairBounds refined_for_request(const PairBounds& composed, const CertificateRequest& request) {
   // A closed form answers every query to its rounding: nothing to refine.
-  if (composed.alternatives.closed_form) return composed;
+  if (composed.alternatives.closed_form && composed.alternatives.closed_form->exact) return composed;
   PairBounds bounds = adapted_to_queries(composed, queries_of(request));
   // A tilt that removes the allowance can leave the truncations' mass dominating (10^7 releases at tail mass 1e-15
   // hold delta at 1e-8): a second round composes again with a smaller tail mass.
@@ -164,7 +164,7 @@ DeltaAtEpsilon delta_at_epsilon(const PairBounds& bounds, double eps) {
     entry.lower_method = kBucketedTest;
   if (const auto& closed = bounds.alternatives.closed_form) {
     if (closed->delta_upper(eps) <= entry.delta_upper) entry.upper_method = closed->method;
-    if (closed->delta_lower(eps) >= entry.delta_lower) entry.lower_method = closed->method;
+    if (closed->exact && closed->delta_lower(eps) >= entry.delta_lower) entry.lower_method = closed->method;
   }
   return entry;
 }
@@ -193,7 +193,7 @@ EpsilonAtDelta epsilon_at_delta(const PairBounds& bounds, double delta) {
     entry.lower_method = kBucketedTest;
   if (const auto& closed = bounds.alternatives.closed_form) {
     if (closed->epsilon_upper(delta) <= entry.epsilon_upper) entry.upper_method = closed->method;
-    if (closed->epsilon_lower(delta) >= entry.epsilon_lower) entry.lower_method = closed->method;
+    if (closed->exact && closed->epsilon_lower(delta) >= entry.epsilon_lower) entry.lower_method = closed->method;
   }
   return entry;
 }
@@ -282,7 +282,8 @@ Certificate make_certificate(const PairBounds& composed, const CertificateReques
   certificate.several_pairs = bounds.alternatives.several_pairs_note;
   certificate.accountant = used;
   certificate.substitution_tv = bounds.substitution_tv;
-  if (bounds.alternatives.closed_form) certificate.closed_form = bounds.alternatives.closed_form->method;
+  if (bounds.alternatives.closed_form && bounds.alternatives.closed_form->exact)
+    certificate.closed_form = bounds.alternatives.closed_form->method;
   certificate.infinity_mass.single_release =
       std::max(bounds.single_release_infinity_mass.first, bounds.single_release_infinity_mass.second);
   // Distinguishing events only (the composed PLD's infinity mass also holds truncated tails, which are not):

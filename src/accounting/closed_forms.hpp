@@ -22,6 +22,8 @@ struct DeltaInterval {
 struct ClosedFormBounds {
   std::string method;                          // for the certificate, e.g. "closed form (Balle and Wang 2018)"
   std::function<DeltaInterval(double)> delta;  // eps >= 0 -> [lower, upper] containing the exact delta(eps)
+  // false: the curve is of a pair that dominates the one accounted (an upper bound only; its lower ends are not used).
+  bool exact = true;
 
   double delta_upper(double epsilon) const { return delta(epsilon).upper; }
   double delta_lower(double epsilon) const { return delta(epsilon).lower; }

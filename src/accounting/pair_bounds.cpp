@@ -168,7 +168,9 @@ double PairBounds::delta_lower(double epsilon) const {
   const double copy = std::max({scenario_delta_lower(*this, epsilon), adaptive_delta_lower(*this, epsilon),
                                 two_outcome_delta_lower(*this, epsilon), bucketed_delta_lower(epsilon)});
   const double value = substitution_tv == 0.0 ? copy : std::max(0.0, copy - substitution_allowance(epsilon));
-  return alternatives.closed_form ? std::max(value, alternatives.closed_form->delta_lower(epsilon)) : value;
+  return alternatives.closed_form && alternatives.closed_form->exact
+             ? std::max(value, alternatives.closed_form->delta_lower(epsilon))
+             : value;
 }
 
 double PairBounds::epsilon_upper(double delta) const {
@@ -187,7 +189,9 @@ double PairBounds::epsilon_lower(double delta) const {
     return value;
   };
   const double copy = copy_at(delta);
-  const double closed = alternatives.closed_form ? alternatives.closed_form->epsilon_lower(delta) : 0.0;
+  const double closed = alternatives.closed_form && alternatives.closed_form->exact
+                            ? alternatives.closed_form->epsilon_lower(delta)
+                            : 0.0;
   if (substitution_tv == 0.0) return std::max(copy, closed);
   // Below eps_L = the copy's lower eps at delta + a, with a the allowance at the copy's lower eps at delta (>= eps_L),
   // the copy's lower delta exceeds delta + a, so the table's exceeds delta.

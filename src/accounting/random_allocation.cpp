@@ -27,6 +27,7 @@ struct EpochRatioSums {
   LatticeChoice lattice;
   double ratio_error = 0.0;  // the upper pair's ratios are the lattice's to this relative error
   int64_t cells_upper = 0, cells_lower = 0;
+  bool trivial = false;  // no lattice fits: the bounds are delta <= 1 and delta >= 0
 };
 
 PrivacyLossDistribution lattice_distribution(const std::vector<double>& masses, const RatioLattice& lattice,
@@ -45,49 +46,76 @@ PrivacyLossDistribution lattice_distribution(const std::vector<double>& masses, 
   return pld;
 }
 
-// The n-fold sum of a lattice distribution (n >= 1).
-PrivacyLossDistribution lattice_power(const PrivacyLossDistribution& single, int64_t n,
-                                      const AccountantOptions& options) {
+// The n-fold sum of a lattice distribution (n >= 1); nothing when its window would be wider than 8 max_points.
+std::optional<PrivacyLossDistribution> lattice_power(const PrivacyLossDistribution& single, int64_t n,
+                                                     const AccountantOptions& options) {
   if (n == 1) return single;
   std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options);
-  if (!powered)
-    throw InputError(fmt::format(
-        "random_allocation: the sum of {} steps' ratios needs a window wider than {} points (raise max_points)", n,
-        8 * options.max_points));
-  return std::move(*powered);
+  if (powered) return powered;
+  // One atom (a lattice far coarser than the ratios' bulk): its power is the atom at n times its place.
+  size_t atoms = 0, at = 0;
+  for (size_t i = 0; i < single.masses.size(); ++i)
+    if (single.masses[i] > 0.0) ++atoms, at = i;
+  if (atoms != 1) return std::nullopt;
+  PrivacyLossDistribution atom = single;
+  atom.first_index = (single.first_index + static_cast<int64_t>(at)) * n;
+  atom.masses = {std::pow(single.masses[at], static_cast<double>(n))};
+  atom.relative_error = std::pow(1.0 + single.relative_error, static_cast<double>(n)) * (1.0 + roundings(n)) - 1.0;
+  atom.infinity_mass = 1.0 - std::pow(1.0 - single.infinity_mass, static_cast<double>(n));
+  atom.compositions = single.compositions * n;
+  return atom;
 }
 
-// S under A (one step drawn from P, the others from Q) and under Q (all k from Q, negated).
-std::pair<PrivacyLossDistribution, PrivacyLossDistribution> ratio_sums(const RatioLattice& lattice, int64_t k,
-                                                                       BoundKind bound,
-                                                                       const AccountantOptions& options) {
+using RatioSums = std::pair<PrivacyLossDistribution, PrivacyLossDistribution>;
+
+// S under A (one step drawn from P, the others from Q) and under Q (all k from Q, negated); nothing when a window
+// does not fit.
+std::optional<RatioSums> ratio_sums(const RatioLattice& lattice, int64_t k, BoundKind bound,
+                                    const AccountantOptions& options) {
   const PrivacyLossDistribution q_step = lattice_distribution(lattice.q_masses, lattice, bound, false);
   const PrivacyLossDistribution p_step =
       lattice_distribution(lattice.p_masses, lattice, bound, false, lattice.p_infinity);
-  PrivacyLossDistribution with_record =
-      k == 1 ? p_step : compose(lattice_power(q_step, k - 1, options), p_step, options);
-  PrivacyLossDistribution without_record =
+  std::optional<PrivacyLossDistribution> others = k == 1 ? std::nullopt : lattice_power(q_step, k - 1, options);
+  std::optional<PrivacyLossDistribution> without_record =
       lattice_power(lattice_distribution(lattice.q_masses, lattice, bound, true), k, options);
-  return {std::move(with_record), std::move(without_record)};
+  if ((k > 1 && !others) || !without_record) return std::nullopt;
+  PrivacyLossDistribution with_record = k == 1 ? p_step : compose(*others, p_step, options);
+  return RatioSums{std::move(with_record), std::move(*without_record)};
 }
 
+// The sums on the finest lattice whose windows fit: at most max_points / 2 lattice points, halved while a window of
+// the k-fold sum does not fit (Y's heavy tail at small multipliers). No lattice fits: `trivial`.
 EpochRatioSums epoch_ratio_sums(const MechanismPair& mechanism, int64_t k, const AccountantOptions& options) {
   const LossLaw law = mechanism.loss_law(options.tail_mass);
   const double error = mechanism.mass_relative_error();
   EpochRatioSums sums;
-  sums.lattice = choose_ratio_lattice(law, mechanism.description(), options.tail_mass, options.max_points);
-  // The sums' lattice is never coarsened (its points are ratios, not losses): room for the whole window.
+  // The sums' lattice is never coarsened (its points are ratios, not losses): windows up to 8 max_points.
   AccountantOptions lattice_options = options;
-  lattice_options.max_points = 16 * options.max_points;
-  const RatioLattice spread = spread_lattice(law, error, sums.lattice);
-  sums.ratio_error = spread.ratio_error;
-  sums.cells_upper = spread.cells;
-  std::tie(sums.remove_upper, sums.add_upper) = ratio_sums(spread, k, BoundKind::kUpper, lattice_options);
-  const RatioLattice at_or_above = cell_lattice(law, error, sums.lattice, CellLabel::kMeansAtOrAbove);
-  const RatioLattice at_or_below = cell_lattice(law, error, sums.lattice, CellLabel::kMeansAtOrBelow);
-  sums.cells_lower = at_or_above.cells;
-  sums.remove_lower = ratio_sums(at_or_above, k, BoundKind::kLower, lattice_options).first;
-  sums.add_lower = ratio_sums(at_or_below, k, BoundKind::kLower, lattice_options).second;
+  lattice_options.max_points = options.max_points;
+  for (int64_t max_top = options.max_points / 2; max_top >= 16; max_top /= 2) {
+    sums.lattice = choose_ratio_lattice(law, mechanism.description(), options.tail_mass, max_top);
+    if (!(sums.lattice.step > 0.0)) break;
+    const RatioLattice spread = spread_lattice(law, error, sums.lattice);
+    std::optional<RatioSums> upper = ratio_sums(spread, k, BoundKind::kUpper, lattice_options);
+    if (!upper) continue;
+    // The lower bound's lattice keeps the fine step and stops at the top instead (beyond it: labelled at the top, or
+    // left out), which only loosens it.
+    const LatticeChoice fine = choose_ratio_lattice(law, mechanism.description(), options.tail_mass, max_top, true);
+    const RatioLattice at_or_above = cell_lattice(law, error, fine, CellLabel::kMeansAtOrAbove);
+    const RatioLattice at_or_below = cell_lattice(law, error, fine, CellLabel::kMeansAtOrBelow);
+    std::optional<RatioSums> remove_lower = ratio_sums(at_or_above, k, BoundKind::kLower, lattice_options);
+    std::optional<RatioSums> add_lower = ratio_sums(at_or_below, k, BoundKind::kLower, lattice_options);
+    if (!remove_lower || !add_lower) continue;
+    sums.ratio_error = spread.ratio_error;
+    sums.cells_upper = spread.cells;
+    sums.cells_lower = at_or_above.cells;
+    sums.remove_upper = std::move(upper->first);
+    sums.add_upper = std::move(upper->second);
+    sums.remove_lower = std::move(remove_lower->first);
+    sums.add_lower = std::move(add_lower->second);
+    return sums;
+  }
+  sums.trivial = true;
   return sums;
 }
 
@@ -140,10 +168,41 @@ struct RatioSumCache {
   }
 };
 
+// No lattice fits (the ratios overflow the doubles, or even a coarse lattice's k-fold sum is wider than the windows
+// allow): delta <= 1 above (all the mass at an infinite loss) and delta >= 0 below (all of it at loss 0), said so.
+PairBounds trivial_epoch(const MechanismPair& mechanism, int64_t k, const AccountantOptions& options) {
+  PairBounds bounds;
+  bounds.accounted.pair = fmt::format("{}, random allocation: each record in one of {} steps per epoch, one epoch ({})",
+                                      mechanism.description(), k, to_string(RecordRelation::kAddOrRemove));
+  bounds.accounted.pairs_checked = fmt::format(
+      "no lattice of the steps' likelihood ratios fits (their tail is too heavy for max_points {}): only the trivial "
+      "bounds delta <= 1 and delta >= 0",
+      options.max_points);
+  bounds.accounted.neighbours = {NeighbourRelation::kAnySequence, RecordRelation::kAddOrRemove};
+  bounds.context.options = options;
+  PrivacyLossDistribution upper, lower;
+  upper.bound = BoundKind::kUpper;
+  upper.loss_step = lower.loss_step = options.loss_step;
+  upper.masses = {0.0};
+  upper.infinity_mass = 1.0;
+  lower.bound = BoundKind::kLower;
+  lower.masses = {1.0};
+  bounds.upper.name = "remove A||Q, add Q||A";
+  bounds.upper.first_to_second = upper;
+  bounds.upper.second_to_first = upper;
+  DirectionalPLDs low;
+  low.name = bounds.upper.name;
+  low.first_to_second = lower;
+  low.second_to_first = lower;
+  bounds.lower.push_back(std::move(low));
+  return bounds;
+}
+
 PairBounds epoch_bounds(const std::shared_ptr<const MechanismPair>& mechanism, int64_t k,
                         const AccountantOptions& options, const std::shared_ptr<RatioSumCache>& cache) {
   options.validate();
   const std::shared_ptr<const EpochRatioSums> sums = cache->get(*mechanism, k, options);
+  if (sums->trivial) return trivial_epoch(*mechanism, k, options);
   PairBounds bounds;
   bounds.accounted.pair = fmt::format("{}, random allocation: each record in one of {} steps per epoch, one epoch ({})",
                                       mechanism->description(), k, to_string(RecordRelation::kAddOrRemove));

@@ -18,10 +18,12 @@ TEST_CASE("the accountant's method and sampling names round-trip, and unknown on
     CHECK(parse_pessimistic_method(to_string(m)) == m);
   for (auto m : {OptimisticMethod::kMergeToGrid, OptimisticMethod::kRoundDown})
     CHECK(parse_optimistic_method(to_string(m)) == m);
-  for (auto k : {SamplingKind::kNone, SamplingKind::kPoisson, SamplingKind::kWithoutReplacement})
+  for (auto k : {SamplingKind::kNone, SamplingKind::kPoisson, SamplingKind::kWithoutReplacement,
+                 SamplingKind::kRandomAllocation})
     CHECK(parse_sampling_kind(to_string(k)) == k);
   CHECK(message_of([](const std::string& t) { parse_several_pairs_method(t); }, "blocks") ==
         "unknown several-pairs method 'blocks' (valid: auto, adaptive, envelope)");
   CHECK(message_of([](const std::string& t) { parse_sampling_kind(t); }, "poison") ==
-        "unknown sampling 'poison'; did you mean 'poisson'? (known: none, poisson, without_replacement)");
+        "unknown sampling 'poison'; did you mean 'poisson'? (known: none, poisson, without_replacement, "
+        "random_allocation)");
 }
