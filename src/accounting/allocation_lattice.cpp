@@ -103,6 +103,11 @@ struct SpreadAccumulator {
 
 }  // namespace
 
+void check_ratio_law(const LossLaw& law, const std::string& mechanism) {
+  const RatioLaw checked(law, mechanism);
+  (void)checked;
+}
+
 LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechanism, double tail_mass, int64_t max_top,
                                    bool cut_top) {
   const RatioLaw y(law, mechanism);

@@ -46,6 +46,10 @@ struct RatioLattice {
   int64_t cells = 0;         // how many cells Y was cut into
 };
 
+// InputError naming the mechanism unless its law has a density: its cells may only be the tails reaching to an infinite
+// loss (a mechanism whose loss has atoms, the Laplace or a discrete one, cannot be cut into cells of any mean).
+void check_ratio_law(const LossLaw& law, const std::string& mechanism);
+
 // Where the lattice ends and how fine it is, for a mechanism's law.
 struct LatticeChoice {
   double step = 0.0;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "accounting/allocation_lattice.hpp"
 #include "accounting/closed_forms.hpp"
 #include "accounting/heterogeneous_composition.hpp"
 #include "accounting/loss_step_choice.hpp"
@@ -218,12 +219,28 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
   if (coordinates) event.coordinates = whole(*coordinates, "coordinates", where, 1);
   // The mechanism made once here, so that what only its pair can check (a table's sensitivity on its grid, its
   // symmetry) names the event.
+  std::shared_ptr<const MechanismPair> pair;
   try {
-    kind->make(event.values, event.tables);
+    pair = kind->make(event.values, event.tables);
   } catch (const InputError& e) {
     throw InputError(fmt::format("{}: {}", where, e.what()));
   }
   event.sampling = parse_sampling(keys, where);
+  if (event.sampling.kind == SamplingKind::kRandomAllocation) {
+    // Random allocation needs a loss with a density (allocation_lattice.hpp), of the product too.
+    try {
+      if (event.coordinates > 1) {
+        std::shared_ptr<const MechanismPair> product = pair->coordinate_product(event.coordinates);
+        if (!product)
+          throw InputError(fmt::format("random_allocation on {} coordinates needs a closed-form product (gaussian)",
+                                       event.coordinates));
+        pair = std::move(product);
+      }
+      check_ratio_law(pair->loss_law(AccountantOptions{}.tail_mass), pair->description());
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}", where, e.what()));
+    }
+  }
   if (event.sampling.kind == SamplingKind::kRandomAllocation && event.count % event.sampling.steps_per_epoch != 0)
     throw InputError(fmt::format(
         "{}: count {} must be a whole number of epochs of steps_per_epoch {} (random_allocation accounts whole "

@@ -43,6 +43,11 @@ class SampledWithoutReplacementDpEvent:
         self.source_dataset_size, self.sample_size, self.event = source_dataset_size, sample_size, event
 
 
+class RandomAllocationDpEvent:
+    def __init__(self, event, num_selected, num_steps):
+        self.event, self.num_selected, self.num_steps = event, num_selected, num_steps
+
+
 class SelfComposedDpEvent:
     def __init__(self, event, count):
         self.event, self.count = event, count
@@ -194,3 +199,28 @@ def test_unsupported_events_are_refused_by_name_and_nothing_is_half_composed():
     with pytest.raises(ValueError, match="REPLACE_SPECIAL"):
         nl.PrivacyAccountant(NeighboringRelation("REPLACE_SPECIAL"))
     assert nl.PrivacyAccountant().get_epsilon(1e-5) == 0.0
+
+
+def test_random_allocation_events_read_as_epochs_of_our_steps_per_epoch():
+    # dp_accounting's RandomAllocationDpEvent is one epoch: each record in num_selected of num_steps steps. Ten of
+    # them are ten epochs of our random allocation (steps_per_epoch = num_steps, count = 10 num_steps).
+    epochs = SelfComposedDpEvent(RandomAllocationDpEvent(GaussianDpEvent(1.0), 1, 1000), 10)
+    acc = nl.PrivacyAccountant().compose(epochs)
+    assert acc.ledger == [{"mechanism": "gaussian", "noise_multiplier": 1.0, "steps_per_epoch": 1000,
+                           "count": 10000}]
+    lower, upper = acc.get_epsilon_bracket(1e-5)
+    assert (lower, upper) == nl.account_events(acc.ledger).epsilon(1e-5)
+    assert 0.0 < lower <= upper <= lower * (1 + 1e-3)
+    # Below Poisson sampling at the same expected batch (rate 1 / 1000): balls in bins is the more private here.
+    poisson = nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 1.0, "sampling_rate": 1e-3,
+                                  "count": 10000}]).epsilon(1e-5)
+    assert upper < poisson[0]
+    before = acc.ledger
+    for event, message in [(RandomAllocationDpEvent(GaussianDpEvent(1.0), 2, 1000), "num_selected 2"),
+                           (RandomAllocationDpEvent(LaplaceDpEvent(1.0), 1, 10), "has atoms of loss"),
+                           ({"mechanism": "gaussian", "noise_multiplier": 1.0, "steps_per_epoch": 100, "count": 150},
+                            "whole number of epochs")]:
+        assert not acc.supports(event)
+        with pytest.raises(ValueError, match=message):
+            acc.compose(event)
+        assert acc.ledger == before

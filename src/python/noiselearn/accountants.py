@@ -61,7 +61,8 @@ def _leaf(event):
         return {"mechanism": "discrete_gaussian", "sigma": float(event.sigma), "sensitivity": float(event.sensitivity)}
     raise ValueError(f"{kind} is not supported (supported: GaussianDpEvent, LaplaceDpEvent, DiscreteLaplaceDpEvent, "
                        "DiscreteGaussianDpEvent(dimension=1), each alone or in PoissonSampledDpEvent or "
-                       "SampledWithoutReplacementDpEvent, and SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent)")
+                       "SampledWithoutReplacementDpEvent, GaussianDpEvent in RandomAllocationDpEvent(num_selected=1), "
+                       "and SelfComposedDpEvent, ComposedDpEvent, NoOpDpEvent)")
 
 
 def _sampled(event):
@@ -110,6 +111,17 @@ def _flatten(event, count, runs):
         return
     if kind == "NonPrivateDpEvent":
         raise ValueError("NonPrivateDpEvent has no finite guarantee")
+    if kind == "RandomAllocationDpEvent":
+        # One epoch of num_steps steps, each record in num_selected of them: our random allocation (one of them).
+        selected = _positive_whole(event.num_selected, "RandomAllocationDpEvent.num_selected")
+        steps = _positive_whole(event.num_steps, "RandomAllocationDpEvent.num_steps")
+        if selected != 1:
+            raise ValueError(f"RandomAllocationDpEvent with num_selected {selected}: only one step per record and "
+                             "epoch (num_selected=1) is accounted")
+        inner = _leaf(event.event)
+        inner["steps_per_epoch"] = steps
+        _append(runs, inner, count * steps)
+        return
     _append(runs, _sampled(event), count)
 
 
