@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""DP-SGD on digits with balls-in-bins batches (each example in exactly one random step of each epoch: what a
-shuffled loader with fixed batches approximates), accounted as such by noiselearn (random allocation), beside
-Poisson sampling at the same expected batch, both calibrated to the same certified epsilon.
+"""DP-SGD on digits with balls-in-bins batches (each example in exactly one random step of each epoch, as shuffled
+data is used, though the batch sizes are binomial, not fixed), accounted as such by noiselearn (random allocation),
+beside Poisson sampling at the same expected batch, both calibrated to the same certified epsilon.
 
     PYTHONPATH=build/python /usr/bin/python3 experiments/dp-sgd-digits/balls_in_bins.py            # full run
     PYTHONPATH=build/python /usr/bin/python3 experiments/dp-sgd-digits/balls_in_bins.py --quick    # 1 epoch, 1 seed
@@ -108,8 +108,9 @@ def run(args):
                                  eps_certified_hi=c["eps_hi"], delta=base.DELTA, steps_per_epoch=k,
                                  steps_taken=r["steps_taken"], epochs=args.epochs, mean_batch=r["mean_batch"],
                                  batch_std=r["batch_std"], test_accuracy=r["accuracy"], seconds=r["seconds"]))
-        print("  " + ", ".join(f"{name} {np.mean([r['test_accuracy'] for r in rows if r['target_epsilon'] == target and r['calibration'] == name]):.4f}"  # noqa: E501
-                               for name in cal), flush=True)
+        means = {name: np.mean([r["test_accuracy"] for r in rows
+                                if r["target_epsilon"] == target and r["calibration"] == name]) for name in cal}
+        print("  " + ", ".join(f"{name} {m:.4f}" for name, m in means.items()), flush=True)
     base.write_csv(os.path.join(args.out, "results.csv"), rows)
     write_summary(args, rows, calibrations, n, k, steps, time.perf_counter() - t0, accounting_seconds)
     return rows, calibrations

@@ -1,7 +1,7 @@
 #pragma once
 // Random allocation ("balls in bins"): each epoch has k steps, and each record takes part in exactly one of them,
-// chosen uniformly and independently of the other records (what a shuffled loader with fixed batches approximates;
-// a shuffled permutation is not covered). One epoch as single-release bounds, composed over the epochs by
+// chosen uniformly and independently of the other records (every record used once per epoch, as with shuffling, but
+// binomial batch sizes; a shuffled permutation with fixed-size batches is not covered). One epoch as single-release bounds, composed over the epochs by
 // compose_bounds; add or remove one record.
 //
 // With (P, Q) the mechanism's worst pair of one step (mechanism_pair.hpp), the epoch's outputs are k steps. Without

@@ -175,3 +175,21 @@ def test_per_coordinate_quick_run_accounting(per_coordinate, tmp_path):
         assert float(r["noise_std_empirical"]) == pytest.approx(float(r["std_per_coordinate"]), rel=0.02)
     for name in ("summary.md", "per-coordinate.png"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_balls_in_bins_uses_every_example_once_per_epoch_and_is_calibrated_as_such():
+    # balls_in_bins.py: each epoch every example is in exactly one of the k steps, so the batch sizes of an epoch sum
+    # to N (mean N / k exactly), which Poisson batches do not; the sigma calibrated for random allocation certifies the
+    # target under it, and the Poisson sigma certifies a smaller epsilon there (balls in bins is the more private).
+    pytest.importorskip("torch")
+    pytest.importorskip("sklearn")
+    import balls_in_bins as bib
+    data = bib.base.load_data()
+    n, k = len(data[1]), bib.STEPS_PER_EPOCH
+    bins = bib.train(data, 1.0, k, 2, True, seed=3)
+    assert bins["steps_taken"] == 2 * k and bins["mean_batch"] == pytest.approx(n / k, rel=1e-12)
+    poisson = bib.train(data, 1.0, k, 2, False, seed=3)
+    assert poisson["mean_batch"] != pytest.approx(n / k, rel=1e-12)
+    cal = bib.calibrate(noiselearn, 2.0, k, k)
+    assert cal["balls_in_bins"]["eps_hi"] <= 2.0 and cal["poisson"]["eps_hi"] <= 2.0
+    assert cal["bins_poisson_sigma"]["eps_hi"] < 2.0 and cal["balls_in_bins"]["sigma"] < cal["poisson"]["sigma"]
