@@ -13,15 +13,19 @@
 //   comparison of experiments is the convex order of the likelihood ratio under Q), a pair whose ratio under Q is a
 //   mean-preserving spread of another's is more informative. The P-masses follow: P = y Q at every lattice point.
 //   Outcomes above the lattice's top are split into one that only P produces (Y = +infinity, P-mass p_infinity)
-//   and one that only Q produces (Y = 0): merging the two gives them back. The spread adds at most w^2 / 4 to the
-//   variance of Y in a cell of width w: second order in the lattice step.
+//   and one that only Q produces (Y = 0): merging the two gives them back. An atom is spread between its two
+//   neighbouring lattice points, a cell of the law between the lattice points around its ratios. The spread adds at
+//   most w^2 / 4 to the variance of Y in a cell of width w: second order in the lattice step.
 // * Lower (a post-processing of the true pair): the outcome is reduced to the index of its cell, so each cell is one
-//   outcome with ratio c = P(cell) / Q(cell), the cell's conditional mean. The cells are found so that c lies just
-//   above a lattice point (kMeansAtOrAbove) or just below one (kMeansAtOrBelow), to a relative 3e-12, and that
-//   point is the cell's label. The label sum is then a pointwise lower (upper) bound of the epoch's ratio sum of this
-//   post-processed pair, which is what a lower bound of the epoch's P||Q (Q||P) needs: delta of P||Q only grows with
-//   the loss under P, delta of Q||P with the loss -ln(ratio) under Q. The last cell (to +infinity) is labelled at the
-//   lattice's top (at or above: left out).
+//   outcome with ratio c = P(cell) / Q(cell), the cell's conditional mean. Outcomes are taken in order of their
+//   ratio (atoms, the law's cells, slices of its continuous part) and a cell closes when its mean reaches a point
+//   just above a lattice point (kMeansAtOrAbove) or just below one (kMeansAtOrBelow), to a relative 3e-12, taking
+//   only the fraction of the last outcome that meets it (a randomised post-processing: a Markov kernel to cells).
+//   That point is the cell's label; a cell that cannot reach one (the last) is labelled below (above) its mean. The
+//   label sum is then a pointwise lower (upper) bound of the epoch's ratio sum of this post-processed pair, which is
+//   what a lower bound of the epoch's P||Q (Q||P) needs: delta of P||Q only grows with the loss under P, delta of Q||P
+//   with the loss -ln(ratio) under Q. The last cell (to +infinity) is labelled at the lattice's top (at or above: left
+//   out).
 //
 // Cell boundaries are set in ln Y (the mechanism's loss law gives the masses of loss intervals); a boundary's Y is
 // its lattice point to a relative `ratio_error` (the rounding of the logarithm), which the loss of every lattice
@@ -46,24 +50,21 @@ struct RatioLattice {
   int64_t cells = 0;         // how many cells Y was cut into
 };
 
-// InputError naming the mechanism unless its law has a density: its cells may only be the tails reaching to an infinite
-// loss (a mechanism whose loss has atoms, the Laplace or a discrete one, cannot be cut into cells of any mean).
-void check_ratio_law(const LossLaw& law, const std::string& mechanism);
-
 // Where the lattice ends and how fine it is, for a mechanism's law.
 struct LatticeChoice {
   double step = 0.0;
-  int64_t top = 0;           // the last lattice point; P(Y > top g) <= tail_mass
+  int64_t top = 0;           // the last lattice point; P(Y > top g) <= tail_mass unless the top was cut
   double step_wanted = 0.0;  // the step the spread of Y asked for, when max_points made it coarser (0 otherwise)
 };
 
-// g: the largest power of two at most min(sd_Q(Y), 1) / 64 (the spread then changes the variance of Y by a relative
-// 6e-5 at most), doubled while the lattice would have more than max_top + 1 points. The law must have a density: its
-// cells may only be the tails reaching to an infinite loss (InputError naming the mechanism otherwise). A step of 0:
-// the ratios overflow the doubles (no lattice). cut_top: the step is kept and the top cut at max_top instead (for the
-// lower bound's cells, which need not reach the tail).
-LatticeChoice choose_ratio_lattice(const LossLaw& law, const std::string& mechanism, double tail_mass, int64_t max_top,
-                                   bool cut_top = false);
+// The finest step worth trying: the largest power of two at most min(sd_Q(Y), 1) / 64 (the spread then changes the
+// variance of Y by a relative 6e-5 at most), 256 times finer for a law with atoms (the cells label an atom only to
+// within a step where it cannot be mixed with outcomes around it).
+double fine_ratio_step(const LossLaw& law);
+
+// The lattice of this step, its top the least one above which P has at most tail_mass (cut_top: at most max_top, for
+// the lower bound's cells, which need not reach the tail). A step of 0: the ratios overflow the doubles (no lattice).
+LatticeChoice ratio_lattice(const LossLaw& law, double tail_mass, double step, int64_t max_top, bool cut_top);
 
 RatioLattice spread_lattice(const LossLaw& law, double mass_relative_error, const LatticeChoice& lattice);
 

@@ -26,7 +26,8 @@ double log_moment_of(const std::vector<double>& x, double theta) {
   if (top == -INFINITY) return -INFINITY;
   thread_local std::vector<double> w;
   w.resize(x.size());
-  for (size_t i = 0; i < x.size(); ++i) w[i] = theta * static_cast<double>(i) - top;
+  // Capped at 0: an entry beyond the last positive one (a zero mass) would overflow, and 0 * inf is NaN.
+  for (size_t i = 0; i < x.size(); ++i) w[i] = std::min(theta * static_cast<double>(i) - top, 0.0);
   exp_in_place(w);
   long double sum = 0.0L;
   for (size_t i = 0; i < x.size(); ++i) sum += x[i] * w[i];
@@ -249,7 +250,7 @@ void compose_release_errors(const PrivacyLossDistribution& single, int64_t n, do
 }  // namespace
 
 std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLossDistribution& single, int64_t n,
-                                                                 const AccountantOptions& options) {
+                                                                 const AccountantOptions& options, bool coarsen) {
   if (n < 2 || single.masses.empty()) return std::nullopt;
   const double lambda = single.tilt.lambda > 0.0 ? single.tilt.lambda : 0.0;
   const double h = single.loss_step, dn = static_cast<double>(n);
@@ -293,7 +294,8 @@ std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLo
     result.masses.front() += below;
   }
   truncate_tails(result, options.tail_mass);
-  while (static_cast<int64_t>(result.masses.size()) > options.max_points) result = coarsen(result, 2, options);
+  while (coarsen && static_cast<int64_t>(result.masses.size()) > options.max_points)
+    result = noiselearn::coarsen(result, 2, options);
   return result;
 }
 

@@ -31,8 +31,8 @@ namespace noiselearn {
 
 // The n-fold composition of `single` by one FFT power; nothing when it does not apply (n < 2, an empty release, or a
 // window wider than 8 max_points). A result wider than max_points is coarsened by 2 until it fits
-// (loss_discretisation).
+// (loss_discretisation), unless `coarsen` is false (a grid that is not of losses: random_allocation.hpp's ratios).
 std::optional<PrivacyLossDistribution> self_compose_by_fft_power(const PrivacyLossDistribution& single, int64_t n,
-                                                                 const AccountantOptions& options);
+                                                                 const AccountantOptions& options, bool coarsen = true);
 
 }  // namespace noiselearn

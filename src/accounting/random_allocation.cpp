@@ -27,7 +27,8 @@ struct EpochRatioSums {
   LatticeChoice lattice;
   double ratio_error = 0.0;  // the upper pair's ratios are the lattice's to this relative error
   int64_t cells_upper = 0, cells_lower = 0;
-  bool trivial = false;  // no lattice fits: the bounds are delta <= 1 and delta >= 0
+  double lower_step = 0.0;  // the lower bound's lattice step
+  bool trivial = false;     // no lattice fits: the bounds are delta <= 1 and delta >= 0
 };
 
 PrivacyLossDistribution lattice_distribution(const std::vector<double>& masses, const RatioLattice& lattice,
@@ -50,7 +51,7 @@ PrivacyLossDistribution lattice_distribution(const std::vector<double>& masses, 
 std::optional<PrivacyLossDistribution> lattice_power(const PrivacyLossDistribution& single, int64_t n,
                                                      const AccountantOptions& options) {
   if (n == 1) return single;
-  std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options);
+  std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options, false);
   if (powered) return powered;
   // One atom (a lattice far coarser than the ratios' bulk): its power is the atom at n times its place.
   size_t atoms = 0, at = 0;
@@ -79,43 +80,56 @@ std::optional<RatioSums> ratio_sums(const RatioLattice& lattice, int64_t k, Boun
   std::optional<PrivacyLossDistribution> without_record =
       lattice_power(lattice_distribution(lattice.q_masses, lattice, bound, true), k, options);
   if ((k > 1 && !others) || !without_record) return std::nullopt;
-  PrivacyLossDistribution with_record = k == 1 ? p_step : compose(*others, p_step, options);
+  // compose() coarsens beyond max_points, which these grids (ratios, not losses) must never be: room for the sum.
+  AccountantOptions wide = options;
+  wide.max_points =
+      static_cast<int64_t>(others ? others->masses.size() : 0) + 2 * static_cast<int64_t>(p_step.masses.size()) + 16;
+  PrivacyLossDistribution with_record = k == 1 ? p_step : compose(*others, p_step, wide);
   return RatioSums{std::move(with_record), std::move(*without_record)};
 }
 
-// The sums on the finest lattice whose windows fit: at most max_points / 2 lattice points, halved while a window of
-// the k-fold sum does not fit (Y's heavy tail at small multipliers). No lattice fits: `trivial`.
+// The sums on the finest lattices whose windows fit: the upper bound's with at most max_points / 2 points (its top
+// must hold all but tail_mass of P), the lower bound's cut at that top; each step doubled from fine_ratio_step while a
+// window of the k-fold sums does not fit (Y's heavy tail at small multipliers). None fits: `trivial`.
 EpochRatioSums epoch_ratio_sums(const MechanismPair& mechanism, int64_t k, const AccountantOptions& options) {
   const LossLaw law = mechanism.loss_law(options.tail_mass);
-  const double error = mechanism.mass_relative_error();
-  EpochRatioSums sums;
-  // The sums' lattice is never coarsened (its points are ratios, not losses): windows up to 8 max_points.
+  const double error = mechanism.mass_relative_error(), fine = fine_ratio_step(law);
+  const int64_t max_top = options.max_points / 2;
+  // Windows of the sums up to max_points (8 times lattice_options.max_points): a step's memory stays near 100 MB.
   AccountantOptions lattice_options = options;
-  lattice_options.max_points = options.max_points;
-  for (int64_t max_top = options.max_points / 2; max_top >= 16; max_top /= 2) {
-    sums.lattice = choose_ratio_lattice(law, mechanism.description(), options.tail_mass, max_top);
-    if (!(sums.lattice.step > 0.0)) break;
-    const RatioLattice spread = spread_lattice(law, error, sums.lattice);
-    std::optional<RatioSums> upper = ratio_sums(spread, k, BoundKind::kUpper, lattice_options);
-    if (!upper) continue;
-    // The lower bound's lattice keeps the fine step and stops at the top instead (beyond it: labelled at the top, or
-    // left out), which only loosens it.
-    const LatticeChoice fine = choose_ratio_lattice(law, mechanism.description(), options.tail_mass, max_top, true);
-    const RatioLattice at_or_above = cell_lattice(law, error, fine, CellLabel::kMeansAtOrAbove);
-    const RatioLattice at_or_below = cell_lattice(law, error, fine, CellLabel::kMeansAtOrBelow);
-    std::optional<RatioSums> remove_lower = ratio_sums(at_or_above, k, BoundKind::kLower, lattice_options);
-    std::optional<RatioSums> add_lower = ratio_sums(at_or_below, k, BoundKind::kLower, lattice_options);
-    if (!remove_lower || !add_lower) continue;
+  lattice_options.max_points = std::max<int64_t>(1024, options.max_points / 8);
+  EpochRatioSums sums;
+  std::optional<RatioSums> upper;
+  for (double g = fine; !upper && g < 1e300; g *= 2.0) {
+    const LatticeChoice lattice = ratio_lattice(law, options.tail_mass, g, max_top, false);
+    if (!(lattice.step > 0.0)) break;
+    if (lattice.top > max_top) continue;
+    const RatioLattice spread = spread_lattice(law, error, lattice);
+    upper = ratio_sums(spread, k, BoundKind::kUpper, lattice_options);
+    sums.lattice = lattice;
+    sums.lattice.step_wanted = g > fine ? fine : 0.0;
     sums.ratio_error = spread.ratio_error;
     sums.cells_upper = spread.cells;
+  }
+  std::optional<RatioSums> remove_lower, add_lower;
+  for (double g = fine; !(remove_lower && add_lower) && g < 1e300; g *= 2.0) {
+    const LatticeChoice lattice = ratio_lattice(law, options.tail_mass, g, max_top, true);
+    if (!(lattice.step > 0.0)) break;
+    const RatioLattice at_or_above = cell_lattice(law, error, lattice, CellLabel::kMeansAtOrAbove);
+    const RatioLattice at_or_below = cell_lattice(law, error, lattice, CellLabel::kMeansAtOrBelow);
+    remove_lower = ratio_sums(at_or_above, k, BoundKind::kLower, lattice_options);
+    add_lower = ratio_sums(at_or_below, k, BoundKind::kLower, lattice_options);
+    sums.lower_step = g;
     sums.cells_lower = at_or_above.cells;
-    sums.remove_upper = std::move(upper->first);
-    sums.add_upper = std::move(upper->second);
-    sums.remove_lower = std::move(remove_lower->first);
-    sums.add_lower = std::move(add_lower->second);
+  }
+  if (!upper || !remove_lower || !add_lower) {
+    sums.trivial = true;
     return sums;
   }
-  sums.trivial = true;
+  sums.remove_upper = std::move(upper->first);
+  sums.add_upper = std::move(upper->second);
+  sums.remove_lower = std::move(remove_lower->first);
+  sums.add_lower = std::move(add_lower->second);
   return sums;
 }
 
@@ -142,7 +156,11 @@ PrivacyLossDistribution epoch_loss(const PrivacyLossDistribution& sum, bool nega
     atoms.losses.push_back(upper ? loss + margin : loss - margin);
     atoms.masses.push_back(mass);
   }
-  PrivacyLossDistribution pld = discretise(atoms, sum.bound, options);
+  // Few ratio sums (discrete noise, few steps): their losses are far apart, where merge-to-grid would merge whole
+  // neighbours (first order in their distance) and rounding down loses at most a loss step.
+  AccountantOptions discretisation = options;
+  if (!upper && atoms.losses.size() <= 4096) discretisation.lower_method = OptimisticMethod::kRoundDown;
+  PrivacyLossDistribution pld = discretise(atoms, sum.bound, discretisation);
   pld.relative_error = (1.0 + pld.relative_error) * (1.0 + sum.relative_error) * (1.0 + roundings(2.0)) - 1.0;
   pld.numerical_error += sum.numerical_error;
   pld.truncated_mass += sum.truncated_mass;
@@ -210,8 +228,9 @@ PairBounds epoch_bounds(const std::shared_ptr<const MechanismPair>& mechanism, i
       "{}, applied step by step (the difference may depend on the earlier steps' outputs); the epoch's likelihood "
       "ratio is the mean of its {} steps' ratios; upper: each step's ratio spread onto a lattice of step {:g} keeping "
       "its mean ({} cells; a more informative pair, Blackwell); lower: each step reduced to cells of the ratio whose "
-      "means sit on the lattice ({} cells; a post-processing){}",
-      mechanism->worst_case_justification(), k, sums->lattice.step, sums->cells_upper, sums->cells_lower,
+      "means sit on a lattice of step {:g} ({} cells; a post-processing){}",
+      mechanism->worst_case_justification(), k, sums->lattice.step, sums->cells_upper, sums->lower_step,
+      sums->cells_lower,
       sums->lattice.step_wanted > 0.0
           ? fmt::format("; the lattice step was limited by max_points ({}): the ratio's spread asks for {:g}",
                         options.max_points, sums->lattice.step_wanted)

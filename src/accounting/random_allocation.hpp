@@ -1,8 +1,8 @@
 #pragma once
 // Random allocation ("balls in bins"): each epoch has k steps, and each record takes part in exactly one of them,
 // chosen uniformly and independently of the other records (every record used once per epoch, as with shuffling, but
-// binomial batch sizes; a shuffled permutation with fixed-size batches is not covered). One epoch as single-release bounds, composed over the epochs by
-// compose_bounds; add or remove one record.
+// binomial batch sizes; a shuffled permutation with fixed-size batches is not covered). One epoch as single-release
+// bounds, composed over the epochs by compose_bounds; add or remove one record.
 //
 // With (P, Q) the mechanism's worst pair of one step (mechanism_pair.hpp), the epoch's outputs are k steps. Without
 // the record they are Q^k; with it, the record's step i is uniform, so A = (1/k) sum_i P_i, P_i having P at step i
@@ -22,8 +22,7 @@
 //
 // A difference smaller than the sensitivity in the record's step, chosen adaptively from the earlier steps' outputs,
 // is a post-processing applied step by step (the Gaussian: x -> N(a x, sigma^2 (1 - a^2)), a from the outputs so
-// far), so the mechanism's worst pair covers adaptive steps. Mechanisms whose loss has atoms (the discrete ones, the
-// Laplace) are refused: the cells of the lower bound need a density.
+// far), so the mechanism's worst pair covers adaptive steps. Every mechanism's law works (atoms, cells, a density).
 #include <cstdint>
 #include <memory>
 

@@ -7,7 +7,6 @@
 #include <optional>
 #include <set>
 
-#include "accounting/allocation_lattice.hpp"
 #include "accounting/closed_forms.hpp"
 #include "accounting/heterogeneous_composition.hpp"
 #include "accounting/loss_step_choice.hpp"
@@ -226,21 +225,11 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
     throw InputError(fmt::format("{}: {}", where, e.what()));
   }
   event.sampling = parse_sampling(keys, where);
-  if (event.sampling.kind == SamplingKind::kRandomAllocation) {
-    // Random allocation needs a loss with a density (allocation_lattice.hpp), of the product too.
-    try {
-      if (event.coordinates > 1) {
-        std::shared_ptr<const MechanismPair> product = pair->coordinate_product(event.coordinates);
-        if (!product)
-          throw InputError(fmt::format("random_allocation on {} coordinates needs a closed-form product (gaussian)",
-                                       event.coordinates));
-        pair = std::move(product);
-      }
-      check_ratio_law(pair->loss_law(AccountantOptions{}.tail_mass), pair->description());
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}: {}", where, e.what()));
-    }
-  }
+  // Random allocation of d coordinates needs their product in closed form (random_allocation.hpp).
+  if (event.sampling.kind == SamplingKind::kRandomAllocation && event.coordinates > 1 &&
+      !pair->coordinate_product(event.coordinates))
+    throw InputError(fmt::format("{}: random_allocation on {} coordinates needs a closed-form product (gaussian)",
+                                 where, event.coordinates));
   if (event.sampling.kind == SamplingKind::kRandomAllocation && event.count % event.sampling.steps_per_epoch != 0)
     throw InputError(fmt::format(
         "{}: count {} must be a whole number of epochs of steps_per_epoch {} (random_allocation accounts whole "
