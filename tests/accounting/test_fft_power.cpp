@@ -186,3 +186,25 @@ TEST_CASE(
   CHECK(b_high - b_low <= (a_high - a_low) * 1.05);
   CHECK((b_high - b_low) / b_high <= 1e-4);
 }
+
+TEST_CASE("FFT power: zero masses at a release's ends (atoms far apart) still give the window and the exact power") {
+  // Two atoms with zeros around them: the Chernoff window's log-moment once multiplied a zero mass by an overflowed
+  // weight (0 * inf = NaN) and the power was declined. The 3-fold power is the trinomial, by enumeration.
+  PrivacyLossDistribution single;
+  single.bound = BoundKind::kUpper;
+  single.loss_step = 1e-3;
+  single.first_index = -400;
+  single.masses.assign(3001, 0.0);
+  single.masses[100] = 0.3;   // loss -0.3
+  single.masses[2900] = 0.7;  // loss 2.5
+  const std::optional<PrivacyLossDistribution> power = self_compose_by_fft_power(single, 3, AccountantOptions{});
+  REQUIRE(power);
+  for (int a = 0; a <= 3; ++a) {  // a atoms of the first kind, 3 - a of the second
+    const int64_t index = a * (100 - 400) + (3 - a) * (2900 - 400);
+    const double exact =
+        std::tgamma(4.0) / (std::tgamma(a + 1.0) * std::tgamma(4.0 - a)) * std::pow(0.3, a) * std::pow(0.7, 3 - a);
+    const auto at = static_cast<size_t>(index - power->first_index);
+    REQUIRE(at < power->masses.size());
+    CHECK(std::abs(power->masses[at] - exact) <= power->numerical_error + 1e-15);
+  }
+}
