@@ -482,6 +482,50 @@ void benchmark_coordinates() {
       laplace.lower, laplace.upper, (laplace.upper - laplace.lower) / laplace.upper, t_laplace);
 }
 
+// Random allocation (random_allocation.hpp): each record in one of k steps per epoch, beside the yardstick of Poisson
+// sampling at the same expected batch (rate 1/k, the same steps), which practitioners account such training with.
+void benchmark_random_allocation() {
+  std::printf("Random allocation (balls in bins) beside Poisson sampling at rate 1/k, delta 1e-5\n");
+  struct Case {
+    const char* name;
+    const char* mechanism;
+    const char* key;
+    double value;
+    int64_t k, epochs;
+  };
+  for (const Case& c :
+       {Case{"Gaussian sigma 1, 1,000 steps per epoch, 10 epochs", "gaussian", "noise_multiplier", 1.0, 1000, 10},
+        Case{"Gaussian sigma 1.1, 234 steps per epoch, 60 epochs (MNIST-like)", "gaussian", "noise_multiplier", 1.1,
+             234, 60},
+        Case{"discrete Gaussian sigma 2, 1,000 steps per epoch, 10 epochs", "discrete_gaussian", "sigma", 2.0, 1000,
+             10}}) {
+    auto bracket_of = [&](const EventFields& sampling) {
+      EventFields fields{
+          {"mechanism", c.mechanism}, {c.key, std::to_string(c.value)}, {"count", std::to_string(c.k * c.epochs)}};
+      fields.insert(fields.end(), sampling.begin(), sampling.end());
+      ReleaseDescription description;
+      description.events.push_back(parse_release_event(fields, "bench"));
+      AccountingQueries queries;
+      queries.deltas = {1e-5};
+      const PairBounds bounds = refined_for_delta(account_events(description, AccountantOptions{}, queries), 1e-5);
+      return EpsilonBracket{bounds.epsilon_lower(1e-5), bounds.epsilon_upper(1e-5)};
+    };
+    EpsilonBracket allocation, poisson;
+    const double t_allocation = best_of(2, [&] {
+      allocation = bracket_of({{"steps_per_epoch", std::to_string(c.k)}});
+    });
+    const double t_poisson = best_of(2, [&] {
+      poisson = bracket_of({{"sampling_rate", std::to_string(1.0 / static_cast<double>(c.k))}});
+    });
+    std::printf(
+        "  %s\n    random allocation: [%.6f, %.6f] (%.1e relative) in %.2f s; Poisson at 1/k: [%.6f, %.6f] in "
+        "%.2f s\n",
+        c.name, allocation.lower, allocation.upper, (allocation.upper - allocation.lower) / allocation.upper,
+        t_allocation, poisson.lower, poisson.upper, t_poisson);
+  }
+  std::printf("\n");
+}
+
 int main(int argc, char** argv) {
   const int threads = bench::threads_argument(argc, argv, 1);  // the CLI's default (README, "--threads and speed")
   set_accountant_threads(threads);
@@ -503,7 +547,12 @@ int main(int argc, char** argv) {
     benchmark_coordinates();
     return 0;
   }
+  if (argc > 1 && std::strcmp(argv[argc - 1], "--random-allocation-only") == 0) {
+    benchmark_random_allocation();
+    return 0;
+  }
   benchmark_mechanism_events();
+  benchmark_random_allocation();
   benchmark_closed_forms();
   benchmark_coordinates();
   benchmark_default_per_query();
