@@ -217,10 +217,12 @@ def test_random_allocation_events_read_as_epochs_of_our_steps_per_epoch():
     assert upper < poisson[0]
     before = acc.ledger
     for event, message in [(RandomAllocationDpEvent(GaussianDpEvent(1.0), 2, 1000), "num_selected 2"),
-                           (RandomAllocationDpEvent(LaplaceDpEvent(1.0), 1, 10), "has atoms of loss"),
+                           (RandomAllocationDpEvent(ZCDpEvent(0.1), 1, 10), "ZCDpEvent is not supported"),
                            ({"mechanism": "gaussian", "noise_multiplier": 1.0, "steps_per_epoch": 100, "count": 150},
                             "whole number of epochs")]:
         assert not acc.supports(event)
         with pytest.raises(ValueError, match=message):
             acc.compose(event)
         assert acc.ledger == before
+    # Any mechanism inside: the Laplace's atoms too.
+    assert acc.supports(RandomAllocationDpEvent(LaplaceDpEvent(1.0), 1, 10))
