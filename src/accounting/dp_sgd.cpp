@@ -76,49 +76,63 @@ EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int
                           delta);
 }
 
-namespace {
+namespace {}  // namespace
 
-// The bracket after each count of `steps`: each checkpoint's PLDs are the previous checkpoint's composed with the
-// composition of the steps since (one per distinct gap, cached).
-std::vector<EpsilonBracket> curve_of(const PairBounds& single, const std::vector<int64_t>& steps, double delta,
-                                     const AccountantOptions& powered) {
-  std::vector<EpsilonBracket> result;
+// The composition at the last count asked, advanced to a later count by composing it with the composition of the
+// steps since (one per distinct gap, kept): one convolution per direction and bound.
+struct CurveState {
+  PairBounds single;
+  AccountantOptions powered;
   PairBounds current;
   int64_t done = 0;
   std::map<int64_t, PairBounds> gaps;
-  for (int64_t count : steps) {
+
+  void advance_to(int64_t count) {
     const int64_t gap = count - done;
     auto found = gaps.find(gap);
     if (found == gaps.end()) found = gaps.emplace(gap, compose_bounds(single, gap, powered)).first;
     if (done == 0) {
       current = found->second;
-    } else {
-      PairBounds next = current;
-      // Each direction of each bound composed on its own (in parallel where there are threads).
-      std::vector<std::function<void()>> jobs;
-      auto combine = [&](PrivacyLossDistribution& into, const PrivacyLossDistribution& a,
-                         const PrivacyLossDistribution& b) {
-        jobs.push_back([&into, &a, &b, &powered] { into = compose(a, b, powered); });
-      };
-      const PairBounds& since = found->second;
-      combine(next.upper.first_to_second, current.upper.first_to_second, since.upper.first_to_second);
-      if (current.upper.second_to_first)
-        combine(*next.upper.second_to_first, *current.upper.second_to_first, *since.upper.second_to_first);
-      for (size_t i = 0; i < next.lower.size(); ++i) {
-        combine(next.lower[i].first_to_second, current.lower[i].first_to_second, since.lower[i].first_to_second);
-        if (current.lower[i].second_to_first)
-          combine(*next.lower[i].second_to_first, *current.lower[i].second_to_first, *since.lower[i].second_to_first);
-      }
-      run_jobs(jobs);
-      next.compositions = count;
-      next.composed_infinity_mass.first = 0.0;  // the Gaussian has no distinguishing events
-      next.composed_infinity_mass.second = 0.0;
-      next.context.single_release.reset();  // not refined (see the header)
-      next.alternatives.tilted.clear();
-      current = std::move(next);
+      done = count;
+      return;
     }
+    PairBounds next = current;
+    // Each direction of each bound composed on its own (in parallel where there are threads).
+    std::vector<std::function<void()>> jobs;
+    auto combine = [&](PrivacyLossDistribution& into, const PrivacyLossDistribution& a,
+                       const PrivacyLossDistribution& b) {
+      jobs.push_back([&into, &a, &b, this] { into = compose(a, b, powered); });
+    };
+    const PairBounds& since = found->second;
+    combine(next.upper.first_to_second, current.upper.first_to_second, since.upper.first_to_second);
+    if (current.upper.second_to_first)
+      combine(*next.upper.second_to_first, *current.upper.second_to_first, *since.upper.second_to_first);
+    for (size_t i = 0; i < next.lower.size(); ++i) {
+      combine(next.lower[i].first_to_second, current.lower[i].first_to_second, since.lower[i].first_to_second);
+      if (current.lower[i].second_to_first)
+        combine(*next.lower[i].second_to_first, *current.lower[i].second_to_first, *since.lower[i].second_to_first);
+    }
+    run_jobs(jobs);
+    next.compositions = count;
+    next.composed_infinity_mass.first = 0.0;  // the Gaussian has no distinguishing events
+    next.composed_infinity_mass.second = 0.0;
+    next.context.single_release.reset();  // not refined (see the header)
+    next.alternatives.tilted.clear();
+    current = std::move(next);
     done = count;
-    result.push_back(bracket_of(current, delta));
+  }
+};
+
+namespace {
+
+// The bracket after each count of `steps` (CurveState).
+std::vector<EpsilonBracket> curve_of(const PairBounds& single, const std::vector<int64_t>& steps, double delta,
+                                     const AccountantOptions& powered) {
+  CurveState state{single, powered};
+  std::vector<EpsilonBracket> result;
+  for (int64_t count : steps) {
+    state.advance_to(count);
+    result.push_back(bracket_of(state.current, delta));
   }
   return result;
 }
@@ -161,6 +175,37 @@ std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double samp
   const EpsilonBracket last = dp_sgd_epsilon(noise_multiplier, sampling_rate, steps.back(), delta, options);
   result.back() = {std::max(result.back().lower, last.lower), std::min(result.back().upper, last.upper)};
   return result;
+}
+
+DpSgdCurve::DpSgdCurve(double noise_multiplier, double sampling_rate, double delta, const AccountantOptions& options)
+    : noise_multiplier_(noise_multiplier), sampling_rate_(sampling_rate), delta_(delta), options_(options) {
+  check_delta(delta);
+  dp_sgd_description(noise_multiplier, sampling_rate, 1);  // the parameters checked here
+}
+
+DpSgdCurve::~DpSgdCurve() = default;
+DpSgdCurve::DpSgdCurve(DpSgdCurve&&) noexcept = default;
+DpSgdCurve& DpSgdCurve::operator=(DpSgdCurve&&) noexcept = default;
+
+int64_t DpSgdCurve::steps() const { return state_ ? state_->done : 0; }
+
+EpsilonBracket DpSgdCurve::epsilon_after(int64_t steps) {
+  if (steps < 1 || steps < this->steps())
+    throw InputError(fmt::format("steps {} must be at least 1 and at least the last asked ({})", steps, this->steps()));
+  if (!state_) {
+    // The single release at the loss step the default picks for this first count (a later count asks for the same
+    // step or a coarser one: the predicted bracket is relative to the growing epsilon).
+    const ReleaseDescription description = dp_sgd_description(noise_multiplier_, sampling_rate_, steps);
+    AccountantOptions powered = options_;
+    powered.fft_power = true;
+    AccountingQueries queries;
+    queries.deltas = {delta_};
+    PairBounds single = event_single_release(description.events.front(), description.relation, powered, queries);
+    powered.loss_step = single.context.options.loss_step;
+    state_ = std::make_unique<CurveState>(CurveState{std::move(single), powered});
+  }
+  if (steps != state_->done) state_->advance_to(steps);
+  return bracket_of(state_->current, delta_);
 }
 
 namespace {

@@ -12,6 +12,7 @@
 // The searches use the certified upper bound, so what they return is guaranteed (unlike a calibration by an
 // estimate), and they are monotone because a larger m (fewer steps) is a post-processing of a smaller one (more).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,29 @@ EpsilonBracket dp_sgd_epsilon(double noise_multiplier, double sampling_rate, int
 std::vector<EpsilonBracket> dp_sgd_epsilons(double noise_multiplier, double sampling_rate,
                                             const std::vector<int64_t>& steps, double delta,
                                             const AccountantOptions& options = {});
+
+struct CurveState;
+
+// Certified epsilon at delta asked after one count of steps at a time, in increasing order (an accountant asked after
+// every epoch): each count's composition is the previous one's composed with the steps since (one convolution per
+// direction and bound, the gaps' compositions kept), as dp_sgd_epsilons does, from one discretisation of the single
+// release at the loss step the first count asks for; untilted. Each answer is rigorous; it may be wider than
+// dp_sgd_epsilon's, which composes afresh and refines for delta.
+class DpSgdCurve {
+ public:
+  DpSgdCurve(double noise_multiplier, double sampling_rate, double delta, const AccountantOptions& options = {});
+  ~DpSgdCurve();
+  DpSgdCurve(DpSgdCurve&&) noexcept;
+  DpSgdCurve& operator=(DpSgdCurve&&) noexcept;
+  // The bracket after `steps` (at least 1 and at least the last count asked: InputError otherwise).
+  EpsilonBracket epsilon_after(int64_t steps);
+  int64_t steps() const;  // the last count asked (0 before any)
+
+ private:
+  double noise_multiplier_, sampling_rate_, delta_;
+  AccountantOptions options_;
+  std::unique_ptr<CurveState> state_;
+};
 
 // How a calibration searches (calibrate_noise_multiplier, calibrate_event): the defaults here are the ones the CLI
 // (account --calibrate) and the Python module use.

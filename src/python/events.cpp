@@ -208,6 +208,30 @@ void bind_events(py::module_& m) {
       "curve (for the last count's epsilon) rather than for each entry's query: an entry is a little wider than "
       "dp_sgd_epsilon's for its count, and the last one is intersected with dp_sgd_epsilon's.");
 
+  py::class_<DpSgdCurve>(m, "DpSgdCurve",
+                         "DP-SGD's certified epsilon at delta asked after one count of steps at a time, in increasing "
+                         "order (what an accountant asked after every epoch needs): each count composed from the "
+                         "previous one and the steps since, as dp_sgd_epsilons does. Each answer is rigorous; it may "
+                         "be a little wider than dp_sgd_epsilon's, which composes afresh and refines for delta.")
+      .def(py::init([](double noise_multiplier, double sampling_rate, double delta, double loss_step) {
+             return DpSgdCurve(noise_multiplier, sampling_rate, delta, options_of(loss_step));
+           }),
+           py::arg("noise_multiplier"), py::arg("sampling_rate"), py::arg("delta"), py::kw_only(),
+           py::arg("loss_step") = AccountantOptions{}.loss_step)
+      .def(
+          "epsilon_after",
+          [](DpSgdCurve& curve, const py::object& steps) {
+            const int64_t n = whole_number(steps, "steps", 1);
+            EpsilonBracket e;
+            {
+              py::gil_scoped_release release;
+              e = curve.epsilon_after(n);
+            }
+            return py::make_tuple(e.lower, e.upper);
+          },
+          py::arg("steps"), "(lower, upper) after `steps` (at least the last count asked; ValueError otherwise)")
+      .def_property_readonly("steps", &DpSgdCurve::steps, "the last count asked (0 before any)");
+
   m.def(
       "calibrate_noise_multiplier",
       [](double target_epsilon, double delta, double sampling_rate, const py::object& steps, double relative_tolerance,

@@ -226,3 +226,28 @@ def test_random_allocation_events_read_as_epochs_of_our_steps_per_epoch():
         assert acc.ledger == before
     # Any mechanism inside: the Laplace's atoms too.
     assert acc.supports(RandomAllocationDpEvent(LaplaceDpEvent(1.0), 1, 10))
+
+
+def test_opacus_shape_asked_after_every_epoch_advances_its_curve():
+    # The first question of a run is dp_sgd_epsilon's certificate; later ones advance a DpSgdCurve created at the
+    # second question (one convolution per question), so they equal that curve's answers and overlap the single calls'.
+    q, delta = 0.01, 1e-5
+    acc = nl.CertifiedAccountant()
+    curve = None
+    for epoch, end in enumerate((100, 200, 300, 400)):
+        while len(acc) < end:
+            acc.step(noise_multiplier=1.0, sample_rate=q)
+        answer = acc.get_epsilon_bracket(delta)
+        single = nl.dp_sgd_epsilon(1.0, q, end, delta)
+        if epoch == 0:
+            assert answer == single
+        else:
+            if curve is None:
+                curve = nl.DpSgdCurve(1.0, q, delta)
+            assert answer == curve.epsilon_after(end)
+            assert answer[0] <= single[1] and single[0] <= answer[1]
+    # A checkpoint restored to fewer steps asks afresh.
+    state = acc.state_dict()
+    state["history"] = [(1.0, q, 150)]
+    acc.load_state_dict(state)
+    assert acc.get_epsilon_bracket(delta) == nl.dp_sgd_epsilon(1.0, q, 150, delta)

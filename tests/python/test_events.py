@@ -178,3 +178,24 @@ def test_gaussian_mechanism_and_one_laplace_release_are_answered_by_their_closed
     million = nl.account_events([{"mechanism": "gaussian", "noise_multiplier": 5, "count": 10_000_000}])
     lower, upper = million.epsilon(1e-10)
     assert math.isfinite(upper) and upper - lower <= 1e-9 * upper
+
+
+def test_dp_sgd_curve_asked_one_count_at_a_time_overlaps_the_single_calls():
+    # DpSgdCurve: each count composed from the previous one and the steps since (an accountant asked after every
+    # epoch). Every answer is rigorous, so it overlaps dp_sgd_epsilon's bracket at the same count; asking the same count
+    # again gives the same bracket; a smaller count is refused.
+    q, delta = 0.01, 1e-5
+    curve = nl.DpSgdCurve(1.0, q, delta)
+    assert curve.steps == 0
+    previous = 0.0
+    for t in (100, 200, 350):
+        lower, upper = curve.epsilon_after(t)
+        single = nl.dp_sgd_epsilon(1.0, q, t, delta)
+        assert lower <= single[1] and single[0] <= upper
+        assert upper - lower <= 1e-4 * upper and upper > previous
+        previous = upper
+    assert curve.steps == 350 and curve.epsilon_after(350) == (lower, upper)
+    with pytest.raises(ValueError, match="at least the last asked"):
+        curve.epsilon_after(300)
+    with pytest.raises(ValueError, match="delta"):
+        nl.DpSgdCurve(1.0, q, 1.5)

@@ -251,6 +251,8 @@ class CertifiedAccountant:
         self.history = []
         self._loss_step = loss_step
         self._cache = {}  # delta -> (history key, bracket)
+        # delta -> ((noise_multiplier, sample_rate), the run's DpSgdCurve or None before its second question, steps)
+        self._curves = {}
 
     @classmethod
     def mechanism(cls):
@@ -284,7 +286,18 @@ class CertifiedAccountant:
             bracket = (0.0, 0.0)
         elif len(self.history) == 1:
             m, q, steps = self.history[0]
-            bracket = tuple(_core.dp_sgd_epsilon(m, q, steps, delta, **kwargs))
+            # Asked again after more steps at the same settings (after every epoch): from the second question on,
+            # the last count's composition advanced by the steps since (DpSgdCurve), not a composition afresh. The
+            # first question of a run is the full certificate's answer.
+            curve = self._curves.get(delta)
+            if curve is not None and curve[0] == (m, q) and curve[1] is None and steps > curve[2]:
+                curve = ((m, q), _core.DpSgdCurve(m, q, delta, **kwargs), steps)
+                self._curves[delta] = curve
+            if curve is not None and curve[0] == (m, q) and curve[1] is not None and curve[1].steps <= steps:
+                bracket = tuple(curve[1].epsilon_after(steps))
+            else:
+                bracket = tuple(_core.dp_sgd_epsilon(m, q, steps, delta, **kwargs))
+                self._curves[delta] = ((m, q), None, steps)
         else:
             bracket = tuple(_core.account_events(self._events(), **kwargs).epsilon(delta))
         self._cache[delta] = (key, bracket)
@@ -335,4 +348,5 @@ class CertifiedAccountant:
                 raise ValueError(f"state_dict history entry {i}: {e}") from None
             history.append((m, q, _positive_whole(steps, f"state_dict history entry {i}'s steps")))
         self.history = history
+        self._curves = {}
         self._cache = {}
