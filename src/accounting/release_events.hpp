@@ -78,7 +78,9 @@ ReleaseEvent parse_release_event(const EventFields& fields, const std::string& w
 // event's loss step is halved (at most three times) while the bracket the discretisation is predicted to make at a
 // query (n times the difference of the upper and lower single-release PLDs' means under the query's Chernoff tilt,
 // relative) exceeds adaptive_skip_width, then while it is above an eighth of one release's loss spread, as far as
-// max_points allows (loss_step_choice.hpp); the result's `options` hold the step used.
+// max_points allows (loss_step_choice.hpp); the result's `options` hold the step used. Several events with queries
+// (under several_pairs auto): every part at half the finest step any event chooses alone, the parts' discretisation
+// errors adding up.
 PairBounds account_events(const ReleaseDescription& description, const AccountantOptions& options,
                           const AccountingQueries& queries = {});
 
