@@ -326,29 +326,26 @@ PairBounds account_merged_events(const ReleaseDescription& description, const Ac
     return compose_bounds(single, event.compositions(), options, queries);  // keeps the single release's rediscretise
   }
   std::vector<std::pair<PairBounds, int64_t>> parts;
+  std::vector<PairBounds> singles;
   if (options.several_pairs == SeveralPairsMethod::kAuto && !queries.empty()) {
     // With queries, every part at half the finest loss step any event asks for alone (loss_step_choice.hpp): each
     // event's choice meets the tolerance for its own composition, and the parts' discretisation errors add, which a
     // half step (second order: a quarter of the error) covers for up to four events.
-    std::vector<PairBounds> singles;
     double step = options.loss_step;
     for (const auto& event : description.events) {
       singles.push_back(event_single_release(event, description.relation, options, queries));
       step = std::min(step, singles.back().context.options.loss_step);
     }
-    step /= 2.0;
-    options.loss_step = step;
-    for (size_t i = 0; i < singles.size(); ++i) {
-      const ReleaseEvent& event = description.events[i];
-      parts.emplace_back(singles[i].context.options.loss_step == step
-                             ? std::move(singles[i])
-                             : event_release_bounds(event, description.relation, options),
-                         event.compositions());
-    }
-    return compose_heterogeneous_bounds(parts, options);
+    options.loss_step = step / 2.0;
   }
-  for (const auto& event : description.events)
-    parts.emplace_back(event_release_bounds(event, description.relation, options), event.compositions());
+  for (size_t i = 0; i < description.events.size(); ++i) {
+    const ReleaseEvent& event = description.events[i];
+    // A release's own re-discretisation where it has one (random allocation keeps its epoch's ratio sums).
+    const bool again = i < singles.size() && singles[i].context.rediscretise;
+    parts.emplace_back(
+        again ? singles[i].context.rediscretise(options) : event_release_bounds(event, description.relation, options),
+        event.compositions());
+  }
   return compose_heterogeneous_bounds(parts, options);
 }
 
