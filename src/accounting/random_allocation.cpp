@@ -51,20 +51,7 @@ PrivacyLossDistribution lattice_distribution(const std::vector<double>& masses, 
 std::optional<PrivacyLossDistribution> lattice_power(const PrivacyLossDistribution& single, int64_t n,
                                                      const AccountantOptions& options) {
   if (n == 1) return single;
-  std::optional<PrivacyLossDistribution> powered = self_compose_by_fft_power(single, n, options, false);
-  if (powered) return powered;
-  // One atom (a lattice far coarser than the ratios' bulk): its power is the atom at n times its place.
-  size_t atoms = 0, at = 0;
-  for (size_t i = 0; i < single.masses.size(); ++i)
-    if (single.masses[i] > 0.0) ++atoms, at = i;
-  if (atoms != 1) return std::nullopt;
-  PrivacyLossDistribution atom = single;
-  atom.first_index = (single.first_index + static_cast<int64_t>(at)) * n;
-  atom.masses = {std::pow(single.masses[at], static_cast<double>(n))};
-  atom.relative_error = std::pow(1.0 + single.relative_error, static_cast<double>(n)) * (1.0 + roundings(n)) - 1.0;
-  atom.infinity_mass = 1.0 - std::pow(1.0 - single.infinity_mass, static_cast<double>(n));
-  atom.compositions = single.compositions * n;
-  return atom;
+  return self_compose_by_fft_power(single, n, options, false);
 }
 
 using RatioSums = std::pair<PrivacyLossDistribution, PrivacyLossDistribution>;
